@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/pcflow/pcflow/specs"
+)
+
+// varFlags are the flags every command that reads a task file takes.
+type varFlags struct {
+	vars     multiFlag
+	varFiles multiFlag
+}
+
+func (v *varFlags) register(fs *flag.FlagSet) {
+	fs.Var(&v.vars, "var", "set a variable: NAME=VALUE (repeatable)")
+	fs.Var(&v.varFiles, "var-file", "read variables from an HCL file of NAME = value lines (repeatable)")
+}
+
+func (v *varFlags) options(e *env) (specs.Options, error) {
+	o := specs.Options{Vars: map[string]string{}, VarFiles: v.varFiles, Environ: e.environ}
+	for _, kv := range v.vars {
+		k, val, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return o, fmt.Errorf("--var %q: write NAME=VALUE", kv)
+		}
+		o.Vars[k] = val
+	}
+	return o, nil
+}
+
+// loadSpec parses a task file and prints its diagnostics. It returns nil
+// when there are errors.
+func loadSpec(e *env, path string, v *varFlags) *specs.Result {
+	o, err := v.options(e)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "pcflow:", err)
+		return nil
+	}
+	res, diags := specs.ParseFile(path, o)
+	_ = specs.WriteDiagnostics(e.stderr, res.Files, diags, false)
+	if diags.HasErrors() {
+		return nil
+	}
+	return res
+}
+
+func cmdValidate(ctx context.Context, e *env, args []string) int {
+	fs := newFlags(e, "validate", "FILE...", "Check task files. Problems are printed with file:line:col and the source line;\nexit status 0 when every file is valid (warnings allowed), 1 otherwise.")
+	var v varFlags
+	v.register(fs)
+	files, code := parseFlags(fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(files) == 0 {
+		fmt.Fprintln(e.stderr, "pcflow validate: name at least one task file, e.g. pcflow validate specs/examples/*.hcl")
+		return 2
+	}
+	bad := 0
+	for _, f := range files {
+		if res := loadSpec(e, f, &v); res == nil {
+			bad++
+			continue
+		}
+		fmt.Fprintf(e.stdout, "%s: valid\n", f)
+	}
+	if bad > 0 {
+		fmt.Fprintf(e.stderr, "%d of %d file(s) invalid\n", bad, len(files))
+		return 1
+	}
+	return 0
+}
+
+func cmdPlan(ctx context.Context, e *env, args []string) int {
+	fs := newFlags(e, "plan", "FILE [--json]", "Show the task's subtasks in dependency layers: the subtasks of one layer can run\nin parallel. --json prints the whole plan the workflows receive (secrets appear\nonly as placeholders).")
+	asJSON := fs.Bool("json", false, "print the plan as JSON")
+	var v varFlags
+	v.register(fs)
+	files, code := parseFlags(fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(files) != 1 {
+		fmt.Fprintln(e.stderr, "pcflow plan: name exactly one task file")
+		return 2
+	}
+	res := loadSpec(e, files[0], &v)
+	if res == nil {
+		return 1
+	}
+	if *asJSON {
+		b, err := json.MarshalIndent(res.Plan, "", "  ")
+		if err != nil {
+			fmt.Fprintln(e.stderr, "pcflow plan:", err)
+			return 1
+		}
+		fmt.Fprintln(e.stdout, string(b))
+		return 0
+	}
+	if err := specs.RenderLayers(e.stdout, res.Plan); err != nil {
+		fmt.Fprintln(e.stderr, "pcflow plan:", err)
+		return 1
+	}
+	return 0
+}
+
+func cmdFmt(ctx context.Context, e *env, args []string) int {
+	fs := newFlags(e, "fmt", "[-w|-check] FILE...", "Print task files in canonical layout (comments kept). -w rewrites them in place;\n-check lists files that are not formatted and exits 1 if any.")
+	write := fs.Bool("w", false, "write the result back to the file")
+	check := fs.Bool("check", false, "only report files that need formatting")
+	files, code := parseFlags(fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(files) == 0 {
+		fmt.Fprintln(e.stderr, "pcflow fmt: name at least one task file")
+		return 2
+	}
+	status := 0
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "pcflow fmt: %v\n", err)
+			status = 1
+			continue
+		}
+		out, diags := specs.Format(f, src)
+		if diags.HasErrors() {
+			_ = specs.WriteDiagnostics(e.stderr, map[string]*hcl.File{f: {Bytes: src}}, diags, false)
+			status = 1
+			continue
+		}
+		changed := !bytes.Equal(src, out)
+		switch {
+		case *check:
+			if changed {
+				fmt.Fprintln(e.stdout, f)
+				status = 1
+			}
+		case *write:
+			if changed {
+				if err := os.WriteFile(f, out, 0o644); err != nil {
+					fmt.Fprintf(e.stderr, "pcflow fmt: %v\n", err)
+					status = 1
+				}
+			}
+		default:
+			e.stdout.Write(out)
+		}
+	}
+	return status
+}

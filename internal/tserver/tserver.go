@@ -1,0 +1,321 @@
+// Package tserver embeds a single-process Temporal server (frontend, history,
+// matching and worker services) backed by one SQLite file, with the Temporal
+// Web UI served beside it. It is what `pcflow run` and `pcflow server` start
+// when no cluster is given.
+//
+// The database file is locked while a server owns it, so two processes never
+// share one; a frontend port already in use is reported before the server
+// starts (the server's own logger would otherwise exit the process).
+package tserver
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	uiserver "github.com/temporalio/ui-server/v2/server"
+	uiconfig "github.com/temporalio/ui-server/v2/server/config"
+	uiserveroptions "github.com/temporalio/ui-server/v2/server/server_options"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/server/common/cluster"
+	"go.temporal.io/server/common/config"
+	"go.temporal.io/server/common/dynamicconfig"
+	tlog "go.temporal.io/server/common/log"
+	"go.temporal.io/server/common/membership/static"
+	sqliteplugin "go.temporal.io/server/common/persistence/sql/sqlplugin/sqlite"
+	"go.temporal.io/server/common/primitives"
+	sqliteschema "go.temporal.io/server/schema/sqlite"
+	"go.temporal.io/server/temporal"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+)
+
+// Namespace is the namespace pcflow creates and uses.
+const Namespace = "default"
+
+// SearchAttributes are the custom search attributes pcflow runs carry, so runs
+// are findable in the UI by task name and status.
+var SearchAttributes = map[string]enumspb.IndexedValueType{
+	"PcflowTask":   enumspb.INDEXED_VALUE_TYPE_KEYWORD,
+	"PcflowStatus": enumspb.INDEXED_VALUE_TYPE_KEYWORD,
+}
+
+// Options configure an embedded server.
+type Options struct {
+	// DatabaseFile is the SQLite file holding all state; empty means in memory.
+	DatabaseFile string
+	// IP the services bind to; default 127.0.0.1.
+	IP string
+	// Port of the frontend gRPC service; default 7233.
+	Port int
+	// UIPort of the Web UI; 0 disables the UI.
+	UIPort int
+	// LogFile receives the server's own log (warnings and errors); empty discards it.
+	LogFile string
+}
+
+// Server is a running embedded Temporal server.
+type Server struct {
+	srv     temporal.Server
+	ui      *uiserver.Server
+	lock    *os.File
+	logSync func() error
+	// HostPort is the frontend address clients dial.
+	HostPort string
+	// UIURL is the Web UI's address, empty when the UI is off.
+	UIURL string
+}
+
+// ErrPortInUse reports that the frontend port is already taken: usually
+// another pcflow server is running, and clients should connect to it instead.
+var ErrPortInUse = errors.New("port in use")
+
+// ErrLocked reports that another process owns the database file.
+var ErrLocked = errors.New("database file locked by another process")
+
+// PortFree reports whether host:port can be listened on.
+func PortFree(ip string, port int) bool {
+	l, err := net.Listen("tcp", net.JoinHostPort(ip, strconv.Itoa(port)))
+	if err != nil {
+		return false
+	}
+	l.Close()
+	return true
+}
+
+func freePort(ip string) (int, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Start starts the server and, when UIPort is set, the Web UI. It returns
+// once the frontend accepts connections.
+func Start(o Options) (*Server, error) {
+	if o.IP == "" {
+		o.IP = "127.0.0.1"
+	}
+	if o.Port == 0 {
+		o.Port = 7233
+	}
+	if !PortFree(o.IP, o.Port) {
+		return nil, fmt.Errorf("frontend %s:%d: %w", o.IP, o.Port, ErrPortInUse)
+	}
+	if o.UIPort != 0 && !PortFree(o.IP, o.UIPort) {
+		return nil, fmt.Errorf("web UI %s:%d: %w (pass another --ui-port, or 0 to disable the UI)", o.IP, o.UIPort, ErrPortInUse)
+	}
+	s := &Server{HostPort: net.JoinHostPort(o.IP, strconv.Itoa(o.Port))}
+	if o.DatabaseFile != "" {
+		if err := os.MkdirAll(filepath.Dir(o.DatabaseFile), 0o755); err != nil {
+			return nil, fmt.Errorf("state folder: %w", err)
+		}
+		f, err := os.OpenFile(o.DatabaseFile+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("lock %s: %w", o.DatabaseFile, err)
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%s: %w (is another `pcflow server` or `pcflow run` using this state folder?)", o.DatabaseFile, ErrLocked)
+		}
+		s.lock = f
+	}
+	sqlConf, err := sqlConfig(o.DatabaseFile)
+	if err != nil {
+		s.unlock()
+		return nil, err
+	}
+	logger, sync, err := serverLogger(o.LogFile)
+	if err != nil {
+		s.unlock()
+		return nil, err
+	}
+	s.logSync = sync
+	conf, hosts, err := serverConfig(o, sqlConf)
+	if err != nil {
+		s.unlock()
+		return nil, err
+	}
+	dyn := dynamicconfig.StaticClient{
+		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 100,
+		// The default (20) caps child workflow starts at ~5 per second.
+		dynamicconfig.MakeKey("history.transferProcessorMaxPollRPS"): 1000,
+		dynamicconfig.MakeKey("history.timerProcessorMaxPollRPS"):    1000,
+	}
+	srv, err := temporal.NewServer(
+		temporal.WithConfig(conf),
+		temporal.ForServices(temporal.DefaultServices),
+		temporal.WithStaticHosts(hosts),
+		temporal.WithLogger(logger),
+		temporal.WithDynamicConfigClient(dyn),
+	)
+	if err != nil {
+		s.unlock()
+		return nil, fmt.Errorf("create temporal server: %w", err)
+	}
+	if err := srv.Start(); err != nil {
+		s.unlock()
+		return nil, fmt.Errorf("start temporal server: %w", err)
+	}
+	s.srv = srv
+	if o.UIPort != 0 {
+		s.ui = uiserver.NewServer(uiserveroptions.WithConfigProvider(&uiconfig.Config{
+			Host:                o.IP,
+			Port:                o.UIPort,
+			TemporalGRPCAddress: s.HostPort,
+			EnableUI:            true,
+			CORS:                uiconfig.CORS{CookieInsecure: true},
+			HideLogs:            true,
+			DisableNewsFetch:    true,
+			DefaultNamespace:    Namespace,
+		}))
+		go func() { _ = s.ui.Start() }()
+		s.UIURL = fmt.Sprintf("http://%s:%d", o.IP, o.UIPort)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", s.HostPort, time.Second)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			s.Stop()
+			return nil, fmt.Errorf("temporal frontend %s did not come up: %w", s.HostPort, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return s, nil
+}
+
+// Stop stops the UI and the server and releases the database lock.
+func (s *Server) Stop() {
+	if s.ui != nil {
+		s.ui.Stop()
+	}
+	if s.srv != nil {
+		_ = s.srv.Stop()
+	}
+	if s.logSync != nil {
+		_ = s.logSync()
+	}
+	s.unlock()
+}
+
+func (s *Server) unlock() {
+	if s.lock != nil {
+		_ = syscall.Flock(int(s.lock.Fd()), syscall.LOCK_UN)
+		s.lock.Close()
+		s.lock = nil
+	}
+}
+
+func serverLogger(file string) (tlog.Logger, func() error, error) {
+	if file == "" {
+		return tlog.NewNoopLogger(), nil, nil
+	}
+	cfg := zap.NewProductionConfig()
+	cfg.Level = zap.NewAtomicLevelAt(zapcore.WarnLevel)
+	cfg.OutputPaths = []string{file}
+	cfg.ErrorOutputPaths = []string{file}
+	cfg.Sampling = nil
+	zl, err := cfg.Build()
+	if err != nil {
+		return nil, nil, fmt.Errorf("server log %s: %w", file, err)
+	}
+	return tlog.NewZapLogger(zl), zl.Sync, nil
+}
+
+func sqlConfig(file string) (*config.SQL, error) {
+	conf := &config.SQL{PluginName: sqliteplugin.PluginName}
+	if file == "" {
+		conf.ConnectAttributes = map[string]string{"mode": "memory", "cache": "shared"}
+		conf.DatabaseName = fmt.Sprintf("pcflow-%d", time.Now().UnixNano())
+	} else {
+		conf.ConnectAttributes = map[string]string{"mode": "rwc", "_journal_mode": "WAL", "_synchronous": "NORMAL"}
+		conf.DatabaseName = file
+		if _, err := os.Stat(file); os.IsNotExist(err) {
+			// Build the schema in a temporary file and rename it, so a crash
+			// during setup never leaves a half-made database behind.
+			tmp := file + ".init"
+			_ = os.Remove(tmp)
+			tconf := *conf
+			tconf.ConnectAttributes = map[string]string{"mode": "rwc"}
+			tconf.DatabaseName = tmp
+			if err := sqliteschema.SetupSchema(&tconf); err != nil {
+				return nil, fmt.Errorf("set up schema in %s: %w", tmp, err)
+			}
+			if err := os.Rename(tmp, file); err != nil {
+				return nil, fmt.Errorf("set up schema: %w", err)
+			}
+		}
+	}
+	ns, err := sqliteschema.NewNamespaceConfig("active", Namespace, false, SearchAttributes)
+	if err != nil {
+		return nil, fmt.Errorf("namespace config: %w", err)
+	}
+	if err := sqliteschema.CreateNamespaces(conf, ns); err != nil {
+		return nil, fmt.Errorf("create namespace %q: %w", Namespace, err)
+	}
+	return conf, nil
+}
+
+func serverConfig(o Options, sqlConf *config.SQL) (*config.Config, map[primitives.ServiceName]static.Hosts, error) {
+	httpPort, err := freePort(o.IP)
+	if err != nil {
+		return nil, nil, err
+	}
+	var conf config.Config
+	conf.Global.Membership.MaxJoinDuration = 30 * time.Second
+	conf.Global.Membership.BroadcastAddress = o.IP
+	conf.Persistence.DefaultStore = "sqlite"
+	conf.Persistence.VisibilityStore = "sqlite"
+	conf.Persistence.NumHistoryShards = 1
+	conf.Persistence.DataStores = map[string]config.DataStore{"sqlite": {SQL: sqlConf}}
+	conf.ClusterMetadata = &cluster.Config{
+		FailoverVersionIncrement: 10,
+		MasterClusterName:        "active",
+		CurrentClusterName:       "active",
+		ClusterInformation: map[string]cluster.ClusterInformation{
+			"active": {
+				Enabled:                true,
+				InitialFailoverVersion: 1,
+				RPCAddress:             net.JoinHostPort(o.IP, strconv.Itoa(o.Port)),
+				HTTPAddress:            net.JoinHostPort(o.IP, strconv.Itoa(httpPort)),
+				ClusterID:              "pcflow",
+			},
+		},
+	}
+	conf.DCRedirectionPolicy.Policy = "noop"
+	conf.Services = map[string]config.Service{}
+	hosts := map[primitives.ServiceName]static.Hosts{}
+	for _, name := range []primitives.ServiceName{primitives.FrontendService, primitives.HistoryService, primitives.MatchingService, primitives.WorkerService} {
+		var svc config.Service
+		svc.RPC.BindOnIP = o.IP
+		if name == primitives.FrontendService {
+			svc.RPC.GRPCPort = o.Port
+			svc.RPC.HTTPPort = httpPort
+		} else {
+			p, err := freePort(o.IP)
+			if err != nil {
+				return nil, nil, err
+			}
+			svc.RPC.GRPCPort = p
+		}
+		conf.Services[string(name)] = svc
+		hosts[name] = static.SingleLocalHost(net.JoinHostPort(o.IP, strconv.Itoa(svc.RPC.GRPCPort)))
+	}
+	conf.Archival.History.State = "disabled"
+	conf.Archival.Visibility.State = "disabled"
+	conf.NamespaceDefaults.Archival.History.State = "disabled"
+	conf.NamespaceDefaults.Archival.Visibility.State = "disabled"
+	conf.PublicClient.HostPort = net.JoinHostPort(o.IP, strconv.Itoa(o.Port))
+	return &conf, hosts, nil
+}

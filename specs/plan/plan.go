@@ -1,0 +1,322 @@
+// Package plan is the plain-data form of a pcflow task: what the workflows
+// take as input. It has no HCL or cty types, serialises to JSON, and its
+// expression evaluator is pure and deterministic, so templates can be
+// rendered inside Temporal workflows.
+package plan
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Plan is a parsed, validated task.
+type Plan struct {
+	Task        string    `json:"task"`
+	File        string    `json:"file,omitempty"`
+	Instruction string    `json:"instruction,omitempty"`
+	MaxSteps    int       `json:"max_steps"`
+	Timeout     Duration  `json:"timeout"`
+	MaxTokens   int       `json:"max_tokens,omitempty"`
+	MaxInvalid  int       `json:"max_invalid"`
+	Devices     []Device  `json:"devices"`
+	Setup       []Setup   `json:"setup,omitempty"`
+	Subtasks    []Subtask `json:"subtasks,omitempty"`
+	Checks      []Check   `json:"checks,omitempty"`
+	Secrets     []string  `json:"secrets,omitempty"`
+	Knowledge   []string  `json:"knowledge,omitempty"`
+}
+
+// Device is a computer a subtask acts on; its worker polls DeviceQueue(Name).
+type Device struct {
+	Name        string `json:"name"`
+	Platform    string `json:"platform"`
+	Description string `json:"description,omitempty"`
+}
+
+// DeviceQueue is the task queue of a device's worker.
+func DeviceQueue(device string) string { return "device." + device }
+
+// Setup is a preparation step run on a device before any subtask.
+type Setup struct {
+	Name          string      `json:"name"`
+	Device        string      `json:"device"`
+	WriteFiles    []WriteFile `json:"write_files,omitempty"`
+	Command       []Expr      `json:"command,omitempty"`
+	Launch        []Expr      `json:"launch,omitempty"`
+	WaitForWindow string      `json:"wait_for_window,omitempty"`
+}
+
+// WriteFile writes Content to Path on the device.
+type WriteFile struct {
+	Path    Expr `json:"path"`
+	Content Expr `json:"content"`
+}
+
+// Subtask is one unit of work for the agents on one device.
+type Subtask struct {
+	Name        string   `json:"name"`
+	Device      string   `json:"device"`
+	Instruction Expr     `json:"instruction"`
+	DependsOn   []string `json:"depends_on,omitempty"`
+	MaxSteps    int      `json:"max_steps"`
+	Timeout     Duration `json:"timeout"`
+	MaxTokens   int      `json:"max_tokens,omitempty"`
+	Knowledge   []string `json:"knowledge,omitempty"`
+	Outputs     []Output `json:"outputs,omitempty"`
+	Checks      []Check  `json:"checks,omitempty"`
+}
+
+// Output is a value a subtask must report when it finishes.
+type Output struct {
+	Key         string `json:"key"`
+	Description string `json:"description,omitempty"`
+}
+
+// Check kinds.
+const (
+	CheckFile        = "file"
+	CheckCommand     = "command"
+	CheckWindowTitle = "window_title"
+	CheckScreenText  = "screen_text"
+	CheckClipboard   = "clipboard"
+	CheckCell        = "cell"
+	CheckExpect      = "expect"
+)
+
+// Check is one node of the evaluation graph. Conditions that are set must all
+// hold. Device checks run on Device; expect checks are evaluated in the
+// workflow over outputs.
+type Check struct {
+	Name   string   `json:"name"`
+	Kind   string   `json:"kind"`
+	Device string   `json:"device,omitempty"`
+	After  []string `json:"after,omitempty"`
+
+	Path     *Expr  `json:"path,omitempty"`
+	Argv     []Expr `json:"argv,omitempty"`
+	Cell     string `json:"cell,omitempty"`
+	Sheet    string `json:"sheet,omitempty"`
+	Exists   *bool  `json:"exists,omitempty"`
+	Contains *Expr  `json:"contains,omitempty"`
+	Matches  *Expr  `json:"matches,omitempty"`
+	Equals   *Expr  `json:"equals,omitempty"`
+	ExitCode *int   `json:"exit_code,omitempty"`
+	Expect   *Expr  `json:"expect,omitempty"`
+}
+
+// Duration is a time.Duration that reads and writes as "1m30s" in JSON.
+type Duration time.Duration
+
+// MarshalText implements encoding.TextMarshaler.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return err
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// Subtask returns the subtask called name, or nil.
+func (p *Plan) Subtask(name string) *Subtask {
+	for i := range p.Subtasks {
+		if p.Subtasks[i].Name == name {
+			return &p.Subtasks[i]
+		}
+	}
+	return nil
+}
+
+// Device returns the device called name, or nil.
+func (p *Plan) Device(name string) *Device {
+	for i := range p.Devices {
+		if p.Devices[i].Name == name {
+			return &p.Devices[i]
+		}
+	}
+	return nil
+}
+
+// Layers groups subtasks into dependency layers: every subtask of layer i
+// depends only on subtasks of earlier layers, so a layer's subtasks can run
+// in parallel. Names within a layer are sorted. It returns an error naming a
+// cycle if there is one.
+func Layers(subtasks []Subtask) ([][]string, error) {
+	deps := map[string][]string{}
+	for _, s := range subtasks {
+		deps[s.Name] = s.DependsOn
+	}
+	if cyc := FindCycle(deps); cyc != nil {
+		return nil, fmt.Errorf("dependency cycle: %s", strings.Join(cyc, " → "))
+	}
+	level := map[string]int{}
+	var depth func(string) int
+	depth = func(n string) int {
+		if l, ok := level[n]; ok {
+			return l
+		}
+		l := 0
+		for _, d := range deps[n] {
+			if _, known := deps[d]; known {
+				if dl := depth(d) + 1; dl > l {
+					l = dl
+				}
+			}
+		}
+		level[n] = l
+		return l
+	}
+	var layers [][]string
+	for _, s := range subtasks {
+		l := depth(s.Name)
+		for len(layers) <= l {
+			layers = append(layers, nil)
+		}
+		layers[l] = append(layers[l], s.Name)
+	}
+	for _, l := range layers {
+		sort.Strings(l)
+	}
+	return layers, nil
+}
+
+// FindCycle returns one dependency cycle as a closed path (first name
+// repeated at the end), or nil. Nodes are visited in sorted order so the
+// answer is stable.
+func FindCycle(deps map[string][]string) []string {
+	names := make([]string, 0, len(deps))
+	for n := range deps {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := map[string]int{}
+	var stack []string
+	var found []string
+	var visit func(string) bool
+	visit = func(n string) bool {
+		color[n] = grey
+		stack = append(stack, n)
+		ds := append([]string(nil), deps[n]...)
+		sort.Strings(ds)
+		for _, d := range ds {
+			if _, ok := deps[d]; !ok {
+				continue
+			}
+			switch color[d] {
+			case grey:
+				for i, s := range stack {
+					if s == d {
+						found = append(append([]string(nil), stack[i:]...), d)
+						return true
+					}
+				}
+			case white:
+				if visit(d) {
+					return true
+				}
+			}
+		}
+		stack = stack[:len(stack)-1]
+		color[n] = black
+		return false
+	}
+	for _, n := range names {
+		if color[n] == white && visit(n) {
+			return found
+		}
+	}
+	return nil
+}
+
+// Validate checks the rules every plan obeys, whether it came from HCL or
+// from the Manager agent: names unique, devices known, dependencies known and
+// acyclic, referenced outputs declared. The HCL front end reports the same
+// problems with source locations before a plan exists; this is the check for
+// plans built at run time.
+func (p *Plan) Validate() error {
+	var errs []string
+	devs := map[string]bool{}
+	for _, d := range p.Devices {
+		devs[d.Name] = true
+	}
+	outs := map[string]map[string]bool{}
+	for _, s := range p.Subtasks {
+		if s.Name == "" || !validName(s.Name) {
+			errs = append(errs, fmt.Sprintf("subtask name %q: use letters, digits and underscores, starting with a letter", s.Name))
+		}
+		if _, dup := outs[s.Name]; dup {
+			errs = append(errs, fmt.Sprintf("subtask %q is defined twice", s.Name))
+		}
+		outs[s.Name] = map[string]bool{}
+		for _, o := range s.Outputs {
+			outs[s.Name][o.Key] = true
+		}
+	}
+	for _, s := range p.Subtasks {
+		if !devs[s.Device] {
+			errs = append(errs, fmt.Sprintf("subtask %q: unknown device %q (devices: %s)", s.Name, s.Device, strings.Join(p.deviceNames(), ", ")))
+		}
+		if s.Instruction.IsZero() {
+			errs = append(errs, fmt.Sprintf("subtask %q: empty instruction", s.Name))
+		}
+		deps := map[string]bool{}
+		for _, d := range s.DependsOn {
+			deps[d] = true
+			if _, ok := outs[d]; !ok {
+				errs = append(errs, fmt.Sprintf("subtask %q depends on unknown subtask %q", s.Name, d))
+			}
+		}
+		for _, r := range s.Instruction.OutputRefs() {
+			if _, ok := outs[r.Subtask]; !ok {
+				errs = append(errs, fmt.Sprintf("subtask %q: instruction refers to unknown subtask %q", s.Name, r.Subtask))
+				continue
+			}
+			if !outs[r.Subtask][r.Key] {
+				errs = append(errs, fmt.Sprintf("subtask %q: instruction uses output %q of %q, which %q does not declare", s.Name, r.Key, r.Subtask, r.Subtask))
+			}
+			if !deps[r.Subtask] {
+				errs = append(errs, fmt.Sprintf("subtask %q: uses an output of %q but does not list it in depends_on", s.Name, r.Subtask))
+			}
+		}
+	}
+	if _, err := Layers(p.Subtasks); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("invalid plan: %s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+func (p *Plan) deviceNames() []string {
+	var n []string
+	for _, d := range p.Devices {
+		n = append(n, d.Name)
+	}
+	return n
+}
+
+func validName(s string) bool {
+	for i, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z':
+		case (r >= '0' && r <= '9') || r == '_' || r == '-':
+			if i == 0 {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return s != ""
+}

@@ -1,0 +1,8 @@
+task "t" {
+  subtask "a" {
+    instruction = "one"
+  }
+  subtask "a" {
+    instruction = "two"
+  }
+}

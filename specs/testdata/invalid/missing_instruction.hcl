@@ -1,0 +1,5 @@
+task "t" {
+  subtask "a" {
+    max_steps = 3
+  }
+}

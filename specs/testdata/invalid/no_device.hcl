@@ -1,0 +1,7 @@
+task "t" {
+  device "a" {}
+  device "b" {}
+  subtask "s" {
+    instruction = "x"
+  }
+}

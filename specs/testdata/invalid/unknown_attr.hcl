@@ -1,0 +1,6 @@
+task "t" {
+  subtask "a" {
+    instruction = "x"
+    max_step    = 3
+  }
+}

@@ -1,0 +1,5 @@
+task "t" {
+  subtsk "a" {
+    instruction = "x"
+  }
+}
