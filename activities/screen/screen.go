@@ -1,0 +1,204 @@
+// Package screen holds the vocabulary shared by perception, the agents and
+// the engine: elements, observations, actions and model usage.
+package screen
+
+import (
+	"fmt"
+	"image"
+	"sort"
+	"strings"
+)
+
+// Rect is a screen rectangle in pixels.
+type Rect struct {
+	X int `json:"x"`
+	Y int `json:"y"`
+	W int `json:"w"`
+	H int `json:"h"`
+}
+
+// Center returns the middle of r.
+func (r Rect) Center() (int, int) { return r.X + r.W/2, r.Y + r.H/2 }
+
+// Overlaps reports whether r and o share any pixel.
+func (r Rect) Overlaps(o Rect) bool {
+	return r.X < o.X+o.W && o.X < r.X+r.W && r.Y < o.Y+o.H && o.Y < r.Y+r.H
+}
+
+// Element is one Set-of-Marks entry: an interactive element from the
+// accessibility tree, or a text box found by OCR where the tree is silent.
+type Element struct {
+	ID     int      `json:"id"`
+	Role   string   `json:"role"`
+	Name   string   `json:"name"`
+	Value  string   `json:"value,omitempty"`
+	States []string `json:"states,omitempty"`
+	Box    Rect     `json:"box"`
+	Source string   `json:"source"` // "a11y" or "ocr"
+}
+
+// Label renders the element as the model sees it in the element list.
+func (e Element) Label() string {
+	s := fmt.Sprintf("[%d] %s %q", e.ID, e.Role, e.Name)
+	if e.Value != "" && e.Value != e.Name {
+		v := e.Value
+		if len(v) > 80 {
+			v = v[:80] + "…"
+		}
+		s += fmt.Sprintf(" value=%q", v)
+	}
+	return s + fmt.Sprintf(" at (%d,%d %dx%d)", e.Box.X, e.Box.Y, e.Box.W, e.Box.H)
+}
+
+// Word is a word found by OCR, with its box in screen coordinates.
+type Word struct {
+	Text string `json:"text"`
+	Box  Rect   `json:"box"`
+	Conf float64 `json:"conf"`
+}
+
+// Screen is a raw observation of a device.
+type Screen struct {
+	Image        image.Image
+	Elements     []Element // numbered Set-of-Marks, IDs from 1
+	Words        []Word    // OCR words (may be nil when OCR is off)
+	ActiveWindow string
+	Windows      []string
+	Clipboard    string
+}
+
+// Observation is what history carries about a Screen: references to the
+// artifacts, never the pixels.
+type Observation struct {
+	Screenshot   string   `json:"screenshot"`          // artifact ref of the raw screenshot
+	Annotated    string   `json:"annotated,omitempty"` // artifact ref of the Set-of-Marks image
+	Elements     string   `json:"elements"`            // artifact ref of the element list (JSON)
+	Width        int      `json:"width"`
+	Height       int      `json:"height"`
+	ActiveWindow string   `json:"active_window,omitempty"`
+	Windows      []string `json:"windows,omitempty"`
+	ElementCount int      `json:"element_count"`
+}
+
+// Action kinds: the action space offered to the Decision agent.
+const (
+	ActOpenApp      = "open_app"
+	ActClick        = "click"
+	ActDoubleClick  = "double_click"
+	ActRightClick   = "right_click"
+	ActType         = "type"
+	ActSelect       = "select"
+	ActDrag         = "drag"
+	ActScroll       = "scroll"
+	ActHotkey       = "hotkey"
+	ActWait         = "wait"
+	ActSwitchWindow = "switch_window"
+	ActCopy         = "copy"
+	ActPaste        = "paste"
+	ActDone         = "done"
+	ActFail         = "fail"
+)
+
+// Action is one typed action. Coordinates are in screen space by the time an
+// action reaches a Device.
+type Action struct {
+	Kind      string            `json:"kind"`
+	Element   int               `json:"element,omitempty"`
+	X         int               `json:"x,omitempty"`
+	Y         int               `json:"y,omitempty"`
+	X2        int               `json:"x2,omitempty"`
+	Y2        int               `json:"y2,omitempty"`
+	Text      string            `json:"text,omitempty"`
+	Enter     bool              `json:"enter,omitempty"`
+	Keys      []string          `json:"keys,omitempty"`
+	Direction string            `json:"direction,omitempty"`
+	Amount    int               `json:"amount,omitempty"`
+	Start     string            `json:"start,omitempty"`
+	End       string            `json:"end,omitempty"`
+	App       string            `json:"app,omitempty"`
+	Title     string            `json:"title,omitempty"`
+	Seconds   float64           `json:"seconds,omitempty"`
+	Outputs   map[string]string `json:"outputs,omitempty"`
+	Reason    string            `json:"reason,omitempty"`
+	Target    string            `json:"target,omitempty"` // element label, for summaries
+}
+
+// Summary is the one-line form shown in the Temporal UI and in history:
+// `click #12 "Save"`.
+func (a Action) Summary() string {
+	target := ""
+	if a.Element > 0 {
+		target = fmt.Sprintf(" #%d", a.Element)
+		if a.Target != "" {
+			target += fmt.Sprintf(" %q", trunc(a.Target, 30))
+		}
+	} else if a.Kind == ActClick || a.Kind == ActDoubleClick || a.Kind == ActRightClick {
+		target = fmt.Sprintf(" (%d,%d)", a.X, a.Y)
+	}
+	switch a.Kind {
+	case ActType:
+		s := fmt.Sprintf("type %q%s", trunc(a.Text, 40), target)
+		if a.Enter {
+			s += " ⏎"
+		}
+		return s
+	case ActSelect:
+		return fmt.Sprintf("select %q…%q", trunc(a.Start, 20), trunc(a.End, 20))
+	case ActHotkey:
+		return "hotkey " + strings.Join(a.Keys, "+")
+	case ActScroll:
+		return fmt.Sprintf("scroll %s %d%s", a.Direction, a.Amount, target)
+	case ActDrag:
+		return fmt.Sprintf("drag (%d,%d)→(%d,%d)", a.X, a.Y, a.X2, a.Y2)
+	case ActOpenApp:
+		return "open_app " + a.App
+	case ActSwitchWindow:
+		return fmt.Sprintf("switch_window %q", trunc(a.Title, 40))
+	case ActWait:
+		return fmt.Sprintf("wait %gs", a.Seconds)
+	case ActDone:
+		keys := make([]string, 0, len(a.Outputs))
+		for k := range a.Outputs {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		return "done " + strings.Join(keys, ",")
+	case ActFail:
+		return fmt.Sprintf("fail %q", trunc(a.Reason, 40))
+	}
+	return a.Kind + target
+}
+
+func trunc(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+// Usage is the token and latency account of model calls.
+type Usage struct {
+	Calls            int   `json:"calls"`
+	PromptTokens     int   `json:"prompt_tokens"`
+	CompletionTokens int   `json:"completion_tokens"`
+	LatencyMS        int64 `json:"latency_ms"`
+}
+
+// Add adds o to u.
+func (u *Usage) Add(o Usage) {
+	u.Calls += o.Calls
+	u.PromptTokens += o.PromptTokens
+	u.CompletionTokens += o.CompletionTokens
+	u.LatencyMS += o.LatencyMS
+}
+
+// Total is prompt plus completion tokens.
+func (u Usage) Total() int { return u.PromptTokens + u.CompletionTokens }
+
+// Reflection verdicts.
+const (
+	VerdictCorrect  = "correct"
+	VerdictWrong    = "wrong"
+	VerdictNoEffect = "no_effect"
+)
