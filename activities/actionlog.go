@@ -1,0 +1,110 @@
+package activities
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/pcflow/pcflow/activities/screen"
+)
+
+// Action log phases.
+const (
+	PhaseStarted  = "started"
+	PhaseFinished = "finished"
+	PhaseFailed   = "failed"
+)
+
+// LogEntry is one line of the device's action log.
+type LogEntry struct {
+	ID      string        `json:"id"`
+	Phase   string        `json:"phase"`
+	Time    time.Time     `json:"time"`
+	Action  screen.Action `json:"action"`
+	Note    string        `json:"note,omitempty"`
+	Error   string        `json:"error,omitempty"`
+	Summary string        `json:"summary"`
+}
+
+// ActionLog is an append-only JSON-lines file of the actions a device
+// executed. Each line is synced before the action runs, so after a crash it
+// tells which actions may have happened.
+type ActionLog struct {
+	mu   sync.Mutex
+	path string
+	last map[string]LogEntry
+}
+
+// OpenActionLog opens (or creates) the log at path and reads what it holds.
+func OpenActionLog(path string) (*ActionLog, error) {
+	l := &ActionLog{path: path, last: map[string]LogEntry{}}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("action log: %w", err)
+	}
+	entries, err := ReadActionLog(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		l.last[e.ID] = e
+	}
+	return l, nil
+}
+
+// ReadActionLog returns every entry of the log at path.
+func ReadActionLog(path string) ([]LogEntry, error) {
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("action log: %w", err)
+	}
+	defer f.Close()
+	var out []LogEntry
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var e LogEntry
+		if json.Unmarshal(sc.Bytes(), &e) == nil {
+			out = append(out, e)
+		}
+		// A torn last line (crash mid-write) is skipped.
+	}
+	return out, sc.Err()
+}
+
+// Last returns the latest entry for an action id.
+func (l *ActionLog) Last(id string) (LogEntry, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e, ok := l.last[id]
+	return e, ok
+}
+
+// Append writes and syncs one entry.
+func (l *ActionLog) Append(e LogEntry) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(l.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("action log: %w", err)
+	}
+	defer f.Close()
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("action log: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("action log: %w", err)
+	}
+	l.last[e.ID] = e
+	return nil
+}

@@ -1,0 +1,629 @@
+package activities
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"image/png"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/pcflow/pcflow/activities/agents"
+	"github.com/pcflow/pcflow/activities/screen"
+	"github.com/pcflow/pcflow/specs"
+	"github.com/pcflow/pcflow/specs/plan"
+)
+
+// Registered activity names. Workflows call activities through a nil
+// *Activities, so Temporal derives each name from the method name; these
+// constants pin them, and a test fails if a method is renamed, so a Go
+// rename can never silently change what running histories refer to.
+const (
+	DecideName   = "Decide"
+	ActName      = "Act"
+	ReflectName  = "Reflect"
+	ProgressName = "Progress"
+	ManageName   = "Manage"
+	SetupName    = "Setup"
+	CheckName    = "Check"
+)
+
+// Error types of non-retryable failures; workflows branch on these.
+const (
+	ErrTypeModelAuth     = agents.ErrTypeAuth
+	ErrTypeModelNotFound = agents.ErrTypeNotFound
+	ErrTypeModelRequest  = agents.ErrTypeBadRequest
+	ErrTypeInvalidOutput = agents.ErrTypeInvalid
+	ErrTypeDevice        = "DeviceError"
+	ErrTypeSetup         = "SetupFailed"
+)
+
+// Act outcomes.
+const (
+	OutcomeDone    = "done"
+	OutcomeUnknown = "unknown" // started before a crash; not run again
+	OutcomeError   = "error"   // the device refused (no such window, …)
+)
+
+// Activities holds the dependencies of every activity. Workflows call its
+// methods through a nil *Activities; the worker registers a real one.
+type Activities struct {
+	Device    Device
+	Model     *agents.Client
+	Artifacts ArtifactStore
+	Log       *ActionLog
+	Logger    *slog.Logger
+	// Secrets are the values of sensitive variables, substituted for their
+	// placeholders only here, on the device.
+	Secrets map[string]string
+	// RecordExchanges stores every model request and answer as artifacts.
+	RecordExchanges bool
+	Now             Clock
+	// SettleDelay is how long Reflect waits for the screen to settle.
+	SettleDelay time.Duration
+}
+
+func (a *Activities) logger() *slog.Logger {
+	if a.Logger != nil {
+		return a.Logger
+	}
+	return slog.Default()
+}
+
+// heartbeat keeps a long activity alive until the returned stop is called.
+func heartbeat(ctx context.Context) func() {
+	if !activity.IsActivity(ctx) {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(2 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx)
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// modelError turns an agents error into a Temporal error of the right kind.
+func modelError(err error) error {
+	var api *agents.APIError
+	if errors.As(err, &api) && !api.Retryable {
+		return temporal.NewNonRetryableApplicationError(api.Msg, api.Type, nil)
+	}
+	var inv *agents.ErrInvalidOutput
+	if errors.As(err, &inv) {
+		return temporal.NewNonRetryableApplicationError(inv.Error(), ErrTypeInvalidOutput, nil)
+	}
+	return err
+}
+
+func (a *Activities) recorder(refs *[]string) func(agents.Exchange) {
+	if !a.RecordExchanges {
+		return nil
+	}
+	return func(ex agents.Exchange) {
+		b, err := json.Marshal(ex)
+		if err != nil {
+			return
+		}
+		if ref, err := a.Artifacts.Put(b, "json"); err == nil {
+			*refs = append(*refs, ref)
+		}
+	}
+}
+
+// observe captures the screen and stores its artifacts.
+func (a *Activities) observe(ctx context.Context) (*screen.Screen, screen.Observation, error) {
+	s, err := a.Device.Observe(ctx)
+	if err != nil {
+		return nil, screen.Observation{}, fmt.Errorf("observe: %w", err)
+	}
+	obs := screen.Observation{ActiveWindow: s.ActiveWindow, Windows: s.Windows, ElementCount: len(s.Elements)}
+	if s.Image != nil {
+		b := s.Image.Bounds()
+		obs.Width, obs.Height = b.Dx(), b.Dy()
+		if obs.Screenshot, err = a.putPNG(s.Image); err != nil {
+			return nil, obs, err
+		}
+		ann := Annotate(s.Image, s.Elements)
+		if obs.Annotated, err = a.putPNG(ann); err != nil {
+			return nil, obs, err
+		}
+	}
+	els, _ := json.Marshal(observationFile{Elements: s.Elements, Words: s.Words, Clipboard: s.Clipboard})
+	if obs.Elements, err = a.Artifacts.Put(els, "json"); err != nil {
+		return nil, obs, err
+	}
+	return s, obs, nil
+}
+
+type observationFile struct {
+	Elements  []screen.Element `json:"elements"`
+	Words     []screen.Word    `json:"words,omitempty"`
+	Clipboard string           `json:"clipboard,omitempty"`
+}
+
+func (a *Activities) putPNG(img image.Image) (string, error) {
+	var buf bytes.Buffer
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(&buf, img); err != nil {
+		return "", fmt.Errorf("encode png: %w", err)
+	}
+	return a.Artifacts.Put(buf.Bytes(), "png")
+}
+
+func (a *Activities) loadObservation(obs screen.Observation) (image.Image, observationFile, error) {
+	var f observationFile
+	b, err := a.Artifacts.Get(obs.Elements)
+	if err != nil {
+		return nil, f, err
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, f, fmt.Errorf("element list %s: %w", obs.Elements, err)
+	}
+	if obs.Annotated == "" {
+		return nil, f, nil
+	}
+	pb, err := a.Artifacts.Get(obs.Annotated)
+	if err != nil {
+		return nil, f, err
+	}
+	img, err := png.Decode(bytes.NewReader(pb))
+	return img, f, err
+}
+
+// DecideInput is the state the Decision agent decides from.
+type DecideInput struct {
+	Subtask     string        `json:"subtask"`
+	Instruction string        `json:"instruction"`
+	Knowledge   []string      `json:"knowledge,omitempty"`
+	Outputs     []plan.Output `json:"outputs,omitempty"`
+	Step        int           `json:"step"`
+	MaxSteps    int           `json:"max_steps"`
+	Progress    string        `json:"progress,omitempty"`
+	Memory      string        `json:"memory,omitempty"`
+	LastAction  string        `json:"last_action,omitempty"`
+	LastVerdict string        `json:"last_verdict,omitempty"`
+	LastReason  string        `json:"last_reason,omitempty"`
+}
+
+// DecideResult is one chosen action and the observation it was chosen on.
+type DecideResult struct {
+	Thought     string             `json:"thought"`
+	Action      screen.Action      `json:"action"`
+	Observation screen.Observation `json:"observation"`
+	Usage       screen.Usage       `json:"usage"`
+	Invalid     int                `json:"invalid,omitempty"`
+	Errors      []string           `json:"errors,omitempty"`
+	PromptBytes int                `json:"prompt_bytes"`
+	Exchanges   []string           `json:"exchanges,omitempty"`
+}
+
+// Decide observes the device and asks the Decision agent for one action.
+func (a *Activities) Decide(ctx context.Context, in DecideInput) (*DecideResult, error) {
+	defer heartbeat(ctx)()
+	s, obs, err := a.observe(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res := &DecideResult{Observation: obs}
+	outs := make([]agents.OutputSpec, len(in.Outputs))
+	for i, o := range in.Outputs {
+		outs[i] = agents.OutputSpec{Key: o.Key, Description: o.Description}
+	}
+	var locate func(string) []screen.Rect
+	if s.Words != nil {
+		locate = func(text string) []screen.Rect { return FindText(s.Words, text) }
+	}
+	d, err := a.Model.Decide(ctx, agents.DecisionInput{
+		Subtask: in.Subtask, Instruction: in.Instruction, Knowledge: in.Knowledge, Outputs: outs,
+		Step: in.Step, MaxSteps: in.MaxSteps, Progress: in.Progress, Memory: in.Memory,
+		LastAction: in.LastAction, LastVerdict: in.LastVerdict, LastReason: in.LastReason,
+		ActiveWindow: s.ActiveWindow, Windows: s.Windows, Clipboard: s.Clipboard,
+		Elements: s.Elements, Image: Annotate(s.Image, s.Elements), Locate: locate,
+		Record: a.recorder(&res.Exchanges),
+	}, &res.Usage)
+	if d != nil {
+		res.Thought, res.Action, res.Invalid, res.Errors, res.PromptBytes = d.Thought, d.Action, d.Invalid, d.Errors, d.Prompt
+	}
+	if err != nil {
+		return res, modelError(err)
+	}
+	return res, nil
+}
+
+// ActInput is one action to execute, with an id unique to its step.
+type ActInput struct {
+	ID     string        `json:"id"`
+	Action screen.Action `json:"action"`
+}
+
+// ActResult says what became of the action.
+type ActResult struct {
+	Outcome string `json:"outcome"`
+	Note    string `json:"note,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
+// Act executes an action at most once per id (see the package doc).
+func (a *Activities) Act(ctx context.Context, in ActInput) (*ActResult, error) {
+	defer heartbeat(ctx)()
+	if e, ok := a.Log.Last(in.ID); ok {
+		switch e.Phase {
+		case PhaseFinished:
+			return &ActResult{Outcome: OutcomeDone, Note: e.Note}, nil
+		case PhaseFailed:
+			return &ActResult{Outcome: OutcomeError, Error: e.Error}, nil
+		default:
+			a.logger().Warn("action outcome unknown: not repeating it", "action_id", in.ID, "action", e.Summary)
+			return &ActResult{Outcome: OutcomeUnknown, Note: "the worker stopped while this action ran; it was not repeated"}, nil
+		}
+	}
+	now := time.Now
+	if a.Now != nil {
+		now = a.Now
+	}
+	logged := in.Action
+	logged.Text = RedactSecrets(logged.Text, a.Secrets)
+	if err := a.Log.Append(LogEntry{ID: in.ID, Phase: PhaseStarted, Time: now(), Action: logged, Summary: in.Action.Summary()}); err != nil {
+		return nil, err
+	}
+	act := in.Action
+	act.Text = ResolveSecrets(act.Text, a.Secrets)
+	note, err := a.Device.Act(ctx, act)
+	if err != nil {
+		msg := RedactSecrets(err.Error(), a.Secrets)
+		if lerr := a.Log.Append(LogEntry{ID: in.ID, Phase: PhaseFailed, Time: now(), Action: logged, Error: msg, Summary: in.Action.Summary()}); lerr != nil {
+			return nil, lerr
+		}
+		return &ActResult{Outcome: OutcomeError, Error: msg}, nil
+	}
+	if err := a.Log.Append(LogEntry{ID: in.ID, Phase: PhaseFinished, Time: now(), Action: logged, Note: note, Summary: in.Action.Summary()}); err != nil {
+		return nil, err
+	}
+	return &ActResult{Outcome: OutcomeDone, Note: note}, nil
+}
+
+// ReflectInput is one action to judge.
+type ReflectInput struct {
+	Subtask     string             `json:"subtask"`
+	Instruction string             `json:"instruction"`
+	Step        int                `json:"step"`
+	Action      screen.Action      `json:"action"`
+	Thought     string             `json:"thought"`
+	Outcome     ActResult          `json:"outcome"`
+	Before      screen.Observation `json:"before"`
+}
+
+// ReflectResult is the verdict and the observation after the action.
+type ReflectResult struct {
+	Verdict   string             `json:"verdict"`
+	Reason    string             `json:"reason"`
+	After     screen.Observation `json:"after"`
+	Usage     screen.Usage       `json:"usage"`
+	Exchanges []string           `json:"exchanges,omitempty"`
+}
+
+// Reflect observes the device again and asks the Reflection agent whether
+// the action did what was intended.
+func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (*ReflectResult, error) {
+	defer heartbeat(ctx)()
+	if a.SettleDelay > 0 {
+		select {
+		case <-time.After(a.SettleDelay):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	after, obs, err := a.observe(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res := &ReflectResult{After: obs}
+	beforeImg, before, err := a.loadObservation(in.Before)
+	if err != nil {
+		a.logger().Warn("before-observation unavailable; reflecting on the after screen only", "error", err)
+	}
+	note := in.Outcome.Note
+	if in.Outcome.Error != "" {
+		note = "the device reported an error: " + in.Outcome.Error
+	}
+	r, err := a.Model.Reflect(ctx, agents.ReflectionInput{
+		Subtask: in.Subtask, Instruction: in.Instruction, Action: in.Action.Summary(), Thought: in.Thought,
+		Note: note, Step: in.Step, BeforeWindow: in.Before.ActiveWindow, AfterWindow: after.ActiveWindow,
+		Before: before.Elements, After: after.Elements, BeforeImage: beforeImg, AfterImage: Annotate(after.Image, after.Elements),
+		Record: a.recorder(&res.Exchanges),
+	}, &res.Usage)
+	if err != nil {
+		return res, modelError(err)
+	}
+	res.Verdict, res.Reason = r.Verdict, r.Reason
+	return res, nil
+}
+
+// ProgressInput is the step the Progress agent folds into its summary.
+type ProgressInput struct {
+	Subtask     string   `json:"subtask"`
+	Instruction string   `json:"instruction"`
+	Outputs     []string `json:"outputs,omitempty"`
+	Summary     string   `json:"summary,omitempty"`
+	Memory      string   `json:"memory,omitempty"`
+	Step        int      `json:"step"`
+	Action      string   `json:"action"`
+	Thought     string   `json:"thought"`
+	Verdict     string   `json:"verdict"`
+	Reason      string   `json:"reason,omitempty"`
+}
+
+// ProgressResult is the new summary and memory.
+type ProgressResult struct {
+	Summary     string       `json:"summary"`
+	Memory      string       `json:"memory"`
+	Usage       screen.Usage `json:"usage"`
+	PromptBytes int          `json:"prompt_bytes"`
+	Exchanges   []string     `json:"exchanges,omitempty"`
+}
+
+// Progress asks the Progress agent (text only) to update summary and memory.
+func (a *Activities) Progress(ctx context.Context, in ProgressInput) (*ProgressResult, error) {
+	defer heartbeat(ctx)()
+	res := &ProgressResult{}
+	p, err := a.Model.UpdateProgress(ctx, agents.ProgressInput{
+		Subtask: in.Subtask, Instruction: in.Instruction, Outputs: in.Outputs, Summary: in.Summary, Memory: in.Memory,
+		Step: in.Step, Action: in.Action, Thought: in.Thought, Verdict: in.Verdict, Reason: in.Reason,
+		Record: a.recorder(&res.Exchanges),
+	}, &res.Usage)
+	if err != nil {
+		return res, modelError(err)
+	}
+	res.Summary, res.Memory, res.PromptBytes = p.Summary, p.Memory, p.Prompt
+	return res, nil
+}
+
+// ManageInput is a free-text instruction to decompose.
+type ManageInput struct {
+	Instruction string        `json:"instruction"`
+	Devices     []plan.Device `json:"devices"`
+	Knowledge   []string      `json:"knowledge,omitempty"`
+	MaxSteps    int           `json:"max_steps"`
+}
+
+// ManageResult is the Manager's plan, validated like an HCL plan.
+type ManageResult struct {
+	Subtasks  []plan.Subtask `json:"subtasks"`
+	Usage     screen.Usage   `json:"usage"`
+	Invalid   int            `json:"invalid,omitempty"`
+	Exchanges []string       `json:"exchanges,omitempty"`
+}
+
+// Manage asks the Manager agent to decompose the instruction into subtasks,
+// valid against the same rules as HCL subtasks; an invalid plan is re-asked
+// with the problem.
+func (a *Activities) Manage(ctx context.Context, in ManageInput) (*ManageResult, error) {
+	defer heartbeat(ctx)()
+	res := &ManageResult{}
+	var devs []string
+	for _, d := range in.Devices {
+		devs = append(devs, strings.TrimSuffix(d.Name+": "+d.Description, ": "))
+	}
+	var built []plan.Subtask
+	validate := func(ps []agents.PlannedSubtask) error {
+		built = built[:0]
+		outs := map[string][]string{}
+		for _, s := range ps {
+			outs[s.Name] = []string{}
+			for _, o := range s.Outputs {
+				outs[s.Name] = append(outs[s.Name], o.Key)
+			}
+		}
+		for _, s := range ps {
+			st := plan.Subtask{Name: s.Name, Device: s.Device, DependsOn: s.DependsOn, MaxSteps: in.MaxSteps}
+			if st.Device == "" && len(in.Devices) == 1 {
+				st.Device = in.Devices[0].Name
+			}
+			x, err := specs.ParseTemplate(s.Instruction, outs)
+			if err != nil {
+				return fmt.Errorf("subtask %q: %v", s.Name, err)
+			}
+			st.Instruction = x
+			for _, o := range s.Outputs {
+				st.Outputs = append(st.Outputs, plan.Output{Key: o.Key, Description: o.Description})
+			}
+			built = append(built, st)
+		}
+		p := plan.Plan{Devices: in.Devices, Subtasks: built}
+		return p.Validate()
+	}
+	_, invalid, err := a.Model.Manage(ctx, agents.ManagerInput{
+		Instruction: in.Instruction, Devices: devs, Knowledge: in.Knowledge, Validate: validate,
+		Record: a.recorder(&res.Exchanges),
+	}, &res.Usage)
+	res.Invalid = invalid
+	if err != nil {
+		return res, modelError(err)
+	}
+	res.Subtasks = built
+	return res, nil
+}
+
+// SetupInput is one rendered setup step.
+type SetupInput struct {
+	Name          string      `json:"name"`
+	WriteFiles    []FileWrite `json:"write_files,omitempty"`
+	Command       []string    `json:"command,omitempty"`
+	Launch        []string    `json:"launch,omitempty"`
+	WaitForWindow string      `json:"wait_for_window,omitempty"`
+	WaitTimeout   time.Duration `json:"wait_timeout,omitempty"`
+}
+
+// FileWrite is a file a setup step writes.
+type FileWrite struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+// SetupResult says what a setup step did.
+type SetupResult struct {
+	Notes []string `json:"notes"`
+}
+
+// Setup prepares the device: writes files, runs a command, launches a
+// program (unless a window matching wait_for_window is already open, so a
+// retry does not launch it twice) and waits for its window.
+func (a *Activities) Setup(ctx context.Context, in SetupInput) (*SetupResult, error) {
+	defer heartbeat(ctx)()
+	res := &SetupResult{}
+	fail := func(format string, args ...any) error {
+		msg := RedactSecrets(fmt.Sprintf("setup %q: ", in.Name)+fmt.Sprintf(format, args...), a.Secrets)
+		return temporal.NewNonRetryableApplicationError(msg, ErrTypeSetup, nil)
+	}
+	for _, w := range in.WriteFiles {
+		path := ResolveSecrets(w.Path, a.Secrets)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, fail("%v", err)
+		}
+		if err := os.WriteFile(path, []byte(ResolveSecrets(w.Content, a.Secrets)), 0o644); err != nil {
+			return nil, fail("%v", err)
+		}
+		res.Notes = append(res.Notes, "wrote "+w.Path)
+	}
+	if len(in.Command) > 0 {
+		out, code, err := runCommand(ctx, resolveAll(in.Command, a.Secrets))
+		if err != nil || code != 0 {
+			return nil, fail("command %s exited %d: %v %s", strings.Join(in.Command, " "), code, err, trunc(out, 300))
+		}
+		res.Notes = append(res.Notes, "ran "+strings.Join(in.Command, " "))
+	}
+	var re *regexp.Regexp
+	if in.WaitForWindow != "" {
+		var err error
+		if re, err = regexp.Compile(in.WaitForWindow); err != nil {
+			return nil, fail("wait_for_window: %v", err)
+		}
+	}
+	if len(in.Launch) > 0 {
+		already := false
+		if re != nil {
+			if wins, err := a.Device.Windows(ctx); err == nil {
+				already = matchAny(re, wins)
+			}
+		}
+		if !already {
+			if err := a.Device.Launch(ctx, resolveAll(in.Launch, a.Secrets)); err != nil {
+				return nil, fail("launch %s: %v", strings.Join(in.Launch, " "), err)
+			}
+			res.Notes = append(res.Notes, "launched "+strings.Join(in.Launch, " "))
+		}
+	}
+	if re != nil {
+		timeout := in.WaitTimeout
+		if timeout == 0 {
+			timeout = 60 * time.Second
+		}
+		deadline := time.Now().Add(timeout)
+		var wins []string
+		for {
+			var err error
+			wins, err = a.Device.Windows(ctx)
+			if err == nil && matchAny(re, wins) {
+				break
+			}
+			if time.Now().After(deadline) {
+				return nil, fail("no window matching %q after %s (open windows: %s)", in.WaitForWindow, timeout, strings.Join(wins, " | "))
+			}
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+		res.Notes = append(res.Notes, "window "+in.WaitForWindow+" is open")
+	}
+	return res, nil
+}
+
+func matchAny(re *regexp.Regexp, s []string) bool {
+	for _, x := range s {
+		if re.MatchString(x) {
+			return true
+		}
+	}
+	return false
+}
+
+func resolveAll(argv []string, secrets map[string]string) []string {
+	out := make([]string, len(argv))
+	for i, s := range argv {
+		out[i] = ResolveSecrets(s, secrets)
+	}
+	return out
+}
+
+func runCommand(ctx context.Context, argv []string) (string, int, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code, err = ee.ExitCode(), nil
+	} else if err != nil {
+		code = -1
+	}
+	return out.String(), code, err
+}
+
+func trunc(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// ResolveSecrets replaces secret placeholders with their values.
+func ResolveSecrets(s string, secrets map[string]string) string {
+	if len(secrets) == 0 || !strings.Contains(s, "{{secret.") {
+		return s
+	}
+	return plan.SecretPattern.ReplaceAllStringFunc(s, func(m string) string {
+		name := plan.SecretPattern.FindStringSubmatch(m)[1]
+		if v, ok := secrets[name]; ok {
+			return v
+		}
+		return m
+	})
+}
+
+// RedactSecrets replaces secret values with their placeholders, for logs.
+func RedactSecrets(s string, secrets map[string]string) string {
+	for name, v := range secrets {
+		if v != "" {
+			s = strings.ReplaceAll(s, v, plan.SecretPlaceholder(name))
+		}
+	}
+	return s
+}

@@ -1,0 +1,447 @@
+// Package scripted is an OpenAI-compatible chat server that plays scripts:
+// for each subtask, the Decision agent's actions (targets named as an
+// instruction would name them and resolved against the element list in the
+// request), with Reflection, Progress and Manager answers. It speaks the
+// real protocol over HTTP, reports token usage, refuses Decision requests
+// without a screenshot and injects faults on request. Tests, benchmarks and
+// the README example use it when no API key is configured.
+package scripted
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Script is what the server plays.
+type Script struct {
+	// LatencyMS delays every answer, to model a real endpoint.
+	LatencyMS int `json:"latency_ms,omitempty"`
+	// Subtasks maps a subtask name to its scripted steps.
+	Subtasks map[string]SubtaskScript `json:"subtasks"`
+	// Manager is the plan_subtasks answer for free-text instructions.
+	Manager json.RawMessage `json:"manager,omitempty"`
+	Faults  []Fault         `json:"faults,omitempty"`
+}
+
+// SubtaskScript is one subtask's answers, by step (1-based).
+type SubtaskScript struct {
+	Steps []Step `json:"steps"`
+	// Reflections by step; missing ones are "correct".
+	Reflections []string `json:"reflections,omitempty"`
+}
+
+// Step is one scripted Decision answer.
+type Step struct {
+	Thought string         `json:"thought,omitempty"`
+	Action  string         `json:"action"`
+	Args    map[string]any `json:"args,omitempty"`
+	// Target names an element (by its accessible name); it becomes the
+	// "element" argument. Role narrows the match.
+	Target string `json:"target,omitempty"`
+	Role   string `json:"role,omitempty"`
+	// Memory is what the Progress agent will remember after this step.
+	Memory string `json:"memory,omitempty"`
+}
+
+// Fault makes the server misbehave for matching requests.
+type Fault struct {
+	Role    string `json:"role"`              // decision, reflection, progress, manager
+	Subtask string `json:"subtask,omitempty"` // empty: any
+	Step    int    `json:"step,omitempty"`    // 0: any
+	// Kind: "429", "500", "401", "404", "400", "slow", "malformed",
+	// "unknown_element", "no_tool".
+	Kind    string `json:"kind"`
+	Times   int    `json:"times"` // how many matching requests (0: all)
+	DelayMS int    `json:"delay_ms,omitempty"`
+}
+
+// Request is what the server saw, for contract tests.
+type Request struct {
+	Role     string
+	Subtask  string
+	Step     int
+	Model    string
+	Images   int
+	Tools    []string
+	Text     string
+	Fault    string
+	Status   int
+}
+
+// Server serves a Script.
+type Server struct {
+	mu       sync.Mutex
+	script   Script
+	fired    map[int]int
+	requests []Request
+	// Tokens totals the usage the server reported.
+	promptTokens, completionTokens int
+	srv                            *http.Server
+	URL                            string
+}
+
+// Load reads a script file.
+func Load(path string) (Script, error) {
+	var s Script
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return s, err
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, fmt.Errorf("script %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// New returns a server for s (not listening yet).
+func New(s Script) *Server { return &Server{script: s, fired: map[int]int{}} }
+
+// Start listens on addr ("127.0.0.1:0" picks a port) and serves in the
+// background; URL is the base URL for OPENAI_BASE_URL.
+func (s *Server) Start(addr string) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("scripted model: %w", err)
+	}
+	s.URL = "http://" + l.Addr().String() + "/v1"
+	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = s.srv.Serve(l) }()
+	return nil
+}
+
+// Close stops the server.
+func (s *Server) Close() error {
+	if s.srv == nil {
+		return nil
+	}
+	return s.srv.Close()
+}
+
+// Requests returns a copy of what the server saw.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Usage returns the token totals the server reported.
+func (s *Server) Usage() (prompt, completion int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.promptTokens, s.completionTokens
+}
+
+var (
+	reSubtask    = regexp.MustCompile(`(?m)^Subtask: (\S+)`)
+	reStep       = regexp.MustCompile(`(?m)^Step: (\d+)`)
+	reReflStep   = regexp.MustCompile(`\(step (\d+)\)`)
+	reProgStep   = regexp.MustCompile(`(?m)^Step (\d+):`)
+	reElement    = regexp.MustCompile(`(?m)^\[(\d+)\] (.+?) ("(?:[^"\\]|\\.)*")`)
+	rePrevMemory = regexp.MustCompile(`(?m)^Previous memory: (.*)$`)
+	rePrevSum    = regexp.MustCompile(`(?m)^Previous summary: (.*)$`)
+	reProgAction = regexp.MustCompile(`(?m)^Step \d+: (.*)$`)
+	reVerdict    = regexp.MustCompile(`(?m)^Reflection: (\S+)`)
+)
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/models"):
+		writeJSON(w, 200, map[string]any{"object": "list", "data": []any{map[string]any{"id": "scripted", "object": "model"}}})
+		return
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/chat/completions"):
+	default:
+		writeErr(w, 404, "not found: "+r.URL.Path)
+		return
+	}
+	var req openai.ChatCompletionRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeErr(w, 400, "bad request body: "+err.Error())
+		return
+	}
+	rec := Request{Model: req.Model}
+	var text strings.Builder
+	for _, m := range req.Messages {
+		if m.Role == openai.ChatMessageRoleSystem {
+			if strings.Contains(m.Content, "Decision agent") {
+				rec.Role = "decision"
+			}
+			continue
+		}
+		text.WriteString(m.Content)
+		for _, p := range m.MultiContent {
+			if p.Type == openai.ChatMessagePartTypeImageURL && p.ImageURL != nil && strings.HasPrefix(p.ImageURL.URL, "data:image/") {
+				rec.Images++
+			}
+			text.WriteString(p.Text)
+		}
+	}
+	rec.Text = text.String()
+	for _, t := range req.Tools {
+		if t.Function != nil {
+			rec.Tools = append(rec.Tools, t.Function.Name)
+		}
+	}
+	switch {
+	case hasTool(rec.Tools, "verdict"):
+		rec.Role = "reflection"
+	case hasTool(rec.Tools, "update_progress"):
+		rec.Role = "progress"
+	case hasTool(rec.Tools, "plan_subtasks"):
+		rec.Role = "manager"
+	case hasTool(rec.Tools, "click"):
+		rec.Role = "decision"
+	}
+	if m := reSubtask.FindStringSubmatch(rec.Text); m != nil {
+		rec.Subtask = m[1]
+	}
+	for _, re := range []*regexp.Regexp{reStep, reReflStep, reProgStep} {
+		if m := re.FindStringSubmatch(rec.Text); m != nil {
+			rec.Step, _ = strconv.Atoi(m[1])
+			break
+		}
+	}
+
+	s.mu.Lock()
+	fault := s.matchFault(rec)
+	latency := s.script.LatencyMS
+	s.mu.Unlock()
+	if fault != nil {
+		rec.Fault = fault.Kind
+		if fault.DelayMS > 0 {
+			time.Sleep(time.Duration(fault.DelayMS) * time.Millisecond)
+		}
+	}
+	if latency > 0 {
+		time.Sleep(time.Duration(latency) * time.Millisecond)
+	}
+	status, body := s.answer(rec, req, fault)
+	rec.Status = status
+	s.mu.Lock()
+	s.requests = append(s.requests, rec)
+	if status == 200 {
+		resp := body.(openai.ChatCompletionResponse)
+		s.promptTokens += resp.Usage.PromptTokens
+		s.completionTokens += resp.Usage.CompletionTokens
+	}
+	s.mu.Unlock()
+	writeJSON(w, status, body)
+}
+
+func hasTool(tools []string, name string) bool {
+	for _, t := range tools {
+		if t == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) matchFault(rec Request) *Fault {
+	for i, f := range s.script.Faults {
+		if f.Role != rec.Role || (f.Subtask != "" && f.Subtask != rec.Subtask) || (f.Step != 0 && f.Step != rec.Step) {
+			continue
+		}
+		if f.Times > 0 && s.fired[i] >= f.Times {
+			continue
+		}
+		s.fired[i]++
+		return &s.script.Faults[i]
+	}
+	return nil
+}
+
+type apiError struct {
+	Error struct {
+		Message string `json:"message"`
+		Type    string `json:"type"`
+		Code    any    `json:"code"`
+	} `json:"error"`
+}
+
+func errBody(status int, msg string) apiError {
+	var e apiError
+	e.Error.Message = msg
+	e.Error.Type = "scripted_error"
+	e.Error.Code = status
+	return e
+}
+
+func writeErr(w http.ResponseWriter, status int, msg string) { writeJSON(w, status, errBody(status, msg)) }
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// answer builds the response for a request.
+func (s *Server) answer(rec Request, req openai.ChatCompletionRequest, fault *Fault) (int, any) {
+	if fault != nil {
+		switch fault.Kind {
+		case "429":
+			return 429, errBody(429, "rate limited (scripted fault)")
+		case "500":
+			return 500, errBody(500, "internal error (scripted fault)")
+		case "401":
+			return 401, errBody(401, "invalid api key (scripted fault)")
+		case "404":
+			return 404, errBody(404, fmt.Sprintf("model %s does not exist (scripted fault)", req.Model))
+		case "400":
+			return 400, errBody(400, "bad request (scripted fault)")
+		}
+	}
+	switch rec.Role {
+	case "decision":
+		if rec.Images == 0 {
+			return 400, errBody(400, "decision request carries no screenshot: the Decision agent must see the screen")
+		}
+		return 200, s.decision(rec, req, fault)
+	case "reflection":
+		verdict := "correct"
+		if sc, ok := s.script.Subtasks[rec.Subtask]; ok && rec.Step >= 1 && rec.Step <= len(sc.Reflections) && sc.Reflections[rec.Step-1] != "" {
+			verdict = sc.Reflections[rec.Step-1]
+		}
+		return 200, toolAnswer(rec, "verdict", map[string]any{"verdict": verdict, "reason": "scripted reflection"}, "", fault)
+	case "progress":
+		return 200, toolAnswer(rec, "update_progress", s.progress(rec), "", fault)
+	case "manager":
+		if len(s.script.Manager) == 0 {
+			return 200, toolAnswer(rec, "", nil, "The script has no manager answer.", fault)
+		}
+		var args map[string]any
+		_ = json.Unmarshal(s.script.Manager, &args)
+		return 200, toolAnswer(rec, "plan_subtasks", args, "", fault)
+	}
+	return 400, errBody(400, "the scripted model cannot tell which agent this request is for")
+}
+
+func (s *Server) decision(rec Request, req openai.ChatCompletionRequest, fault *Fault) openai.ChatCompletionResponse {
+	sc, ok := s.script.Subtasks[rec.Subtask]
+	if !ok {
+		return toolAnswer(rec, "fail", map[string]any{"reason": fmt.Sprintf("the script has no subtask %q", rec.Subtask)}, "", fault)
+	}
+	if rec.Step < 1 || rec.Step > len(sc.Steps) {
+		return toolAnswer(rec, "fail", map[string]any{"reason": fmt.Sprintf("the script for %q has %d steps, asked for step %d", rec.Subtask, len(sc.Steps), rec.Step)}, "", fault)
+	}
+	st := sc.Steps[rec.Step-1]
+	args := map[string]any{}
+	for k, v := range st.Args {
+		args[k] = v
+	}
+	if st.Target != "" {
+		id, err := findElement(rec.Text, st.Target, st.Role)
+		if err != nil {
+			return toolAnswer(rec, "fail", map[string]any{"reason": err.Error()}, "", fault)
+		}
+		args["element"] = id
+	}
+	if fault != nil && fault.Kind == "unknown_element" {
+		args["element"] = 99999
+	}
+	thought := st.Thought
+	if thought == "" {
+		thought = "Scripted step " + strconv.Itoa(rec.Step) + "."
+	}
+	if len(req.Tools) == 0 {
+		// Text-fallback mode.
+		b, _ := json.Marshal(args)
+		return toolAnswer(rec, "", nil, thought+"\nAction: "+st.Action+" "+string(b), fault)
+	}
+	return toolAnswer(rec, st.Action, args, thought, fault)
+}
+
+// findElement resolves an element by name against the list in the prompt:
+// exact name first, then case-insensitive, then containment.
+func findElement(prompt, target, role string) (int, error) {
+	type el struct {
+		id         int
+		role, name string
+	}
+	var els []el
+	for _, m := range reElement.FindAllStringSubmatch(prompt, -1) {
+		id, _ := strconv.Atoi(m[1])
+		name, err := strconv.Unquote(m[3])
+		if err != nil {
+			continue
+		}
+		els = append(els, el{id, m[2], name})
+	}
+	matchers := []func(string) bool{
+		func(n string) bool { return n == target },
+		func(n string) bool { return strings.EqualFold(n, target) },
+		func(n string) bool { return strings.Contains(strings.ToLower(n), strings.ToLower(target)) },
+	}
+	for _, match := range matchers {
+		for _, e := range els {
+			if match(e.name) && (role == "" || strings.EqualFold(e.role, role)) {
+				return e.id, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("scripted target %q (role %q) is not in the element list of %d elements", target, role, len(els))
+}
+
+func (s *Server) progress(rec Request) map[string]any {
+	prevSum, prevMem := "", ""
+	if m := rePrevSum.FindStringSubmatch(rec.Text); m != nil && m[1] != "(nothing yet)" {
+		prevSum = m[1]
+	}
+	if m := rePrevMemory.FindStringSubmatch(rec.Text); m != nil && m[1] != "(empty)" {
+		prevMem = m[1]
+	}
+	action, verdict := "", ""
+	if m := reProgAction.FindStringSubmatch(rec.Text); m != nil {
+		action = m[1]
+	}
+	if m := reVerdict.FindStringSubmatch(rec.Text); m != nil {
+		verdict = m[1]
+	}
+	// Keep the last three steps: a short summary, not a log.
+	parts := strings.Split(prevSum, "; ")
+	if prevSum == "" {
+		parts = nil
+	}
+	parts = append(parts, fmt.Sprintf("step %d %s (%s)", rec.Step, action, verdict))
+	if len(parts) > 3 {
+		parts = parts[len(parts)-3:]
+	}
+	mem := prevMem
+	if sc, ok := s.script.Subtasks[rec.Subtask]; ok && rec.Step >= 1 && rec.Step <= len(sc.Steps) && sc.Steps[rec.Step-1].Memory != "" {
+		mem = sc.Steps[rec.Step-1].Memory
+	}
+	return map[string]any{"summary": strings.Join(parts, "; "), "memory": mem}
+}
+
+func toolAnswer(rec Request, tool string, args map[string]any, content string, fault *Fault) openai.ChatCompletionResponse {
+	msg := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: content}
+	argText := ""
+	if tool != "" {
+		b, _ := json.Marshal(args)
+		argText = string(b)
+		if fault != nil && fault.Kind == "malformed" {
+			argText = `{"element": 3,` // truncated JSON
+		}
+		if fault == nil || fault.Kind != "no_tool" {
+			msg.ToolCalls = []openai.ToolCall{{ID: "call_" + strconv.Itoa(rec.Step), Type: openai.ToolTypeFunction,
+				Function: openai.FunctionCall{Name: tool, Arguments: argText}}}
+		}
+	}
+	prompt := len(rec.Text)/4 + 765*rec.Images + 20*len(rec.Tools)
+	completion := (len(content)+len(argText)+len(tool))/4 + 1
+	return openai.ChatCompletionResponse{
+		ID: "scripted-" + strconv.FormatInt(time.Now().UnixNano(), 36), Object: "chat.completion",
+		Created: time.Now().Unix(), Model: "scripted",
+		Choices: []openai.ChatCompletionChoice{{Index: 0, Message: msg, FinishReason: openai.FinishReasonToolCalls}},
+		Usage:   openai.Usage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion},
+	}
+}

@@ -1,0 +1,118 @@
+// Package enginetest brings up a real engine for tests: an embedded
+// Temporal server in memory, the scripted model server on loopback and a
+// worker serving the shared queue and one or more devices.
+package enginetest
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"io"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+
+	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/activities/agents"
+	"github.com/pcflow/pcflow/activities/agents/scripted"
+	"github.com/pcflow/pcflow/activities/artifacts"
+	"github.com/pcflow/pcflow/internal/tserver"
+	"github.com/pcflow/pcflow/specs/plan"
+	"github.com/pcflow/pcflow/worker"
+	"github.com/pcflow/pcflow/workflows"
+)
+
+// Env is a running engine.
+type Env struct {
+	Server    *tserver.Server
+	Client    client.Client
+	Model     *scripted.Server
+	Artifacts artifacts.Dir
+	Dir       string
+	t         testing.TB
+}
+
+// Start starts a server and the scripted model.
+func Start(t testing.TB, script scripted.Script) *Env {
+	t.Helper()
+	port := freePort(t)
+	srv, err := tserver.Start(tserver.Options{Port: port})
+	if err != nil {
+		t.Fatalf("start temporal: %v", err)
+	}
+	t.Cleanup(srv.Stop)
+	var out io.Writer = io.Discard
+	if os.Getenv("PCFLOW_TEST_LOG") != "" {
+		out = os.Stderr
+	}
+	c, err := client.Dial(client.Options{HostPort: srv.HostPort, Namespace: tserver.Namespace,
+		Logger: sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelWarn})))})
+	if err != nil {
+		t.Fatalf("dial temporal: %v", err)
+	}
+	t.Cleanup(c.Close)
+	m := scripted.New(script)
+	if err := m.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	dir := t.TempDir()
+	return &Env{Server: srv, Client: c, Model: m, Dir: dir, Artifacts: artifacts.Dir{Root: filepath.Join(dir, "artifacts")}, t: t}
+}
+
+// ModelConfig is an agents config pointing at the scripted server.
+func (e *Env) ModelConfig() agents.Config {
+	return agents.Config{BaseURL: e.Model.URL, APIKey: "test-key", DecisionModel: "scripted", ReflectionModel: "scripted",
+		ProgressModel: "scripted", ManagerModel: "scripted", MaxTokens: 512, Timeout: 30 * time.Second,
+		ImageMaxSide: 1024, ImageFormat: "png", MaxReasks: 2}
+}
+
+// Activities builds the activities for one device.
+func (e *Env) Activities(dev activities.Device, name string, cfg agents.Config) *activities.Activities {
+	e.t.Helper()
+	log, err := activities.OpenActionLog(filepath.Join(e.Dir, "actions-"+name+".jsonl"))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return &activities.Activities{Device: dev, Model: agents.New(cfg), Artifacts: e.Artifacts, Log: log,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+}
+
+// Serve starts a worker; workflows says whether it also polls the shared queue.
+func (e *Env) Serve(device string, acts *activities.Activities, workflowsToo bool) *worker.Worker {
+	e.t.Helper()
+	w, err := worker.New(worker.Config{Client: e.Client, Device: device, Workflows: workflowsToo, Activities: acts})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := w.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(w.Stop)
+	return w
+}
+
+// Run starts a run of p and waits for its result.
+func (e *Env) Run(ctx context.Context, id string, p plan.Plan, o workflows.Options) (*workflows.InstructionResult, error) {
+	run, err := e.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue},
+		workflows.InstructionWorkflowName, workflows.InstructionInput{Plan: p, Options: o})
+	if err != nil {
+		return nil, err
+	}
+	var res workflows.InstructionResult
+	err = run.Get(ctx, &res)
+	return &res, err
+}
+
+func freePort(t testing.TB) int {
+	for p := 17233 + int(time.Now().UnixNano()%2000); p < 30000; p++ {
+		if tserver.PortFree("127.0.0.1", p) {
+			return p
+		}
+	}
+	t.Fatal("no free port")
+	return 0
+}

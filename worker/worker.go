@@ -1,0 +1,100 @@
+// Package worker builds the Temporal workers of one pcflow process: the
+// shared queue (workflows and text-only model activities) and, for a
+// device, the device's own queue (observation, Decision, actions,
+// Reflection, setup and checks).
+package worker
+
+import (
+	"fmt"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/specs/plan"
+	"github.com/pcflow/pcflow/workflows"
+)
+
+// Config says what one process serves.
+type Config struct {
+	Client client.Client
+	// Device is the device this process drives; empty serves no device.
+	Device string
+	// Workflows polls the shared queue: workflows, Progress and Manager.
+	Workflows  bool
+	Activities *activities.Activities
+}
+
+// Worker is a set of started Temporal workers.
+type Worker struct {
+	workers []sdkworker.Worker
+}
+
+// RegisterWorkflows registers pcflow's workflows under their stable names.
+func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
+	r.RegisterWorkflowWithOptions(workflows.InstructionWorkflow, workflow.RegisterOptions{Name: workflows.InstructionWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.SubtaskWorkflow, workflow.RegisterOptions{Name: workflows.SubtaskWorkflowName})
+}
+
+// RegisterSharedActivities registers the text-only model activities.
+func RegisterSharedActivities(r sdkworker.ActivityRegistry, a *activities.Activities) {
+	r.RegisterActivityWithOptions(a.Progress, activity.RegisterOptions{Name: activities.ProgressName})
+	r.RegisterActivityWithOptions(a.Manage, activity.RegisterOptions{Name: activities.ManageName})
+}
+
+// RegisterDeviceActivities registers the activities that touch a device.
+func RegisterDeviceActivities(r sdkworker.ActivityRegistry, a *activities.Activities) {
+	r.RegisterActivityWithOptions(a.Decide, activity.RegisterOptions{Name: activities.DecideName})
+	r.RegisterActivityWithOptions(a.Act, activity.RegisterOptions{Name: activities.ActName})
+	r.RegisterActivityWithOptions(a.Reflect, activity.RegisterOptions{Name: activities.ReflectName})
+	r.RegisterActivityWithOptions(a.Setup, activity.RegisterOptions{Name: activities.SetupName})
+	r.RegisterActivityWithOptions(a.Check, activity.RegisterOptions{Name: activities.CheckName})
+}
+
+// New builds (but does not start) the workers.
+func New(cfg Config) (*Worker, error) {
+	if cfg.Client == nil {
+		return nil, fmt.Errorf("worker: no Temporal client")
+	}
+	if !cfg.Workflows && cfg.Device == "" {
+		return nil, fmt.Errorf("worker: serves neither workflows nor a device")
+	}
+	w := &Worker{}
+	if cfg.Workflows {
+		sw := sdkworker.New(cfg.Client, workflows.TaskQueue, sdkworker.Options{})
+		RegisterWorkflows(sw)
+		RegisterSharedActivities(sw, cfg.Activities)
+		w.workers = append(w.workers, sw)
+	}
+	if cfg.Device != "" {
+		// One action at a time: a device has one mouse and one keyboard.
+		dw := sdkworker.New(cfg.Client, plan.DeviceQueue(cfg.Device), sdkworker.Options{
+			MaxConcurrentActivityExecutionSize: 1,
+		})
+		RegisterDeviceActivities(dw, cfg.Activities)
+		w.workers = append(w.workers, dw)
+	}
+	return w, nil
+}
+
+// Start starts every worker.
+func (w *Worker) Start() error {
+	for i, x := range w.workers {
+		if err := x.Start(); err != nil {
+			for _, y := range w.workers[:i] {
+				y.Stop()
+			}
+			return fmt.Errorf("start worker: %w", err)
+		}
+	}
+	return nil
+}
+
+// Stop stops every worker.
+func (w *Worker) Stop() {
+	for _, x := range w.workers {
+		x.Stop()
+	}
+}

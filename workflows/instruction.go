@@ -1,0 +1,328 @@
+package workflows
+
+import (
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/specs/plan"
+)
+
+// Search attribute keys (registered by the embedded server).
+var (
+	TaskAttr   = temporal.NewSearchAttributeKeyKeyword("PcflowTask")
+	StatusAttr = temporal.NewSearchAttributeKeyKeyword("PcflowStatus")
+)
+
+// ChildID is the workflow id of a subtask's child workflow.
+func ChildID(parent, subtask string) string { return parent + "/" + subtask }
+
+// InstructionWorkflow is the Manager level of a run: setup, decomposition
+// when the task has no subtasks, the subtask DAG as child workflows
+// (independent subtasks in parallel, each on its device, instructions
+// rendered with their predecessors' outputs), then the task's checks.
+func InstructionWorkflow(ctx workflow.Context, in InstructionInput) (*InstructionResult, error) {
+	o := in.Options.withDefaults()
+	p := in.Plan
+	start := workflow.Now(ctx)
+	deadline := start.Add(time.Duration(p.Timeout))
+	if p.Timeout == 0 {
+		deadline = start.Add(24 * time.Hour)
+	}
+	live := Live{Task: p.Task, Phase: "setup", Subtasks: map[string]string{}, Reasons: map[string]string{}, Children: map[string]string{}}
+	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (Live, error) { return live, nil }); err != nil {
+		return nil, err
+	}
+	setStatus := func(s string) {
+		if o.SearchAttributes {
+			_ = workflow.UpsertTypedSearchAttributes(ctx, TaskAttr.ValueSet(p.Task), StatusAttr.ValueSet(s))
+		}
+	}
+	setStatus("running")
+	res := &InstructionResult{Task: p.Task, Status: StatusFailed}
+	fail := func(reason, msg string) (*InstructionResult, error) {
+		res.Reason, res.Error = reason, msg
+		live.Phase = reason
+		finalize(res, p)
+		setStatus(res.Status)
+		return res, nil
+	}
+
+	// Setup steps, in order, each on its device.
+	if !in.SkipSetup {
+		for _, su := range p.Setup {
+			si, err := renderSetup(su)
+			if err != nil {
+				return fail(ReasonDeviceError, err.Error())
+			}
+			now := workflow.Now(ctx)
+			ao := deviceOptions(o, su.Device, deadline, now)
+			ao.StartToCloseTimeout = 3 * time.Minute
+			ao.RetryPolicy.MaximumAttempts = 3
+			sctx := withSummary(workflow.WithActivityOptions(ctx, ao), fmt.Sprintf("setup %s on %s", su.Name, su.Device))
+			if err := workflow.ExecuteActivity(sctx, a.Setup, si).Get(ctx, nil); err != nil {
+				reason, msg := reasonFor(err, su.Device, o)
+				return fail(reason, fmt.Sprintf("setup %s: %s", su.Name, msg))
+			}
+		}
+	}
+
+	// The Manager decomposes a free-text instruction.
+	if len(p.Subtasks) == 0 {
+		live.Phase = "planning"
+		var mr activities.ManageResult
+		mctx := withSummary(workflow.WithActivityOptions(ctx, modelOptions(o, deadline, workflow.Now(ctx))), "manager: decompose the instruction")
+		err := workflow.ExecuteActivity(mctx, a.Manage, activities.ManageInput{
+			Instruction: p.Instruction, Devices: p.Devices, Knowledge: p.Knowledge, MaxSteps: p.MaxSteps,
+		}).Get(ctx, &mr)
+		res.Usage.Add(mr.Usage)
+		if err != nil {
+			reason, msg := reasonFor(err, "", o)
+			return fail(reason, "manager: "+msg)
+		}
+		p.Subtasks = mr.Subtasks
+	}
+	layers, err := plan.Layers(p.Subtasks)
+	if err != nil {
+		return fail(ReasonAgentFailed, err.Error())
+	}
+	live.Layers = layers
+
+	// The communication hub: outputs of finished subtasks.
+	outputs := plan.Outputs{}
+	results := map[string]*SubtaskResult{}
+	for _, s := range p.Subtasks {
+		live.Subtasks[s.Name] = StatusPending
+		if d, ok := in.Done[s.Name]; ok && d.Status == StatusSucceeded {
+			d := d
+			results[s.Name] = &d
+			outputs[s.Name] = d.Outputs
+			live.Subtasks[s.Name] = StatusSucceeded
+			live.Reasons[s.Name] = "done in an earlier run"
+		}
+	}
+	live.Phase = "running"
+	parentID := workflow.GetInfo(ctx).WorkflowExecution.ID
+	sel := workflow.NewSelector(ctx)
+	running := 0
+	stop := false // a subtask failed: start nothing new
+	failReason, failMsg := "", ""
+	for {
+		if !stop && ctx.Err() == nil {
+			for _, s := range p.Subtasks {
+				if live.Subtasks[s.Name] != StatusPending || !depsDone(s, live.Subtasks) {
+					continue
+				}
+				instr, err := s.Instruction.EvalString(outputs)
+				if err != nil {
+					r := &SubtaskResult{Name: s.Name, Device: s.Device, Status: StatusFailed, Reason: ReasonAgentFailed, Error: err.Error()}
+					results[s.Name] = r
+					live.Subtasks[s.Name] = StatusFailed
+					stop, failReason, failMsg = true, r.Reason, fmt.Sprintf("subtask %s: %s", s.Name, err)
+					break
+				}
+				sub := s
+				if sub.MaxSteps == 0 {
+					sub.MaxSteps = p.MaxSteps
+				}
+				sd := deadline
+				if sub.Timeout > 0 {
+					if t := workflow.Now(ctx).Add(time.Duration(sub.Timeout)); t.Before(sd) {
+						sd = t
+					}
+				}
+				budget := 0
+				if p.MaxTokens > 0 {
+					budget = p.MaxTokens - res.Usage.Total() - usedTokens(results)
+					if budget < 1 {
+						budget = 1
+					}
+				}
+				if sub.MaxTokens > 0 && (budget == 0 || sub.MaxTokens < budget) {
+					budget = sub.MaxTokens
+				}
+				childID := ChildID(parentID, s.Name)
+				cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+					WorkflowID:    childID,
+					TaskQueue:     TaskQueue,
+					StaticSummary: fmt.Sprintf("subtask %s on %s", s.Name, s.Device),
+					StaticDetails: instr,
+				})
+				f := workflow.ExecuteChildWorkflow(cctx, SubtaskWorkflowName, SubtaskInput{
+					Subtask: sub, Instruction: instr, Knowledge: append(append([]string(nil), p.Knowledge...), s.Knowledge...),
+					MaxInvalid: p.MaxInvalid, Deadline: sd, TokenBudget: budget, Upstream: upstream(outputs, s.DependsOn), Options: in.Options,
+				})
+				live.Subtasks[s.Name] = StatusRunning
+				live.Children[s.Name] = childID
+				running++
+				name, device := s.Name, s.Device
+				sel.AddFuture(f, func(f workflow.Future) {
+					running--
+					var r SubtaskResult
+					if err := f.Get(ctx, &r); err != nil {
+						reason, msg := reasonFor(err, device, o)
+						r = SubtaskResult{Name: name, Device: device, Status: StatusFailed, Reason: reason, Error: msg}
+					}
+					results[name] = &r
+					live.Subtasks[name] = r.Status
+					live.Reasons[name] = r.Reason
+					delete(live.Children, name)
+					if r.Status == StatusSucceeded {
+						outputs[name] = r.Outputs
+						return
+					}
+					if !stop {
+						stop, failReason, failMsg = true, r.Reason, fmt.Sprintf("subtask %s: %s", name, r.Error)
+					}
+				})
+			}
+		}
+		if running == 0 {
+			break
+		}
+		sel.Select(ctx)
+	}
+	for _, s := range p.Subtasks {
+		if live.Subtasks[s.Name] == StatusPending {
+			live.Subtasks[s.Name] = StatusSkipped
+			results[s.Name] = &SubtaskResult{Name: s.Name, Device: s.Device, Status: StatusSkipped, Reason: ReasonSkipped}
+		}
+	}
+	for _, s := range p.Subtasks {
+		res.Subtasks = append(res.Subtasks, *results[s.Name])
+	}
+	if ctx.Err() != nil {
+		return fail(ReasonCancelled, "cancelled")
+	}
+	if stop {
+		return fail(failReason, failMsg)
+	}
+
+	// Task-level checks: the final state.
+	live.Phase = "checking"
+	checks, ok := runChecks(ctx, p.Checks, outputs, defaultDevice(p), o, deadline)
+	res.Checks = checks
+	if !ok {
+		return fail(ReasonCheckFailed, failedChecks(checks))
+	}
+	res.Status, res.Reason = StatusSucceeded, ReasonSuccess
+	live.Phase = ReasonSuccess
+	finalize(res, p)
+	setStatus(res.Status)
+	return res, nil
+}
+
+func depsDone(s plan.Subtask, status map[string]string) bool {
+	for _, d := range s.DependsOn {
+		if status[d] != StatusSucceeded {
+			return false
+		}
+	}
+	return true
+}
+
+func upstream(outs plan.Outputs, deps []string) plan.Outputs {
+	u := plan.Outputs{}
+	for _, d := range deps {
+		if o, ok := outs[d]; ok {
+			u[d] = o
+		}
+	}
+	return u
+}
+
+func usedTokens(rs map[string]*SubtaskResult) int {
+	n := 0
+	for _, r := range rs {
+		n += r.Usage.Total()
+	}
+	return n
+}
+
+func defaultDevice(p plan.Plan) string {
+	if len(p.Devices) > 0 {
+		return p.Devices[0].Name
+	}
+	return ""
+}
+
+func renderSetup(su plan.Setup) (activities.SetupInput, error) {
+	in := activities.SetupInput{Name: su.Name, WaitForWindow: su.WaitForWindow}
+	for _, w := range su.WriteFiles {
+		path, err := w.Path.EvalString(nil)
+		if err != nil {
+			return in, fmt.Errorf("setup %s: %w", su.Name, err)
+		}
+		content, err := w.Content.EvalString(nil)
+		if err != nil {
+			return in, fmt.Errorf("setup %s: %w", su.Name, err)
+		}
+		in.WriteFiles = append(in.WriteFiles, activities.FileWrite{Path: path, Content: content})
+	}
+	for _, list := range []struct {
+		src []plan.Expr
+		dst *[]string
+	}{{su.Command, &in.Command}, {su.Launch, &in.Launch}} {
+		for _, x := range list.src {
+			v, err := x.EvalString(nil)
+			if err != nil {
+				return in, fmt.Errorf("setup %s: %w", su.Name, err)
+			}
+			*list.dst = append(*list.dst, v)
+		}
+	}
+	return in, nil
+}
+
+// finalize totals steps and tokens and computes the metrics.
+func finalize(res *InstructionResult, p plan.Plan) {
+	succeeded, checks, passed := 0, 0, 0
+	for _, s := range res.Subtasks {
+		res.Steps += s.Steps
+		res.Usage.Add(s.Usage)
+		if s.Status == StatusSucceeded {
+			succeeded++
+		}
+	}
+	// CR counts every check node of the task: subtask checks (those of
+	// subtasks that never ran count as not passed) and task checks.
+	for _, s := range p.Subtasks {
+		checks += len(s.Checks)
+	}
+	for _, s := range res.Subtasks {
+		for _, c := range s.Checks {
+			if c.Passed {
+				passed++
+			}
+		}
+	}
+	checks += len(p.Checks)
+	for _, c := range res.Checks {
+		if c.Passed {
+			passed++
+		}
+	}
+	if res.Status == StatusSucceeded {
+		res.Metrics.SR = 1
+	}
+	if n := len(res.Subtasks); n > 0 {
+		res.Metrics.SSR = float64(succeeded) / float64(n)
+	}
+	switch {
+	case checks > 0:
+		res.Metrics.CR = float64(passed) / float64(checks)
+	case len(res.Subtasks) > 0:
+		// No checks declared: completion is the share of subtasks done.
+		res.Metrics.CR = res.Metrics.SSR
+	}
+	if res.Steps > 0 {
+		res.Metrics.EE = res.Metrics.CR / float64(res.Steps)
+	}
+	if t := res.Usage.Total(); t > 0 {
+		res.Metrics.CE = res.Metrics.CR / (float64(t) / 1000)
+	}
+}
+

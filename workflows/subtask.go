@@ -1,0 +1,383 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/activities/screen"
+	"github.com/pcflow/pcflow/specs/plan"
+)
+
+// a is the nil receiver through which workflows name activities.
+var a *activities.Activities
+
+func deviceOptions(o Options, device string, deadline time.Time, now time.Time) workflow.ActivityOptions {
+	s2c := deadline.Sub(now)
+	if s2c < time.Second {
+		s2c = time.Second
+	}
+	return workflow.ActivityOptions{
+		TaskQueue:              plan.DeviceQueue(device),
+		ScheduleToStartTimeout: o.DeviceTimeout,
+		ScheduleToCloseTimeout: s2c,
+		StartToCloseTimeout:    o.ModelTimeout,
+		HeartbeatTimeout:       15 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:    time.Second,
+			BackoffCoefficient: 2,
+			MaximumInterval:    time.Minute,
+			NonRetryableErrorTypes: []string{
+				activities.ErrTypeModelAuth, activities.ErrTypeModelNotFound, activities.ErrTypeModelRequest,
+				activities.ErrTypeInvalidOutput, activities.ErrTypeSetup,
+			},
+		},
+	}
+}
+
+func modelOptions(o Options, deadline, now time.Time) workflow.ActivityOptions {
+	ao := deviceOptions(o, "", deadline, now)
+	ao.TaskQueue = TaskQueue
+	ao.ScheduleToStartTimeout = 0
+	return ao
+}
+
+func withSummary(ctx workflow.Context, summary string) workflow.Context {
+	ao := workflow.GetActivityOptions(ctx)
+	ao.Summary = summary
+	return workflow.WithActivityOptions(ctx, ao)
+}
+
+// reasonFor maps an activity failure to a termination reason and a message
+// a person can act on.
+func reasonFor(err error, device string, o Options) (string, string) {
+	var appErr *temporal.ApplicationError
+	var toErr *temporal.TimeoutError
+	switch {
+	case temporal.IsCanceledError(err):
+		return ReasonCancelled, "cancelled"
+	case errors.As(err, &toErr) && toErr.TimeoutType() == enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START:
+		return ReasonDeviceError, fmt.Sprintf("device %s is offline: no worker took work from queue %s for %s; start one with `pcflow worker --device %s`",
+			device, plan.DeviceQueue(device), o.DeviceTimeout, device)
+	case errors.As(err, &toErr) && toErr.TimeoutType() == enumspb.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE:
+		return ReasonTimeout, "the subtask's time ran out while an activity was retrying: " + err.Error()
+	case errors.As(err, &appErr):
+		switch appErr.Type() {
+		case activities.ErrTypeInvalidOutput:
+			return ReasonInvalidOutput, appErr.Message()
+		case activities.ErrTypeModelAuth, activities.ErrTypeModelNotFound, activities.ErrTypeModelRequest:
+			return ReasonAgentFailed, "model: " + appErr.Message()
+		}
+		return ReasonDeviceError, appErr.Message()
+	}
+	return ReasonDeviceError, err.Error()
+}
+
+// SubtaskWorkflow runs the agent loop for one subtask on its device.
+func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, error) {
+	o := in.Options.withDefaults()
+	st := in.State
+	if st == nil {
+		st = &LoopState{Verdicts: map[string]int{}}
+	}
+	if st.Verdicts == nil {
+		st.Verdicts = map[string]int{}
+	}
+	st.Runs++
+	s := in.Subtask
+	maxInvalid := in.MaxInvalid
+	if maxInvalid <= 0 {
+		maxInvalid = 3
+	}
+	live := SubtaskLive{Subtask: s.Name, Device: s.Device, Step: st.Step, MaxSteps: s.MaxSteps, Phase: "starting",
+		LastAction: st.LastAction, Verdict: st.LastVerdict, Progress: st.Progress, Tokens: st.Usage.Total()}
+	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (SubtaskLive, error) { return live, nil }); err != nil {
+		return nil, err
+	}
+	wfID := workflow.GetInfo(ctx).WorkflowExecution.ID
+	var outKeys []string
+	for _, out := range s.Outputs {
+		outKeys = append(outKeys, out.Key)
+	}
+
+	res := &SubtaskResult{Name: s.Name, Device: s.Device, Status: StatusFailed}
+	finish := func(reason, msg string) (*SubtaskResult, error) {
+		res.Reason, res.Error = reason, msg
+		if reason == ReasonSuccess {
+			res.Status = StatusSucceeded
+		}
+		res.Steps, res.Usage, res.Invalid, res.Verdicts, res.Summary = st.Step, st.Usage, st.Invalid, st.Verdicts, st.Progress
+		live.Phase = reason
+		return res, nil
+	}
+
+	for {
+		now := workflow.Now(ctx)
+		if !now.Before(in.Deadline) {
+			return finish(ReasonTimeout, fmt.Sprintf("time limit reached after %d steps", st.Step))
+		}
+		if st.Step >= s.MaxSteps {
+			return finish(ReasonStepLimit, fmt.Sprintf("used all %d steps without finishing", s.MaxSteps))
+		}
+		if in.TokenBudget > 0 && st.Usage.Total() >= in.TokenBudget {
+			return finish(ReasonBudgetExceeded, fmt.Sprintf("used %d tokens of a budget of %d", st.Usage.Total(), in.TokenBudget))
+		}
+		if workflow.GetInfo(ctx).GetCurrentHistoryLength() >= o.ContinueAsNewEvents {
+			next := in
+			next.State = st
+			return nil, workflow.NewContinueAsNewError(ctx, SubtaskWorkflowName, next)
+		}
+		step := st.Step + 1
+		dctx := workflow.WithActivityOptions(ctx, deviceOptions(o, s.Device, in.Deadline, now))
+		mctx := workflow.WithActivityOptions(ctx, modelOptions(o, in.Deadline, now))
+		live.Step, live.Phase = step, "deciding"
+
+		var d activities.DecideResult
+		err := workflow.ExecuteActivity(withSummary(dctx, fmt.Sprintf("step %d: observe and decide", step)), a.Decide, activities.DecideInput{
+			Subtask: s.Name, Instruction: in.Instruction, Knowledge: in.Knowledge, Outputs: s.Outputs,
+			Step: step, MaxSteps: s.MaxSteps, Progress: st.Progress, Memory: st.Memory,
+			LastAction: st.LastAction, LastVerdict: st.LastVerdict, LastReason: st.LastReason,
+		}).Get(ctx, &d)
+		st.Usage.Add(d.Usage)
+		live.Tokens = st.Usage.Total()
+		if err != nil {
+			reason, msg := reasonFor(err, s.Device, o)
+			if reason == ReasonInvalidOutput {
+				st.Invalid += maxInvalid
+			}
+			return finish(reason, msg)
+		}
+		if d.Invalid > 0 {
+			st.Invalid += d.Invalid
+			st.ConsecutiveBad += d.Invalid
+		} else {
+			st.ConsecutiveBad = 0
+		}
+		if st.ConsecutiveBad >= maxInvalid {
+			return finish(ReasonInvalidOutput, fmt.Sprintf("%d invalid model answers in a row", st.ConsecutiveBad))
+		}
+		st.Step = step
+		act := d.Action
+		summary := act.Summary()
+		live.LastAction = summary
+		switch act.Kind {
+		case screen.ActDone:
+			res.Outputs = act.Outputs
+			st.LastAction = summary
+			live.Phase = "checking"
+			checks, ok := runChecks(ctx, s.Checks, withOutputs(in.Upstream, s.Name, act.Outputs), s.Device, o, in.Deadline)
+			res.Checks = checks
+			if !ok {
+				return finish(ReasonCheckFailed, failedChecks(checks))
+			}
+			return finish(ReasonSuccess, "")
+		case screen.ActFail:
+			return finish(ReasonAgentFailed, "the agent gave up: "+act.Reason)
+		}
+
+		live.Phase = "acting"
+		actOpts := deviceOptions(o, s.Device, in.Deadline, now)
+		actOpts.StartToCloseTimeout = 2 * time.Minute
+		actOpts.RetryPolicy.MaximumAttempts = 5
+		var ar activities.ActResult
+		err = workflow.ExecuteActivity(withSummary(workflow.WithActivityOptions(ctx, actOpts), fmt.Sprintf("step %d: %s", step, summary)),
+			a.Act, activities.ActInput{ID: fmt.Sprintf("%s/step-%d", wfID, step), Action: act}).Get(ctx, &ar)
+		if err != nil {
+			reason, msg := reasonFor(err, s.Device, o)
+			return finish(reason, msg)
+		}
+
+		live.Phase = "reflecting"
+		var r activities.ReflectResult
+		err = workflow.ExecuteActivity(withSummary(dctx, fmt.Sprintf("step %d: reflect on %s", step, summary)), a.Reflect, activities.ReflectInput{
+			Subtask: s.Name, Instruction: in.Instruction, Step: step, Action: act, Thought: d.Thought,
+			Outcome: ar, Before: d.Observation,
+		}).Get(ctx, &r)
+		st.Usage.Add(r.Usage)
+		if err != nil {
+			reason, msg := reasonFor(err, s.Device, o)
+			return finish(reason, msg)
+		}
+		st.Verdicts[r.Verdict]++
+		st.LastAction, st.LastVerdict, st.LastReason, st.LastObservation = summary, r.Verdict, r.Reason, r.After
+		live.Verdict = r.Verdict
+
+		live.Phase = "updating progress"
+		var pr activities.ProgressResult
+		err = workflow.ExecuteActivity(withSummary(mctx, fmt.Sprintf("step %d: progress (%s)", step, r.Verdict)), a.Progress, activities.ProgressInput{
+			Subtask: s.Name, Instruction: in.Instruction, Outputs: outKeys, Summary: st.Progress, Memory: st.Memory,
+			Step: step, Action: summary, Thought: d.Thought, Verdict: r.Verdict, Reason: r.Reason,
+		}).Get(ctx, &pr)
+		st.Usage.Add(pr.Usage)
+		if err != nil {
+			reason, msg := reasonFor(err, s.Device, o)
+			return finish(reason, msg)
+		}
+		st.Progress, st.Memory = pr.Summary, pr.Memory
+		live.Progress, live.Tokens = pr.Summary, st.Usage.Total()
+	}
+}
+
+func withOutputs(up plan.Outputs, name string, outs map[string]string) plan.Outputs {
+	o := plan.Outputs{}
+	for k, v := range up {
+		o[k] = v
+	}
+	o[name] = outs
+	return o
+}
+
+func failedChecks(rs []activities.CheckResult) string {
+	var msg string
+	for _, r := range rs {
+		if !r.Passed && !r.Skipped {
+			if msg != "" {
+				msg += "; "
+			}
+			msg += fmt.Sprintf("check %s failed: %s", r.Name, r.Detail)
+		}
+	}
+	return msg
+}
+
+// runChecks evaluates checks in graph order: a check whose `after`
+// predecessors did not all pass is skipped (and counts as not passed).
+// Device checks run on their device; expect checks are evaluated here.
+func runChecks(ctx workflow.Context, checks []plan.Check, outs plan.Outputs, device string, o Options, deadline time.Time) ([]activities.CheckResult, bool) {
+	if len(checks) == 0 {
+		return nil, true
+	}
+	order := checkOrder(checks)
+	passed := map[string]bool{}
+	var results []activities.CheckResult
+	all := true
+	for _, ck := range order {
+		r := activities.CheckResult{Name: ck.Name, Kind: ck.Kind}
+		blocked := ""
+		for _, dep := range ck.After {
+			if !passed[dep] {
+				blocked = dep
+				break
+			}
+		}
+		switch {
+		case blocked != "":
+			r.Skipped, r.Detail = true, "skipped: check "+blocked+" did not pass"
+		case ck.Kind == plan.CheckExpect:
+			v, err := ck.Expect.Eval(outs)
+			b, isBool := v.(bool)
+			switch {
+			case err != nil:
+				r.Detail = err.Error()
+			case !isBool:
+				r.Detail = fmt.Sprintf("expect gave %s, not true/false", plan.ToString(v))
+			default:
+				r.Passed = b
+				r.Detail = fmt.Sprintf("expect is %v", b)
+			}
+		default:
+			in, err := renderCheck(ck, outs)
+			if err != nil {
+				r.Detail = err.Error()
+				break
+			}
+			dev := ck.Device
+			if dev == "" {
+				dev = device
+			}
+			now := workflow.Now(ctx)
+			if !deadline.After(now.Add(time.Minute)) {
+				deadline = now.Add(time.Minute)
+			}
+			cctx := workflow.WithActivityOptions(ctx, deviceOptions(o, dev, deadline, now))
+			var cr activities.CheckResult
+			if err := workflow.ExecuteActivity(withSummary(cctx, fmt.Sprintf("check %s (%s) on %s", ck.Name, ck.Kind, dev)), a.Check, in).Get(ctx, &cr); err != nil {
+				_, msg := reasonFor(err, dev, o)
+				r.Detail = msg
+				break
+			}
+			r = cr
+		}
+		passed[ck.Name] = r.Passed
+		if !r.Passed {
+			all = false
+		}
+		results = append(results, r)
+	}
+	return results, all
+}
+
+// checkOrder sorts checks so every check follows those it is after,
+// keeping declaration order otherwise.
+func checkOrder(checks []plan.Check) []plan.Check {
+	idx := map[string]int{}
+	for i, c := range checks {
+		idx[c.Name] = i
+	}
+	done := map[string]bool{}
+	var out []plan.Check
+	var visit func(c plan.Check)
+	visit = func(c plan.Check) {
+		if done[c.Name] {
+			return
+		}
+		done[c.Name] = true
+		deps := append([]string(nil), c.After...)
+		sort.Strings(deps)
+		for _, d := range deps {
+			if i, ok := idx[d]; ok {
+				visit(checks[i])
+			}
+		}
+		out = append(out, c)
+	}
+	for _, c := range checks {
+		visit(c)
+	}
+	return out
+}
+
+func renderCheck(ck plan.Check, outs plan.Outputs) (activities.CheckInput, error) {
+	in := activities.CheckInput{Name: ck.Name, Kind: ck.Kind, Cell: ck.Cell, Sheet: ck.Sheet, Exists: ck.Exists, ExitCode: ck.ExitCode}
+	str := func(e *plan.Expr) (*string, error) {
+		if e == nil {
+			return nil, nil
+		}
+		v, err := e.EvalString(outs)
+		if err != nil {
+			return nil, fmt.Errorf("check %s: %w", ck.Name, err)
+		}
+		return &v, nil
+	}
+	var err error
+	var path *string
+	if path, err = str(ck.Path); err != nil {
+		return in, err
+	}
+	if path != nil {
+		in.Path = *path
+	}
+	for _, x := range ck.Argv {
+		v, err := x.EvalString(outs)
+		if err != nil {
+			return in, fmt.Errorf("check %s: %w", ck.Name, err)
+		}
+		in.Argv = append(in.Argv, v)
+	}
+	if in.Contains, err = str(ck.Contains); err != nil {
+		return in, err
+	}
+	if in.Matches, err = str(ck.Matches); err != nil {
+		return in, err
+	}
+	if in.Equals, err = str(ck.Equals); err != nil {
+		return in, err
+	}
+	return in, nil
+}

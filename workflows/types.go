@@ -1,0 +1,175 @@
+package workflows
+
+import (
+	"time"
+
+	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/activities/screen"
+	"github.com/pcflow/pcflow/specs/plan"
+)
+
+// Registered names: stable across Go renames.
+const (
+	InstructionWorkflowName = "pcflow.Instruction"
+	SubtaskWorkflowName     = "pcflow.Subtask"
+	// TaskQueue is the shared queue for workflows and text-only model calls.
+	TaskQueue = "pcflow"
+	// ProgressQuery returns live progress.
+	ProgressQuery = "progress"
+)
+
+// Termination reasons: a fixed set.
+const (
+	ReasonSuccess        = "success"
+	ReasonAgentFailed    = "agent_failed"
+	ReasonStepLimit      = "step_limit"
+	ReasonTimeout        = "timeout"
+	ReasonInvalidOutput  = "invalid_output"
+	ReasonDeviceError    = "device_error"
+	ReasonCheckFailed    = "check_failed"
+	ReasonBudgetExceeded = "budget_exceeded"
+	ReasonCancelled      = "cancelled"
+	ReasonSkipped        = "skipped" // a predecessor failed; never started
+)
+
+// Subtask statuses.
+const (
+	StatusPending   = "pending"
+	StatusRunning   = "running"
+	StatusSucceeded = "succeeded"
+	StatusFailed    = "failed"
+	StatusSkipped   = "skipped"
+)
+
+// Options tune a run; zero values mean defaults.
+type Options struct {
+	// DeviceTimeout is how long a device activity may wait for its worker
+	// before the device is reported offline.
+	DeviceTimeout time.Duration `json:"device_timeout,omitempty"`
+	// ContinueAsNewEvents continues a subtask as new once its history has
+	// this many events.
+	ContinueAsNewEvents int `json:"continue_as_new_events,omitempty"`
+	// ModelTimeout bounds one model activity attempt.
+	ModelTimeout time.Duration `json:"model_timeout,omitempty"`
+	// SearchAttributes upserts PcflowTask and PcflowStatus (the server must
+	// have them registered; the embedded server does).
+	SearchAttributes bool `json:"search_attributes,omitempty"`
+}
+
+func (o Options) withDefaults() Options {
+	if o.DeviceTimeout == 0 {
+		o.DeviceTimeout = 60 * time.Second
+	}
+	if o.ContinueAsNewEvents == 0 {
+		o.ContinueAsNewEvents = 2000
+	}
+	if o.ModelTimeout == 0 {
+		o.ModelTimeout = 5 * time.Minute
+	}
+	return o
+}
+
+// InstructionInput starts a run.
+type InstructionInput struct {
+	Plan    plan.Plan `json:"plan"`
+	Options Options   `json:"options"`
+	// Done holds outputs of subtasks finished in an earlier run
+	// (pcflow resume --from): they are not run again.
+	Done map[string]SubtaskResult `json:"done,omitempty"`
+	// SkipSetup skips the setup steps (a rerun on a prepared device).
+	SkipSetup bool `json:"skip_setup,omitempty"`
+}
+
+// SubtaskInput starts (or continues) one subtask.
+type SubtaskInput struct {
+	Subtask     plan.Subtask `json:"subtask"`
+	Instruction string       `json:"instruction"` // rendered
+	Knowledge   []string     `json:"knowledge,omitempty"`
+	MaxInvalid  int          `json:"max_invalid"`
+	// Deadline is absolute, so it survives continue-as-new.
+	Deadline time.Time `json:"deadline"`
+	// TokenBudget is what this subtask may still spend (0: unlimited).
+	TokenBudget int `json:"token_budget,omitempty"`
+	// Upstream outputs, for expect checks.
+	Upstream plan.Outputs `json:"upstream,omitempty"`
+	Options  Options      `json:"options"`
+	State    *LoopState   `json:"state,omitempty"`
+}
+
+// LoopState is what a subtask carries across continue-as-new.
+type LoopState struct {
+	Step             int                `json:"step"`
+	Progress         string             `json:"progress,omitempty"`
+	Memory           string             `json:"memory,omitempty"`
+	LastAction       string             `json:"last_action,omitempty"`
+	LastVerdict      string             `json:"last_verdict,omitempty"`
+	LastReason       string             `json:"last_reason,omitempty"`
+	LastObservation  screen.Observation `json:"last_observation"`
+	Usage            screen.Usage       `json:"usage"`
+	Invalid          int                `json:"invalid"`
+	ConsecutiveBad   int                `json:"consecutive_invalid"`
+	Verdicts         map[string]int     `json:"verdicts,omitempty"`
+	Runs             int                `json:"runs"`
+}
+
+// SubtaskResult is the outcome of one subtask.
+type SubtaskResult struct {
+	Name     string                   `json:"name"`
+	Device   string                   `json:"device"`
+	Status   string                   `json:"status"`
+	Reason   string                   `json:"reason"`
+	Error    string                   `json:"error,omitempty"`
+	Outputs  map[string]string        `json:"outputs,omitempty"`
+	Checks   []activities.CheckResult `json:"checks,omitempty"`
+	Steps    int                      `json:"steps"`
+	Usage    screen.Usage             `json:"usage"`
+	Invalid  int                      `json:"invalid,omitempty"`
+	Verdicts map[string]int           `json:"verdicts,omitempty"`
+	Summary  string                   `json:"summary,omitempty"`
+}
+
+// Metrics are CRAB-style success metrics of a run.
+type Metrics struct {
+	SR  float64 `json:"sr"`  // task success (0 or 1)
+	SSR float64 `json:"ssr"` // subtask success rate
+	CR  float64 `json:"cr"`  // completion ratio: checks passed / checks
+	EE  float64 `json:"ee"`  // execution efficiency: CR per step
+	CE  float64 `json:"ce"`  // cost efficiency: CR per 1,000 tokens
+}
+
+// InstructionResult is the outcome of a run.
+type InstructionResult struct {
+	Task     string                   `json:"task"`
+	Status   string                   `json:"status"`
+	Reason   string                   `json:"reason"`
+	Error    string                   `json:"error,omitempty"`
+	Subtasks []SubtaskResult          `json:"subtasks"`
+	Checks   []activities.CheckResult `json:"checks,omitempty"`
+	Steps    int                      `json:"steps"`
+	Usage    screen.Usage             `json:"usage"`
+	Metrics  Metrics                  `json:"metrics"`
+}
+
+// Live is what the progress query returns.
+type Live struct {
+	Task     string            `json:"task"`
+	Phase    string            `json:"phase"`
+	Layers   [][]string        `json:"layers,omitempty"`
+	Subtasks map[string]string `json:"subtasks"` // name → status
+	Reasons  map[string]string `json:"reasons,omitempty"`
+	// Per running subtask: its child workflow id.
+	Children map[string]string `json:"children,omitempty"`
+}
+
+// SubtaskLive is a subtask's progress query answer.
+type SubtaskLive struct {
+	Subtask    string `json:"subtask"`
+	Device     string `json:"device"`
+	Step       int    `json:"step"`
+	MaxSteps   int    `json:"max_steps"`
+	Phase      string `json:"phase"`
+	LastAction string `json:"last_action,omitempty"`
+	Verdict    string `json:"verdict,omitempty"`
+	Progress   string `json:"progress,omitempty"`
+	Tokens     int    `json:"tokens"`
+}
