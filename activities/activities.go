@@ -468,11 +468,11 @@ func (a *Activities) Manage(ctx context.Context, in ManageInput) (*ManageResult,
 
 // SetupInput is one rendered setup step.
 type SetupInput struct {
-	Name          string      `json:"name"`
-	WriteFiles    []FileWrite `json:"write_files,omitempty"`
-	Command       []string    `json:"command,omitempty"`
-	Launch        []string    `json:"launch,omitempty"`
-	WaitForWindow string      `json:"wait_for_window,omitempty"`
+	Name          string        `json:"name"`
+	WriteFiles    []FileWrite   `json:"write_files,omitempty"`
+	Command       []string      `json:"command,omitempty"`
+	Launch        []string      `json:"launch,omitempty"`
+	WaitForWindow string        `json:"wait_for_window,omitempty"`
 	WaitTimeout   time.Duration `json:"wait_timeout,omitempty"`
 }
 

@@ -170,13 +170,13 @@ task "one" {
 func TestTerminationReasons(t *testing.T) {
 	endless := scripted.SubtaskScript{Steps: []scripted.Step{click("A"), click("A"), click("A"), click("A"), click("A")}}
 	tests := []struct {
-		name    string
-		spec    string
-		script  scripted.Script
-		opts    workflows.Options
+		name     string
+		spec     string
+		script   scripted.Script
+		opts     workflows.Options
 		noWorker bool
-		reason  string
-		errHas  string
+		reason   string
+		errHas   string
 	}{
 		{name: "success", spec: oneSubtask, script: scripted.Script{Subtasks: map[string]scripted.SubtaskScript{
 			"s": {Steps: []scripted.Step{click("A"), done(map[string]any{"v": "1"})}}}}, reason: workflows.ReasonSuccess},

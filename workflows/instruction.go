@@ -325,4 +325,3 @@ func finalize(res *InstructionResult, p plan.Plan) {
 		res.Metrics.CE = res.Metrics.CR / (float64(t) / 1000)
 	}
 }
-

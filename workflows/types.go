@@ -98,18 +98,18 @@ type SubtaskInput struct {
 
 // LoopState is what a subtask carries across continue-as-new.
 type LoopState struct {
-	Step             int                `json:"step"`
-	Progress         string             `json:"progress,omitempty"`
-	Memory           string             `json:"memory,omitempty"`
-	LastAction       string             `json:"last_action,omitempty"`
-	LastVerdict      string             `json:"last_verdict,omitempty"`
-	LastReason       string             `json:"last_reason,omitempty"`
-	LastObservation  screen.Observation `json:"last_observation"`
-	Usage            screen.Usage       `json:"usage"`
-	Invalid          int                `json:"invalid"`
-	ConsecutiveBad   int                `json:"consecutive_invalid"`
-	Verdicts         map[string]int     `json:"verdicts,omitempty"`
-	Runs             int                `json:"runs"`
+	Step            int                `json:"step"`
+	Progress        string             `json:"progress,omitempty"`
+	Memory          string             `json:"memory,omitempty"`
+	LastAction      string             `json:"last_action,omitempty"`
+	LastVerdict     string             `json:"last_verdict,omitempty"`
+	LastReason      string             `json:"last_reason,omitempty"`
+	LastObservation screen.Observation `json:"last_observation"`
+	Usage           screen.Usage       `json:"usage"`
+	Invalid         int                `json:"invalid"`
+	ConsecutiveBad  int                `json:"consecutive_invalid"`
+	Verdicts        map[string]int     `json:"verdicts,omitempty"`
+	Runs            int                `json:"runs"`
 }
 
 // SubtaskResult is the outcome of one subtask.

@@ -278,23 +278,23 @@ func (c *Client) Decide(ctx context.Context, in DecisionInput, u *screen.Usage) 
 }
 
 type rawArgs struct {
-	Element   *int              `json:"element"`
-	X         *float64          `json:"x"`
-	Y         *float64          `json:"y"`
-	X2        *float64          `json:"x2"`
-	Y2        *float64          `json:"y2"`
-	Text      *string           `json:"text"`
-	Enter     bool              `json:"enter"`
-	Keys      []string          `json:"keys"`
-	Direction string            `json:"direction"`
-	Amount    int               `json:"amount"`
-	Start     string            `json:"start"`
-	End       string            `json:"end"`
-	App       string            `json:"app"`
-	Title     string            `json:"title"`
-	Seconds   float64           `json:"seconds"`
-	Outputs   map[string]any    `json:"outputs"`
-	Reason    string            `json:"reason"`
+	Element   *int           `json:"element"`
+	X         *float64       `json:"x"`
+	Y         *float64       `json:"y"`
+	X2        *float64       `json:"x2"`
+	Y2        *float64       `json:"y2"`
+	Text      *string        `json:"text"`
+	Enter     bool           `json:"enter"`
+	Keys      []string       `json:"keys"`
+	Direction string         `json:"direction"`
+	Amount    int            `json:"amount"`
+	Start     string         `json:"start"`
+	End       string         `json:"end"`
+	App       string         `json:"app"`
+	Title     string         `json:"title"`
+	Seconds   float64        `json:"seconds"`
+	Outputs   map[string]any `json:"outputs"`
+	Reason    string         `json:"reason"`
 }
 
 // buildAction validates the model's tool call and maps it to screen space.

@@ -52,8 +52,8 @@ func (e Element) Label() string {
 
 // Word is a word found by OCR, with its box in screen coordinates.
 type Word struct {
-	Text string `json:"text"`
-	Box  Rect   `json:"box"`
+	Text string  `json:"text"`
+	Box  Rect    `json:"box"`
 	Conf float64 `json:"conf"`
 }
 

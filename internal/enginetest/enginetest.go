@@ -5,9 +5,9 @@ package enginetest
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"os"
-	"io"
 	"path/filepath"
 	"testing"
 	"time"

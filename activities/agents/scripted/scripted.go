@@ -67,15 +67,15 @@ type Fault struct {
 
 // Request is what the server saw, for contract tests.
 type Request struct {
-	Role     string
-	Subtask  string
-	Step     int
-	Model    string
-	Images   int
-	Tools    []string
-	Text     string
-	Fault    string
-	Status   int
+	Role    string
+	Subtask string
+	Step    int
+	Model   string
+	Images  int
+	Tools   []string
+	Text    string
+	Fault   string
+	Status  int
 }
 
 // Server serves a Script.
@@ -276,7 +276,9 @@ func errBody(status int, msg string) apiError {
 	return e
 }
 
-func writeErr(w http.ResponseWriter, status int, msg string) { writeJSON(w, status, errBody(status, msg)) }
+func writeErr(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, errBody(status, msg))
+}
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
