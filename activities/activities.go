@@ -157,6 +157,17 @@ func (a *Activities) observe(ctx context.Context) (*screen.Screen, screen.Observ
 	return s, obs, nil
 }
 
+// Words returns the screen's OCR words, running OCR if the device
+// deferred it.
+func Words(s *screen.Screen) []screen.Word {
+	if s.Words == nil && s.OCR != nil {
+		if w, err := s.OCR(); err == nil {
+			s.Words = w
+		}
+	}
+	return s.Words
+}
+
 type observationFile struct {
 	Elements  []screen.Element `json:"elements"`
 	Words     []screen.Word    `json:"words,omitempty"`
@@ -232,8 +243,8 @@ func (a *Activities) Decide(ctx context.Context, in DecideInput) (*DecideResult,
 		outs[i] = agents.OutputSpec{Key: o.Key, Description: o.Description}
 	}
 	var locate func(string) []screen.Rect
-	if s.Words != nil {
-		locate = func(text string) []screen.Rect { return FindText(s.Words, text) }
+	if s.Words != nil || s.OCR != nil {
+		locate = func(text string) []screen.Rect { return FindText(Words(s), text) }
 	}
 	d, err := a.Model.Decide(ctx, agents.DecisionInput{
 		Subtask: in.Subtask, Instruction: in.Instruction, Knowledge: in.Knowledge, Outputs: outs,

@@ -157,7 +157,7 @@ func ScreenText(s *screen.Screen) string {
 			b.WriteByte('\n')
 		}
 	}
-	for _, w := range s.Words {
+	for _, w := range Words(s) {
 		b.WriteString(w.Text)
 		b.WriteByte(' ')
 	}

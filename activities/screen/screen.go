@@ -61,7 +61,10 @@ type Word struct {
 type Screen struct {
 	Image        image.Image
 	Elements     []Element // numbered Set-of-Marks, IDs from 1
-	Words        []Word    // OCR words (may be nil when OCR is off)
+	Words        []Word    // OCR words, when the device ran OCR during Observe
+	// OCR runs OCR on demand (for select and screen_text) when Words is nil;
+	// nil when the device has no OCR.
+	OCR          func() ([]Word, error)
 	ActiveWindow string
 	Windows      []string
 	Clipboard    string

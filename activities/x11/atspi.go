@@ -1,0 +1,273 @@
+package x11
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/pcflow/pcflow/activities/screen"
+)
+
+// AT-SPI state bits (atspi-constants.h, AtspiStateType).
+const (
+	stateChecked   = 4
+	stateEditable  = 7
+	stateEnabled   = 8
+	stateFocused   = 12
+	stateSelected  = 23
+	stateSensitive = 24
+	stateShowing   = 25
+	stateVisible   = 30
+)
+
+// roleNames lists AtspiRole values in order.
+var roleNames = strings.Fields(`invalid accelerator_label alert animation arrow calendar canvas check_box
+check_menu_item color_chooser column_header combo_box date_editor desktop_icon desktop_frame dial dialog
+directory_pane drawing_area file_chooser filler focus_traversable font_chooser frame glass_pane html_container
+icon image internal_frame label layered_pane list list_item menu menu_bar menu_item option_pane page_tab
+page_tab_list panel password_text popup_menu progress_bar push_button radio_button radio_menu_item root_pane
+row_header scroll_bar scroll_pane separator slider spin_button split_pane status_bar table table_cell
+table_column_header table_row_header tearoff_menu_item terminal text toggle_button tool_bar tool_tip tree
+tree_table unknown viewport window extended header footer paragraph ruler application autocomplete editbar
+embedded entry chart caption document_frame heading page section redundant_object form link
+input_method_window table_row tree_item document_spreadsheet document_presentation document_text
+document_web document_email comment list_box grouping image_map notification info_bar level_bar title_bar
+block_quote audio video definition article landmark log marquee math rating timer static math_fraction
+math_root subscript superscript description_list description_term description_value footnote
+content_deletion content_insertion mark suggestion push_button_menu`)
+
+func roleName(r uint32) string {
+	if int(r) < len(roleNames) {
+		return strings.ReplaceAll(roleNames[r], "_", " ")
+	}
+	return "unknown"
+}
+
+// interactive roles become Set-of-Marks elements; text roles are listed
+// too, so the agent can read values (a calculator's display, a label).
+var interactive = map[string]bool{
+	"push button": true, "toggle button": true, "check box": true, "radio button": true, "menu item": true,
+	"check menu item": true, "radio menu item": true, "menu": true, "combo box": true, "text": true, "entry": true,
+	"password text": true, "spin button": true, "link": true, "page tab": true, "list item": true, "table cell": true,
+	"slider": true, "icon": true, "tree item": true, "push button menu": true, "document text": true,
+	"document spreadsheet": false, "paragraph": true, "label": true, "heading": true, "static": true,
+	"table column header": true, "table row header": true, "column header": true, "row header": true,
+}
+
+var textRoles = map[string]bool{"text": true, "entry": true, "paragraph": true, "document text": true, "spin button": true, "table cell": true, "password text": false}
+
+type objRef struct {
+	Bus  string
+	Path dbus.ObjectPath
+}
+
+type cacheItem struct {
+	Ref        objRef
+	App        objRef
+	Parent     objRef
+	Index      int32
+	Children   int32
+	Interfaces []string
+	Name       string
+	Role       uint32
+	Desc       string
+	States     []uint32
+}
+
+// a11y reads the accessibility tree of a desktop over AT-SPI2.
+type a11y struct {
+	mu   sync.Mutex
+	conn *dbus.Conn
+}
+
+func (a *a11y) connect() (*dbus.Conn, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.conn != nil && a.conn.Connected() {
+		return a.conn, nil
+	}
+	addr := os.Getenv("DBUS_SESSION_BUS_ADDRESS")
+	if addr == "" {
+		// Never autolaunch a bus: it would hijack the accessibility socket.
+		return nil, fmt.Errorf("DBUS_SESSION_BUS_ADDRESS is not set: start the desktop with `pcflow desktop up` and pass --display")
+	}
+	sess, err := dbus.Connect(addr)
+	if err != nil {
+		return nil, fmt.Errorf("session bus: %w", err)
+	}
+	var a11yAddr string
+	err = sess.Object("org.a11y.Bus", "/org/a11y/bus").Call("org.a11y.Bus.GetAddress", 0).Store(&a11yAddr)
+	sess.Close()
+	if err != nil {
+		return nil, fmt.Errorf("accessibility bus address: %w", err)
+	}
+	conn, err := dbus.Connect(a11yAddr)
+	if err != nil {
+		return nil, fmt.Errorf("accessibility bus: %w", err)
+	}
+	// Applications publish their cache only once a client listens for tree changes.
+	reg := conn.Object("org.a11y.atspi.Registry", "/org/a11y/atspi/registry")
+	if reg.Call("org.a11y.atspi.Registry.RegisterEvent", 0, "object:children-changed", []string{}, "").Err != nil {
+		reg.Call("org.a11y.atspi.Registry.RegisterEvent", 0, "object:children-changed")
+	}
+	a.conn = conn
+	return conn, nil
+}
+
+func (a *a11y) close() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.conn != nil {
+		a.conn.Close()
+		a.conn = nil
+	}
+}
+
+// elements returns the showing, interactive elements of every application
+// whose boxes lie on the screen, in reading order, numbered from 1.
+func (a *a11y) elements(screenW, screenH int, apps map[string]bool) ([]screen.Element, error) {
+	conn, err := a.connect()
+	if err != nil {
+		return nil, err
+	}
+	var children []objRef
+	root := conn.Object("org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root")
+	if err := root.Call("org.a11y.atspi.Accessible.GetChildren", 0).Store(&children); err != nil {
+		a.close()
+		return nil, fmt.Errorf("list accessible applications: %w", err)
+	}
+	var out []screen.Element
+	for _, app := range children {
+		items, err := a.items(conn, app)
+		if err != nil {
+			continue // an application that went away
+		}
+		for _, it := range items {
+			if len(it.States) == 0 || !bit(it.States, stateShowing) || !bit(it.States, stateVisible) {
+				continue
+			}
+			role := roleName(it.Role)
+			if !interactive[role] {
+				continue
+			}
+			obj := conn.Object(it.Ref.Bus, it.Ref.Path)
+			var ext struct{ X, Y, W, H int32 }
+			if err := obj.Call("org.a11y.atspi.Component.GetExtents", 0, uint32(0)).Store(&ext); err != nil {
+				continue
+			}
+			if ext.W <= 1 || ext.H <= 1 || ext.X < 0 || ext.Y < 0 || int(ext.X) >= screenW || int(ext.Y) >= screenH {
+				continue
+			}
+			name := strings.TrimSpace(it.Name)
+			value := ""
+			if textRoles[role] && hasIface(it.Interfaces, "org.a11y.atspi.Text") {
+				var s string
+				if obj.Call("org.a11y.atspi.Text.GetText", 0, int32(0), int32(-1)).Store(&s) == nil {
+					value = strings.TrimSpace(s)
+				}
+			}
+			if name == "" && value == "" && (role == "label" || role == "paragraph" || role == "static" || role == "heading") {
+				continue
+			}
+			if name == "" && role == "paragraph" {
+				name = firstLine(value)
+			}
+			e := screen.Element{Role: role, Name: name, Value: value, Source: "a11y",
+				Box: screen.Rect{X: int(ext.X), Y: int(ext.Y), W: int(ext.W), H: int(ext.H)}}
+			for _, s := range []struct {
+				bit  uint
+				name string
+			}{{stateFocused, "focused"}, {stateChecked, "checked"}, {stateSelected, "selected"}, {stateEditable, "editable"}} {
+				if bit(it.States, s.bit) {
+					e.States = append(e.States, s.name)
+				}
+			}
+			if !bit(it.States, stateEnabled) && !bit(it.States, stateSensitive) {
+				e.States = append(e.States, "disabled")
+			}
+			out = append(out, e)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Box.Y/8 != out[j].Box.Y/8 {
+			return out[i].Box.Y < out[j].Box.Y
+		}
+		return out[i].Box.X < out[j].Box.X
+	})
+	for i := range out {
+		out[i].ID = i + 1
+	}
+	return out, nil
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 60 {
+		s = s[:60]
+	}
+	return s
+}
+
+// items reads an application's objects from its bulk cache, falling back
+// to walking the tree when the application has no cache.
+func (a *a11y) items(conn *dbus.Conn, app objRef) ([]cacheItem, error) {
+	var items []cacheItem
+	err := conn.Object(app.Bus, "/org/a11y/atspi/cache").Call("org.a11y.atspi.Cache.GetItems", 0).Store(&items)
+	if err == nil && len(items) > 0 {
+		return items, nil
+	}
+	return a.walk(conn, app, 0, new(int))
+}
+
+func (a *a11y) walk(conn *dbus.Conn, ref objRef, depth int, budget *int) ([]cacheItem, error) {
+	if depth > 30 || *budget > 4000 {
+		return nil, nil
+	}
+	*budget++
+	obj := conn.Object(ref.Bus, ref.Path)
+	it := cacheItem{Ref: ref}
+	if err := obj.Call("org.a11y.atspi.Accessible.GetRole", 0).Store(&it.Role); err != nil {
+		return nil, err
+	}
+	_ = obj.Call("org.a11y.atspi.Accessible.GetState", 0).Store(&it.States)
+	_ = obj.Call("org.a11y.atspi.Accessible.GetInterfaces", 0).Store(&it.Interfaces)
+	if v, err := obj.GetProperty("org.a11y.atspi.Accessible.Name"); err == nil {
+		it.Name, _ = v.Value().(string)
+	}
+	out := []cacheItem{it}
+	if len(it.States) > 0 && !bit(it.States, stateShowing) && depth > 1 {
+		return out, nil
+	}
+	var kids []objRef
+	if err := obj.Call("org.a11y.atspi.Accessible.GetChildren", 0).Store(&kids); err != nil {
+		return out, nil
+	}
+	if len(kids) > 500 {
+		kids = kids[:500] // a spreadsheet reports 2^31-1 cells
+	}
+	for _, k := range kids {
+		sub, _ := a.walk(conn, k, depth+1, budget)
+		out = append(out, sub...)
+	}
+	return out, nil
+}
+
+func bit(states []uint32, n uint) bool {
+	w := int(n / 32)
+	return w < len(states) && states[w]&(1<<(n%32)) != 0
+}
+
+func hasIface(ifs []string, name string) bool {
+	for _, i := range ifs {
+		if i == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,294 @@
+package x11
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// Desktop is a headless X desktop: Xvfb, a D-Bus session with
+// accessibility switched on, and a window manager.
+type Desktop struct {
+	Display string            // ":N"
+	Env     map[string]string // what programs on this desktop need
+	PIDs    []int
+}
+
+// DesktopOptions configure Up.
+type DesktopOptions struct {
+	Display string // ":N"; empty picks the first free one from :90
+	Width   int
+	Height  int
+	// StateDir holds the desktop's env and pid files.
+	StateDir string
+}
+
+func displayNum(d string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimPrefix(d, ":"))
+	if err != nil || !strings.HasPrefix(d, ":") {
+		return 0, fmt.Errorf("display %q: write it as :N, for example :90", d)
+	}
+	return n, nil
+}
+
+func socketFor(n int) string { return fmt.Sprintf("/tmp/.X11-unix/X%d", n) }
+
+// EnvFile is where Up writes a desktop's environment.
+func EnvFile(stateDir, display string) string {
+	return filepath.Join(stateDir, "desktops", strings.TrimPrefix(display, ":")+".env")
+}
+
+// Up starts a desktop and waits until it is ready for applications.
+func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
+	if o.Width == 0 {
+		o.Width, o.Height = 1440, 900
+	}
+	if o.Display == "" {
+		for n := 90; n < 200; n++ {
+			if _, err := os.Stat(socketFor(n)); os.IsNotExist(err) {
+				o.Display = fmt.Sprintf(":%d", n)
+				break
+			}
+		}
+	}
+	n, err := displayNum(o.Display)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(socketFor(n)); err == nil {
+		if d, err := Load(o.StateDir, o.Display); err == nil {
+			return d, nil // already up
+		}
+		return nil, fmt.Errorf("display %s is already in use by another X server; pick another with --display", o.Display)
+	}
+	for _, bin := range []string{"Xvfb", "dbus-launch", "openbox"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			return nil, fmt.Errorf("%s is not installed: run scripts/setup.sh (or apt-get install xvfb dbus-x11 openbox at-spi2-core)", bin)
+		}
+	}
+	d := &Desktop{Display: o.Display, Env: map[string]string{}}
+	xvfb := exec.Command("Xvfb", o.Display, "-screen", "0", fmt.Sprintf("%dx%dx24", o.Width, o.Height), "-nolisten", "tcp", "-ac")
+	xvfb.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := xvfb.Start(); err != nil {
+		return nil, fmt.Errorf("start Xvfb: %w", err)
+	}
+	go xvfb.Wait()
+	d.PIDs = append(d.PIDs, xvfb.Process.Pid)
+	if err := waitFor(ctx, 10*time.Second, func() bool { _, err := os.Stat(socketFor(n)); return err == nil }); err != nil {
+		d.Down()
+		return nil, fmt.Errorf("Xvfb on %s did not start: %w", o.Display, err)
+	}
+	runtimeDir := filepath.Join(os.TempDir(), fmt.Sprintf("pcflow-xdg-%d", n))
+	if err := os.MkdirAll(runtimeDir, 0o700); err != nil {
+		d.Down()
+		return nil, err
+	}
+	d.Env["DISPLAY"] = o.Display
+	d.Env["XDG_RUNTIME_DIR"] = runtimeDir
+	d.Env["GTK_MODULES"] = "gail:atk-bridge"
+	d.Env["NO_AT_BRIDGE"] = "0"
+	d.Env["ACCESSIBILITY_ENABLED"] = "1"
+	d.Env["QT_ACCESSIBILITY"] = "1"
+	d.Env["SAL_USE_VCLPLUGIN"] = "gtk3"
+	d.Env["NO_AT_BRIDGE"] = "0"
+	out, err := d.command("dbus-launch", "--sh-syntax").Output()
+	if err != nil {
+		d.Down()
+		return nil, fmt.Errorf("dbus-launch: %w", err)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if k, v, ok := strings.Cut(strings.TrimSuffix(line, ";"), "="); ok {
+			v = strings.Trim(v, "'")
+			switch k {
+			case "DBUS_SESSION_BUS_ADDRESS":
+				d.Env[k] = v
+			case "DBUS_SESSION_BUS_PID":
+				if pid, err := strconv.Atoi(v); err == nil {
+					d.PIDs = append(d.PIDs, pid)
+				}
+			}
+		}
+	}
+	if d.Env["DBUS_SESSION_BUS_ADDRESS"] == "" {
+		d.Down()
+		return nil, fmt.Errorf("dbus-launch printed no bus address")
+	}
+	if err := enableAccessibility(d.Env["DBUS_SESSION_BUS_ADDRESS"]); err != nil {
+		d.Down()
+		return nil, err
+	}
+	wm := d.command("openbox", "--sm-disable")
+	wm.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := wm.Start(); err != nil {
+		d.Down()
+		return nil, fmt.Errorf("start openbox: %w", err)
+	}
+	go wm.Wait()
+	d.PIDs = append(d.PIDs, wm.Process.Pid)
+	// The window manager is ready when it owns the _NET_SUPPORTING_WM_CHECK.
+	_ = waitFor(ctx, 5*time.Second, func() bool {
+		return d.command("xprop", "-root", "_NET_SUPPORTING_WM_CHECK").Run() == nil &&
+			strings.Contains(outputOf(d.command("xprop", "-root", "_NET_SUPPORTING_WM_CHECK")), "window id")
+	})
+	if o.StateDir != "" {
+		if err := d.save(o.StateDir); err != nil {
+			d.Down()
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+func outputOf(c *exec.Cmd) string {
+	b, _ := c.Output()
+	return string(b)
+}
+
+// enableAccessibility sets org.a11y.Status.IsEnabled on the session bus,
+// which starts the accessibility bus that applications register with.
+func enableAccessibility(addr string) error {
+	conn, err := dbus.Connect(addr)
+	if err != nil {
+		return fmt.Errorf("connect to the desktop's D-Bus session: %w", err)
+	}
+	defer conn.Close()
+	obj := conn.Object("org.a11y.Bus", "/org/a11y/bus")
+	if err := obj.SetProperty("org.a11y.Status.IsEnabled", dbus.MakeVariant(true)); err != nil {
+		return fmt.Errorf("switch accessibility on (is at-spi2-core installed?): %w", err)
+	}
+	var a11yAddr string
+	if err := obj.Call("org.a11y.Bus.GetAddress", 0).Store(&a11yAddr); err != nil {
+		return fmt.Errorf("start the accessibility bus: %w", err)
+	}
+	return nil
+}
+
+func (d *Desktop) command(name string, args ...string) *exec.Cmd {
+	c := exec.Command(name, args...)
+	c.Env = d.Environ()
+	return c
+}
+
+// Environ is os.Environ with the desktop's variables.
+func (d *Desktop) Environ() []string {
+	env := os.Environ()
+	for _, k := range sortedKeys(d.Env) {
+		env = append(env, k+"="+d.Env[k])
+	}
+	return env
+}
+
+func sortedKeys(m map[string]string) []string {
+	k := make([]string, 0, len(m))
+	for n := range m {
+		k = append(k, n)
+	}
+	sort.Strings(k)
+	return k
+}
+
+// Exports renders the environment as shell export lines.
+func (d *Desktop) Exports() string {
+	var b strings.Builder
+	for _, k := range sortedKeys(d.Env) {
+		fmt.Fprintf(&b, "export %s='%s'\n", k, d.Env[k])
+	}
+	return b.String()
+}
+
+func (d *Desktop) save(stateDir string) error {
+	path := EnvFile(stateDir, d.Display)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString(d.Exports())
+	var pids []string
+	for _, p := range d.PIDs {
+		pids = append(pids, strconv.Itoa(p))
+	}
+	fmt.Fprintf(&b, "# pids %s\n", strings.Join(pids, " "))
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+// Load reads a desktop started by Up from the state folder.
+func Load(stateDir, display string) (*Desktop, error) {
+	f, err := os.Open(EnvFile(stateDir, display))
+	if err != nil {
+		return nil, fmt.Errorf("no desktop %s in %s: start it with `pcflow desktop up --display %s`", display, stateDir, display)
+	}
+	defer f.Close()
+	d := &Desktop{Display: display, Env: map[string]string{}}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if rest, ok := strings.CutPrefix(line, "# pids "); ok {
+			for _, p := range strings.Fields(rest) {
+				if n, err := strconv.Atoi(p); err == nil {
+					d.PIDs = append(d.PIDs, n)
+				}
+			}
+			continue
+		}
+		if k, v, ok := strings.Cut(strings.TrimPrefix(line, "export "), "="); ok {
+			d.Env[k] = strings.Trim(v, "'")
+		}
+	}
+	n, _ := displayNum(display)
+	if _, err := os.Stat(socketFor(n)); err != nil {
+		return nil, fmt.Errorf("desktop %s is recorded but its X server is gone: run `pcflow desktop up --display %s` again", display, display)
+	}
+	return d, nil
+}
+
+// Apply sets the desktop's variables in this process, so robotgo, AT-SPI
+// and launched applications all use it.
+func (d *Desktop) Apply() error {
+	for k, v := range d.Env {
+		if err := os.Setenv(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Down stops the desktop's processes (and the applications on it, which
+// lose their display).
+func (d *Desktop) Down() {
+	for i := len(d.PIDs) - 1; i >= 0; i-- {
+		_ = syscall.Kill(d.PIDs[i], syscall.SIGTERM)
+	}
+	time.Sleep(200 * time.Millisecond)
+	for _, p := range d.PIDs {
+		_ = syscall.Kill(p, syscall.SIGKILL)
+	}
+	if n, err := displayNum(d.Display); err == nil {
+		os.Remove(socketFor(n))
+		os.Remove(fmt.Sprintf("/tmp/.X%d-lock", n))
+	}
+}
+
+func waitFor(ctx context.Context, d time.Duration, ok func() bool) error {
+	deadline := time.Now().Add(d)
+	for !ok() {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not ready after %s", d)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return nil
+}

@@ -1,0 +1,514 @@
+// Package x11 is the device side on a Linux X11 desktop: actions through
+// robotgo, observation (screenshot, window titles, clipboard), the
+// accessibility tree over AT-SPI2 as Set-of-Marks elements, OCR with
+// tesseract, and headless desktops under Xvfb.
+package x11
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/png"
+	"io"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/go-vgo/robotgo"
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgbutil"
+	"github.com/jezek/xgbutil/ewmh"
+	"golang.org/x/image/draw"
+
+	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/activities/screen"
+)
+
+var _ activities.Device = (*Device)(nil)
+
+// OCR modes.
+const (
+	OCRAuto   = "auto"   // OCR adds text boxes when the tree is nearly silent
+	OCRAlways = "always" // OCR adds text boxes where no element covers them
+	OCRNever  = "never"  // OCR only on demand (select, screen_text checks)
+)
+
+// Device drives the X display named by $DISPLAY.
+type Device struct {
+	OCRMode string
+	// Settle is how long to let the screen settle after an action.
+	Settle time.Duration
+	mu     sync.Mutex
+	tree   a11y
+	xu     *xgbutil.XUtil
+}
+
+// New returns a device for the current $DISPLAY.
+func New() (*Device, error) {
+	if os.Getenv("DISPLAY") == "" {
+		return nil, errors.New("DISPLAY is not set: start a desktop with `pcflow desktop up` and pass --display :N")
+	}
+	// xgb logs connection chatter (no ~/.Xauthority on Xvfb) to stderr.
+	xgb.Logger = log.New(io.Discard, "", 0)
+	xgbutil.Logger = log.New(io.Discard, "", 0)
+	return &Device{OCRMode: OCRAuto, Settle: 150 * time.Millisecond}, nil
+}
+
+// Close releases the device's connections.
+func (d *Device) Close() {
+	d.tree.close()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.xu != nil {
+		d.xu.Conn().Close()
+		d.xu = nil
+	}
+}
+
+func (d *Device) x() (*xgbutil.XUtil, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.xu != nil {
+		return d.xu, nil
+	}
+	xu, err := xgbutil.NewConn()
+	if err != nil {
+		return nil, fmt.Errorf("connect to X display %s: %w", os.Getenv("DISPLAY"), err)
+	}
+	d.xu = xu
+	return xu, nil
+}
+
+// Capture takes a screenshot with the alpha channel fixed (robotgo returns
+// X's padding byte, 0 on a 24-bit display, as alpha).
+func Capture() (*image.RGBA, error) {
+	img, err := robotgo.CaptureImg()
+	if err != nil {
+		return nil, fmt.Errorf("screenshot: %w", err)
+	}
+	rgba, ok := img.(*image.RGBA)
+	if !ok {
+		rgba = image.NewRGBA(img.Bounds())
+		draw.Copy(rgba, image.Point{}, img, img.Bounds(), draw.Src, nil)
+	}
+	for i := 3; i < len(rgba.Pix); i += 4 {
+		rgba.Pix[i] = 255
+	}
+	return rgba, nil
+}
+
+// Observe captures the screen, the accessibility elements, windows and
+// clipboard; OCR per OCRMode.
+func (d *Device) Observe(ctx context.Context) (*screen.Screen, error) {
+	img, err := Capture()
+	if err != nil {
+		return nil, err
+	}
+	s := &screen.Screen{Image: img}
+	wins, active, err := d.windows()
+	if err != nil {
+		return nil, err
+	}
+	s.Windows, s.ActiveWindow = wins, active
+	b := img.Bounds()
+	els, err := d.tree.elements(b.Dx(), b.Dy(), nil)
+	if err != nil {
+		// The tree is the primary source, but a desktop without it still
+		// works through OCR.
+		els = nil
+	}
+	s.Elements = els
+	s.Clipboard = clipboard()
+	s.OCR = func() ([]screen.Word, error) { return OCR(ctx, img) }
+	if d.OCRMode == OCRAlways || (d.OCRMode == OCRAuto && len(els) < 5) {
+		words, err := OCR(ctx, img)
+		if err == nil {
+			s.Words = words
+			s.Elements = MergeOCR(s.Elements, words)
+		}
+	}
+	return s, nil
+}
+
+func clipboard() string {
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "xclip", "-o", "-selection", "clipboard").Output()
+	if err != nil {
+		return ""
+	}
+	if len(out) > 2000 {
+		out = out[:2000]
+	}
+	return string(out)
+}
+
+// MergeOCR adds OCR text lines that overlap no tree element, as PC-Agent
+// does, and renumbers.
+func MergeOCR(els []screen.Element, words []screen.Word) []screen.Element {
+	out := append([]screen.Element(nil), els...)
+	for _, l := range lines(words) {
+		covered := false
+		for _, e := range els {
+			if e.Box.Overlaps(l.Box) {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			out = append(out, screen.Element{Role: "text", Name: l.Text, Box: l.Box, Source: "ocr"})
+		}
+	}
+	for i := range out {
+		out[i].ID = i + 1
+	}
+	return out
+}
+
+// lines joins consecutive words on one line (close together) into one box.
+func lines(words []screen.Word) []screen.Word {
+	var out []screen.Word
+	for _, w := range words {
+		if n := len(out); n > 0 {
+			last := &out[n-1]
+			sameLine := abs(last.Box.Y-w.Box.Y) < max(last.Box.H, w.Box.H)/2+2
+			near := w.Box.X-(last.Box.X+last.Box.W) < 2*max(w.Box.H, 8)
+			if sameLine && near && w.Box.X >= last.Box.X {
+				last.Text += " " + w.Text
+				last.Box = union(last.Box, w.Box)
+				continue
+			}
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+func union(a, b screen.Rect) screen.Rect {
+	x0, y0 := min(a.X, b.X), min(a.Y, b.Y)
+	x1, y1 := max(a.X+a.W, b.X+b.W), max(a.Y+a.H, b.Y+b.H)
+	return screen.Rect{X: x0, Y: y0, W: x1 - x0, H: y1 - y0}
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// OCR runs tesseract on a 2× upscaled grayscale copy of img (which more
+// than doubles its recall of small UI text) and returns word boxes in
+// screen coordinates.
+func OCR(ctx context.Context, img image.Image) ([]screen.Word, error) {
+	b := img.Bounds()
+	gray := image.NewGray(image.Rect(0, 0, b.Dx()*2, b.Dy()*2))
+	draw.BiLinear.Scale(gray, gray.Bounds(), img, b, draw.Src, nil)
+	var in bytes.Buffer
+	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&in, gray); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "tesseract", "stdin", "stdout", "--psm", "11", "-l", "eng", "tsv")
+	cmd.Stdin = &in
+	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("tesseract (apt-get install tesseract-ocr tesseract-ocr-eng): %v: %s", err, strings.TrimSpace(errb.String()))
+	}
+	var words []screen.Word
+	sc := bufio.NewScanner(&out)
+	for sc.Scan() {
+		f := strings.Split(sc.Text(), "\t")
+		if len(f) < 12 || f[0] != "5" {
+			continue
+		}
+		text := strings.TrimSpace(f[11])
+		conf, _ := strconv.ParseFloat(f[10], 64)
+		if text == "" || conf < 30 {
+			continue
+		}
+		n := make([]int, 4)
+		for i := range n {
+			n[i], _ = strconv.Atoi(f[6+i])
+		}
+		words = append(words, screen.Word{Text: text, Conf: conf,
+			Box: screen.Rect{X: n[0]/2 + b.Min.X, Y: n[1]/2 + b.Min.Y, W: (n[2] + 1) / 2, H: (n[3] + 1) / 2}})
+	}
+	return words, nil
+}
+
+// windows lists window titles, the active one first.
+func (d *Device) windows() ([]string, string, error) {
+	xu, err := d.x()
+	if err != nil {
+		return nil, "", err
+	}
+	ids, err := ewmh.ClientListGet(xu)
+	if err != nil {
+		return nil, "", fmt.Errorf("list windows (is a window manager running? `pcflow desktop up` starts one): %w", err)
+	}
+	active := ""
+	if aw, err := ewmh.ActiveWindowGet(xu); err == nil && aw != 0 {
+		active, _ = ewmh.WmNameGet(xu, aw)
+	}
+	var titles []string
+	for _, id := range ids {
+		if t, err := ewmh.WmNameGet(xu, id); err == nil && t != "" {
+			titles = append(titles, t)
+		}
+	}
+	return titles, active, nil
+}
+
+// Windows lists the open window titles, the active one first.
+func (d *Device) Windows(ctx context.Context) ([]string, error) {
+	wins, active, err := d.windows()
+	if err != nil {
+		return nil, err
+	}
+	if active == "" {
+		return wins, nil
+	}
+	out := []string{active}
+	for _, w := range wins {
+		if w != active {
+			out = append(out, w)
+		}
+	}
+	return out, nil
+}
+
+// Launch starts a program in its own session, detached from the worker,
+// so it survives the worker's restart.
+func (d *Device) Launch(ctx context.Context, argv []string) error {
+	if len(argv) == 0 {
+		return errors.New("launch: empty command")
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return fmt.Errorf("launch %s: not found on PATH", argv[0])
+	}
+	cmd := exec.Command(path, argv[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, nil
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("launch %s: %w", argv[0], err)
+	}
+	go cmd.Wait()
+	return nil
+}
+
+var keyNames = map[string]string{
+	"control": "ctrl", "return": "enter", "escape": "esc", "super": "cmd", "win": "cmd", "meta": "cmd",
+	"del": "delete", "pgup": "pageup", "pgdn": "pagedown", "page_up": "pageup", "page_down": "pagedown",
+	"arrowup": "up", "arrowdown": "down", "arrowleft": "left", "arrowright": "right", "plus": "+",
+}
+
+func normKey(k string) string {
+	k = strings.ToLower(strings.TrimSpace(k))
+	if n, ok := keyNames[k]; ok {
+		return n
+	}
+	return k
+}
+
+// Act executes one action; coordinates are in screen space.
+func (d *Device) Act(ctx context.Context, a screen.Action) (string, error) {
+	note, err := d.act(ctx, a)
+	if err == nil && d.Settle > 0 {
+		time.Sleep(d.Settle)
+	}
+	return note, err
+}
+
+func (d *Device) act(ctx context.Context, a screen.Action) (string, error) {
+	switch a.Kind {
+	case screen.ActClick, screen.ActDoubleClick, screen.ActRightClick:
+		robotgo.Move(a.X, a.Y)
+		time.Sleep(30 * time.Millisecond)
+		btn, double := "left", a.Kind == screen.ActDoubleClick
+		if a.Kind == screen.ActRightClick {
+			btn = "right"
+		}
+		if err := robotgo.Click(btn, double); err != nil {
+			return "", fmt.Errorf("%s at (%d,%d): %w", a.Kind, a.X, a.Y, err)
+		}
+		return fmt.Sprintf("%s at (%d,%d)", a.Kind, a.X, a.Y), nil
+	case screen.ActType:
+		if a.Element > 0 || a.X != 0 || a.Y != 0 {
+			robotgo.Move(a.X, a.Y)
+			if err := robotgo.Click("left", false); err != nil {
+				return "", fmt.Errorf("focus (%d,%d): %w", a.X, a.Y, err)
+			}
+			time.Sleep(80 * time.Millisecond)
+		}
+		robotgo.TypeStr(a.Text)
+		if a.Enter {
+			time.Sleep(30 * time.Millisecond)
+			if err := robotgo.KeyTap("enter"); err != nil {
+				return "", err
+			}
+		}
+		return fmt.Sprintf("typed %d characters", len([]rune(a.Text))), nil
+	case screen.ActHotkey:
+		keys := make([]string, len(a.Keys))
+		for i, k := range a.Keys {
+			keys[i] = normKey(k)
+		}
+		var mods []any
+		for _, m := range keys[:len(keys)-1] {
+			mods = append(mods, m)
+		}
+		if err := robotgo.KeyTap(keys[len(keys)-1], mods...); err != nil {
+			return "", fmt.Errorf("hotkey %s: %w", strings.Join(keys, "+"), err)
+		}
+		return "pressed " + strings.Join(keys, "+"), nil
+	case screen.ActScroll:
+		if a.X != 0 || a.Y != 0 {
+			robotgo.Move(a.X, a.Y)
+		}
+		robotgo.ScrollDir(a.Amount, a.Direction)
+		return fmt.Sprintf("scrolled %s %d", a.Direction, a.Amount), nil
+	case screen.ActDrag, screen.ActSelect:
+		robotgo.Move(a.X, a.Y)
+		time.Sleep(30 * time.Millisecond)
+		if err := robotgo.Toggle("left"); err != nil {
+			return "", err
+		}
+		for i := 1; i <= 10; i++ {
+			robotgo.Move(a.X+(a.X2-a.X)*i/10, a.Y+(a.Y2-a.Y)*i/10)
+			time.Sleep(15 * time.Millisecond)
+		}
+		if err := robotgo.Toggle("left", "up"); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("dragged (%d,%d)→(%d,%d)", a.X, a.Y, a.X2, a.Y2), nil
+	case screen.ActCopy:
+		return "copied", robotgo.KeyTap("c", "ctrl")
+	case screen.ActPaste:
+		return "pasted", robotgo.KeyTap("v", "ctrl")
+	case screen.ActWait:
+		select {
+		case <-time.After(time.Duration(a.Seconds * float64(time.Second))):
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+		return fmt.Sprintf("waited %gs", a.Seconds), nil
+	case screen.ActSwitchWindow:
+		return d.switchWindow(a.Title)
+	case screen.ActOpenApp:
+		argv, err := FindApp(a.App)
+		if err != nil {
+			return "", err
+		}
+		return "started " + strings.Join(argv, " "), d.Launch(ctx, argv)
+	}
+	return "", fmt.Errorf("action %q is not supported on this device", a.Kind)
+}
+
+func (d *Device) switchWindow(title string) (string, error) {
+	xu, err := d.x()
+	if err != nil {
+		return "", err
+	}
+	ids, err := ewmh.ClientListGet(xu)
+	if err != nil {
+		return "", err
+	}
+	var titles []string
+	for _, id := range ids {
+		t, _ := ewmh.WmNameGet(xu, id)
+		titles = append(titles, t)
+		if strings.Contains(strings.ToLower(t), strings.ToLower(title)) {
+			if err := ewmh.ActiveWindowReq(xu, id); err != nil {
+				return "", fmt.Errorf("activate %q: %w", t, err)
+			}
+			time.Sleep(100 * time.Millisecond)
+			return fmt.Sprintf("switched to %q", t), nil
+		}
+	}
+	return "", fmt.Errorf("no window title contains %q (open: %s)", title, strings.Join(titles, " | "))
+}
+
+// FindApp resolves an application name to a command: a desktop entry whose
+// Name matches, else a program on PATH.
+func FindApp(name string) ([]string, error) {
+	want := strings.ToLower(strings.TrimSpace(name))
+	dirs := []string{"/usr/share/applications", "/usr/local/share/applications", filepath.Join(os.Getenv("HOME"), ".local/share/applications")}
+	var partial []string
+	for _, dir := range dirs {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.desktop"))
+		for _, f := range files {
+			entryName, generic, exe := readDesktopEntry(f)
+			if exe == nil {
+				continue
+			}
+			base := strings.TrimSuffix(filepath.Base(f), ".desktop")
+			n := strings.ToLower(entryName)
+			switch {
+			case n == want || strings.ToLower(base) == want || strings.HasSuffix(strings.ToLower(base), "."+want):
+				return exe, nil
+			case partial == nil && (strings.Contains(n, want) || strings.Contains(strings.ToLower(generic), want)):
+				partial = exe
+			}
+		}
+	}
+	if partial != nil {
+		return partial, nil
+	}
+	if p, err := exec.LookPath(want); err == nil {
+		return []string{p}, nil
+	}
+	return nil, fmt.Errorf("no application called %q: no desktop entry or program by that name", name)
+}
+
+func readDesktopEntry(path string) (name, generic string, exe []string) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", "", nil
+	}
+	inEntry := false
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			inEntry = line == "[Desktop Entry]"
+			continue
+		}
+		if !inEntry {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		switch k {
+		case "Name":
+			name = v
+		case "GenericName":
+			generic = v
+		case "NoDisplay":
+			if v == "true" {
+				return "", "", nil
+			}
+		case "Exec":
+			for _, f := range strings.Fields(v) {
+				if !strings.HasPrefix(f, "%") {
+					exe = append(exe, f)
+				}
+			}
+		}
+	}
+	return name, generic, exe
+}
