@@ -59,9 +59,9 @@ type Word struct {
 
 // Screen is a raw observation of a device.
 type Screen struct {
-	Image        image.Image
-	Elements     []Element // numbered Set-of-Marks, IDs from 1
-	Words        []Word    // OCR words, when the device ran OCR during Observe
+	Image    image.Image
+	Elements []Element // numbered Set-of-Marks, IDs from 1
+	Words    []Word    // OCR words, when the device ran OCR during Observe
 	// OCR runs OCR on demand (for select and screen_text) when Words is nil;
 	// nil when the device has no OCR.
 	OCR          func() ([]Word, error)
