@@ -94,6 +94,11 @@ func (f *engineFlags) connect(ctx context.Context, e *env, withUI bool) (*engine
 			g.uiURL = fmt.Sprintf("http://127.0.0.1:%d", f.uiPort)
 		}
 	}
+	if f.temporal != "" && withUI && f.uiPort != 0 {
+		if host, _, err := net.SplitHostPort(f.temporal); err == nil && (host == "127.0.0.1" || host == "localhost") {
+			g.uiURL = fmt.Sprintf("http://%s:%d", host, f.uiPort)
+		}
+	}
 	g.addr = addr
 	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()

@@ -332,15 +332,11 @@ func (s *session) progress(ctx context.Context, e *env, id string, seen map[stri
 			cv, err := s.eng.client.QueryWorkflow(qctx, child, "", workflows.ProgressQuery)
 			if err == nil {
 				var sl workflows.SubtaskLive
-				if cv.Get(&sl) == nil && sl.Step > 0 {
-					line := fmt.Sprintf("  %-14s step %d/%d  %-9s %s", n, sl.Step, sl.MaxSteps, sl.Phase, sl.LastAction)
-					if sl.Verdict != "" && sl.LastAction != "" {
-						line += "  (" + sl.Verdict + ")"
-					}
-					key := fmt.Sprintf("%d|%s|%s", sl.Step, sl.LastAction, sl.Verdict)
-					if seen[n+"#step"] != key && sl.LastAction != "" {
+				if cv.Get(&sl) == nil && sl.Done > 0 {
+					key := fmt.Sprintf("%d", sl.Done)
+					if seen[n+"#step"] != key {
 						seen[n+"#step"] = key
-						fmt.Fprintln(e.stdout, line)
+						fmt.Fprintf(e.stdout, "  %-14s step %d/%d  %-28s → %s\n", n, sl.Done, sl.MaxSteps, sl.LastAction, sl.Verdict)
 					}
 				}
 			}

@@ -95,7 +95,7 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 	if maxInvalid <= 0 {
 		maxInvalid = 3
 	}
-	live := SubtaskLive{Subtask: s.Name, Device: s.Device, Step: st.Step, MaxSteps: s.MaxSteps, Phase: "starting",
+	live := SubtaskLive{Subtask: s.Name, Device: s.Device, Step: st.Step, Done: st.Step, MaxSteps: s.MaxSteps, Phase: "starting",
 		LastAction: st.LastAction, Verdict: st.LastVerdict, Progress: st.Progress, Tokens: st.Usage.Total()}
 	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (SubtaskLive, error) { return live, nil }); err != nil {
 		return nil, err
@@ -165,7 +165,6 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 		st.Step = step
 		act := d.Action
 		summary := act.Summary()
-		live.LastAction = summary
 		switch act.Kind {
 		case screen.ActDone:
 			res.Outputs = act.Outputs
@@ -206,7 +205,7 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 		}
 		st.Verdicts[r.Verdict]++
 		st.LastAction, st.LastVerdict, st.LastReason, st.LastObservation = summary, r.Verdict, r.Reason, r.After
-		live.Verdict = r.Verdict
+		live.Verdict, live.LastAction, live.Done = r.Verdict, summary, step
 
 		live.Phase = "updating progress"
 		var pr activities.ProgressResult

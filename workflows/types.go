@@ -172,4 +172,6 @@ type SubtaskLive struct {
 	Verdict    string `json:"verdict,omitempty"`
 	Progress   string `json:"progress,omitempty"`
 	Tokens     int    `json:"tokens"`
+	// Done counts finished steps; Done, LastAction and Verdict change together.
+	Done int `json:"done"`
 }

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"examples valid", []string{"validate", "../specs/examples/calculator.hcl", "../specs/examples/pc_eval.hcl"}, 0, "pc_eval.hcl: valid", ""},
+		{"invalid with location", []string{"validate", "../specs/testdata/invalid/unknown_subtask.hcl"}, 1, "", "unknown_subtask.hcl:7:36"},
+		{"caret under the name", []string{"validate", "../specs/testdata/invalid/unknown_subtask.hcl"}, 1, "", "^^^^"},
+		{"missing file", []string{"validate", "nope.hcl"}, 1, "", "Cannot read task file"},
+		{"no args", []string{"validate"}, 2, "", "name at least one task file"},
+		{"var sets value", []string{"validate", "../specs/testdata/invalid/missing_var_value.hcl", "--var", "token=x"}, 1, "", "Sensitive value not allowed here"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := runCLI(t, tt.args...)
+			if code != tt.code {
+				t.Errorf("pcflow %v = %d, want %d\nstdout: %s\nstderr: %s", tt.args, code, tt.code, out, errs)
+			}
+			if !strings.Contains(out, tt.stdout) || !strings.Contains(errs, tt.stderr) {
+				t.Errorf("pcflow %v output:\nstdout: %s\nstderr: %s\nwant stdout ⊇ %q, stderr ⊇ %q", tt.args, out, errs, tt.stdout, tt.stderr)
+			}
+		})
+	}
+}
+
+func TestPlanLayersAndJSON(t *testing.T) {
+	code, out, errs := runCLI(t, "plan", "../specs/testdata/valid/parallel.hcl")
+	if code != 0 || !strings.Contains(out, "layer 1  (2 in parallel)") || !strings.Contains(out, "c on left ← a, b") {
+		t.Fatalf("plan = %d\n%s%s", code, out, errs)
+	}
+	code, out, _ = runCLI(t, "plan", "../specs/testdata/valid/parallel.hcl", "--json", "--var", "password=topsecret")
+	if code != 0 || !strings.Contains(out, `"subtasks"`) {
+		t.Fatalf("plan --json = %d\n%s", code, out)
+	}
+	if strings.Contains(out, "topsecret") {
+		t.Error("plan --json printed a sensitive value")
+	}
+}
+
+func TestFmt(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "t.hcl")
+	os.WriteFile(f, []byte("# keep me\ntask \"t\" {\ninstruction=\"x\" # and me\n}\n"), 0o644)
+	if code, out, _ := runCLI(t, "fmt", "-check", f); code != 1 || !strings.Contains(out, f) {
+		t.Errorf("fmt -check on unformatted file = %d, %q; want 1 and the file name", code, out)
+	}
+	if code, _, errs := runCLI(t, "fmt", "-w", f); code != 0 {
+		t.Fatalf("fmt -w = %d: %s", code, errs)
+	}
+	b, _ := os.ReadFile(f)
+	if !strings.Contains(string(b), `instruction = "x" # and me`) || !strings.Contains(string(b), "# keep me") {
+		t.Errorf("fmt -w wrote:\n%s", b)
+	}
+	if code, _, _ := runCLI(t, "fmt", "-check", f); code != 0 {
+		t.Errorf("fmt -check after fmt -w = %d, want 0 (idempotent)", code)
+	}
+	bad := filepath.Join(dir, "bad.hcl")
+	os.WriteFile(bad, []byte("task \"t\" {\n"), 0o644)
+	if code, _, errs := runCLI(t, "fmt", bad); code != 1 || !strings.Contains(errs, "bad.hcl:") {
+		t.Errorf("fmt on a syntax error = %d, %q; want 1 with its location", code, errs)
+	}
+}
+
+func TestHelpAndUnknown(t *testing.T) {
+	if code, out, _ := runCLI(t, "help"); code != 0 || !strings.Contains(out, "resume") || !strings.Contains(out, "desktop") {
+		t.Errorf("help = %d\n%s", code, out)
+	}
+	if code, out, _ := runCLI(t, "run", "--help"); code != 0 || !strings.Contains(out, "-var") || !strings.Contains(out, "scripted") {
+		t.Errorf("run --help = %d\n%s", code, out)
+	}
+	if code, _, errs := runCLI(t, "frobnicate"); code != 2 || !strings.Contains(errs, "unknown command") {
+		t.Errorf("unknown command = %d, %q", code, errs)
+	}
+}
+
+func TestRunWithoutModelSaysHowToFix(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	dir := t.TempDir()
+	f := filepath.Join(dir, "t.hcl")
+	os.WriteFile(f, []byte("task \"t\" {\n  instruction = \"x\"\n}\n"), 0o644)
+	code, _, errs := runCLI(t, "run", f, "--state", dir)
+	if code != 1 || !strings.Contains(errs, "OPENAI_API_KEY") || !strings.Contains(errs, "--script") {
+		t.Errorf("run without a model = %d, %q; want 1 and how to configure one", code, errs)
+	}
+}
