@@ -1,0 +1,328 @@
+package agents_test
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"image"
+	"net"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/pcflow/pcflow/activities/agents"
+	"github.com/pcflow/pcflow/activities/agents/scripted"
+	"github.com/pcflow/pcflow/activities/screen"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func serve(t *testing.T, s scripted.Script) (*scripted.Server, agents.Config) {
+	t.Helper()
+	srv := scripted.New(s)
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv, agents.Config{BaseURL: srv.URL, APIKey: "k", DecisionModel: "m-decision", ReflectionModel: "m-reflect",
+		ProgressModel: "m-progress", ManagerModel: "m-manager", MaxTokens: 256, Timeout: 10 * time.Second,
+		ImageMaxSide: 400, ImageFormat: "png", MaxReasks: 2}
+}
+
+var els = []screen.Element{
+	{ID: 1, Role: "push button", Name: "Save", Box: screen.Rect{X: 100, Y: 50, W: 60, H: 20}},
+	{ID: 2, Role: "text", Name: "", Value: "hello", Box: screen.Rect{X: 10, Y: 100, W: 400, H: 300}},
+}
+
+func input() agents.DecisionInput {
+	return agents.DecisionInput{Subtask: "save", Instruction: "save the file", Step: 1, MaxSteps: 5,
+		Memory: "the file is memo.txt", Progress: "typed the text", ActiveWindow: "memo.txt - Mousepad",
+		Windows: []string{"memo.txt - Mousepad"}, Elements: els, Image: image.NewRGBA(image.Rect(0, 0, 800, 600)),
+		Outputs: []agents.OutputSpec{{Key: "path"}}}
+}
+
+func script(steps ...scripted.Step) scripted.Script {
+	return scripted.Script{Subtasks: map[string]scripted.SubtaskScript{"save": {Steps: steps}}}
+}
+
+func TestDecisionRequestCarriesWhatTheAgentNeeds(t *testing.T) {
+	srv, cfg := serve(t, script(scripted.Step{Action: "click", Target: "Save", Thought: "Save it."}))
+	var u screen.Usage
+	d, err := agents.New(cfg).Decide(context.Background(), input(), &u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(reqs))
+	}
+	r := reqs[0]
+	if r.Images != 1 || r.Model != "m-decision" {
+		t.Errorf("request images=%d model=%q, want 1 screenshot to m-decision", r.Images, r.Model)
+	}
+	for _, want := range []string{`[1] push button "Save"`, "Memory: the file is memo.txt", "Progress so far: typed the text", "Screen: 400x300 image", "- path"} {
+		if !strings.Contains(r.Text, want) {
+			t.Errorf("prompt lacks %q:\n%s", want, r.Text)
+		}
+	}
+	if len(r.Tools) != 15 || r.Tools[0] != "open_app" || r.Tools[14] != "fail" {
+		t.Errorf("tools = %v, want the 15-action space", r.Tools)
+	}
+	want := screen.Action{Kind: "click", Element: 1, Target: "Save", X: 130, Y: 60}
+	if diff := cmp.Diff(want, d.Action); diff != "" || d.Thought != "Save it." {
+		t.Errorf("Decide action mismatch (-want +got):\n%s thought=%q", diff, d.Thought)
+	}
+	p, c := srv.Usage()
+	if u.PromptTokens != p || u.CompletionTokens != c || u.Calls != 1 {
+		t.Errorf("usage = %+v, server reported %d+%d", u, p, c)
+	}
+}
+
+func TestCoordinatesMapBackToScreen(t *testing.T) {
+	_, cfg := serve(t, script(scripted.Step{Action: "double_click", Args: map[string]any{"x": 200, "y": 150}}))
+	d, err := agents.New(cfg).Decide(context.Background(), input(), &screen.Usage{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The 800x600 screen was sent as 400x300: image (200,150) is screen (400,300).
+	if d.Action.X != 400 || d.Action.Y != 300 {
+		t.Errorf("double_click at (%d,%d), want screen (400,300)", d.Action.X, d.Action.Y)
+	}
+}
+
+func TestTextFallback(t *testing.T) {
+	srv, cfg := serve(t, script(scripted.Step{Action: "type", Args: map[string]any{"text": "hi", "element": 2}, Thought: "Type."}))
+	cfg.TextActions = true
+	d, err := agents.New(cfg).Decide(context.Background(), input(), &screen.Usage{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(srv.Requests()[0].Tools) != 0 {
+		t.Error("text mode still sent tools")
+	}
+	if d.Action.Kind != "type" || d.Action.Text != "hi" || d.Action.Element != 2 || d.Thought != "Type." {
+		t.Errorf("parsed %+v thought %q", d.Action, d.Thought)
+	}
+}
+
+func TestInvalidAnswersAreReasked(t *testing.T) {
+	tests := []struct {
+		fault   string
+		times   int
+		wantErr string
+	}{
+		{"malformed", 2, ""},
+		{"unknown_element", 1, ""},
+		{"no_tool", 1, ""},
+		{"malformed", 3, "not valid JSON"},
+		{"unknown_element", 5, "element 99999 is not in the element list"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fault, func(t *testing.T) {
+			s := script(scripted.Step{Action: "click", Target: "Save"})
+			s.Faults = []scripted.Fault{{Role: "decision", Kind: tt.fault, Times: tt.times}}
+			srv, cfg := serve(t, s)
+			d, err := agents.New(cfg).Decide(context.Background(), input(), &screen.Usage{})
+			reqs := srv.Requests()
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("Decide = %v after %d bad answers, want recovery", err, tt.times)
+				}
+				if d.Invalid != tt.times || len(reqs) != tt.times+1 {
+					t.Errorf("invalid=%d requests=%d, want %d and %d", d.Invalid, len(reqs), tt.times, tt.times+1)
+				}
+				if !strings.Contains(reqs[len(reqs)-1].Text, "Your previous answer was invalid") {
+					t.Error("the re-ask does not tell the model what was wrong")
+				}
+				return
+			}
+			var inv *agents.ErrInvalidOutput
+			if !errors.As(err, &inv) || !strings.Contains(err.Error(), tt.wantErr) || len(reqs) != 3 {
+				t.Errorf("Decide = %v after %d requests, want ErrInvalidOutput mentioning %q after 3", err, len(reqs), tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestDoneNeedsDeclaredOutputs(t *testing.T) {
+	s := script(scripted.Step{Action: "done", Args: map[string]any{"outputs": map[string]any{"other": "x"}}})
+	_, cfg := serve(t, s)
+	_, err := agents.New(cfg).Decide(context.Background(), input(), &screen.Usage{})
+	if err == nil || !strings.Contains(err.Error(), "missing path") {
+		t.Errorf("done without declared output: err = %v", err)
+	}
+}
+
+func TestErrorClasses(t *testing.T) {
+	tests := []struct {
+		kind      string
+		retryable bool
+		typ       string
+		msg       string
+	}{
+		{"429", true, "", "busy or failing (HTTP 429)"},
+		{"500", true, "", "HTTP 500"},
+		{"401", false, agents.ErrTypeAuth, "API key rejected by http://127.0.0.1"},
+		{"404", false, agents.ErrTypeNotFound, "model m-decision not found at"},
+		{"400", false, agents.ErrTypeBadRequest, "request rejected by"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.kind, func(t *testing.T) {
+			s := script(scripted.Step{Action: "click", Target: "Save"})
+			s.Faults = []scripted.Fault{{Role: "decision", Kind: tt.kind}}
+			srv, cfg := serve(t, s)
+			_, err := agents.New(cfg).Decide(context.Background(), input(), &screen.Usage{})
+			var api *agents.APIError
+			if !errors.As(err, &api) {
+				t.Fatalf("err = %v, want an APIError", err)
+			}
+			if api.Retryable != tt.retryable || api.Type != tt.typ || !strings.Contains(api.Msg, tt.msg) {
+				t.Errorf("APIError = %+v, want retryable=%v type=%q msg ⊇ %q", api, tt.retryable, tt.typ, tt.msg)
+			}
+			if n := len(srv.Requests()); n != 1 {
+				t.Errorf("client sent %d requests; it must not retry on its own (Temporal does)", n)
+			}
+		})
+	}
+	t.Run("unreachable", func(t *testing.T) {
+		l, _ := net.Listen("tcp", "127.0.0.1:0")
+		addr := l.Addr().String()
+		l.Close()
+		cfg := agents.Config{BaseURL: "http://" + addr + "/v1", APIKey: "k", DecisionModel: "m", Timeout: 2 * time.Second, MaxReasks: 1}
+		_, err := agents.New(cfg).Decide(context.Background(), input(), &screen.Usage{})
+		var api *agents.APIError
+		if !errors.As(err, &api) || !api.Retryable || !strings.Contains(api.Msg, "unreachable") {
+			t.Errorf("err = %v, want a retryable 'unreachable' error", err)
+		}
+	})
+}
+
+func TestScriptedServerRefusesDecisionWithoutImage(t *testing.T) {
+	srv, _ := serve(t, script(scripted.Step{Action: "click", Target: "Save"}))
+	cfg := openai.DefaultConfig("k")
+	cfg.BaseURL = srv.URL
+	_, err := openai.NewClientWithConfig(cfg).CreateChatCompletion(context.Background(), openai.ChatCompletionRequest{
+		Model: "m", Messages: []openai.ChatCompletionMessage{
+			{Role: "system", Content: "You are the Decision agent"}, {Role: "user", Content: "Subtask: save\nStep: 1"}},
+		Tools: []openai.Tool{{Type: "function", Function: &openai.FunctionDefinition{Name: "click"}}},
+	})
+	var api *openai.APIError
+	if !errors.As(err, &api) || api.HTTPStatusCode != 400 || !strings.Contains(api.Message, "no screenshot") {
+		t.Errorf("err = %v, want HTTP 400 about the missing screenshot", err)
+	}
+}
+
+func TestReflectionAndProgress(t *testing.T) {
+	s := script(scripted.Step{Action: "click", Target: "Save", Memory: "saved as memo.txt"})
+	s.Subtasks["save"] = scripted.SubtaskScript{Steps: s.Subtasks["save"].Steps, Reflections: []string{"no_effect"}}
+	srv, cfg := serve(t, s)
+	c := agents.New(cfg)
+	var u screen.Usage
+	img := image.NewRGBA(image.Rect(0, 0, 100, 100))
+	r, err := c.Reflect(context.Background(), agents.ReflectionInput{Subtask: "save", Step: 1, Action: `click #1 "Save"`,
+		Before: els, After: els, BeforeImage: img, AfterImage: img}, &u)
+	if err != nil || r.Verdict != "no_effect" {
+		t.Fatalf("Reflect = %+v, %v; want no_effect", r, err)
+	}
+	p, err := c.UpdateProgress(context.Background(), agents.ProgressInput{Subtask: "save", Step: 1, Action: `click #1 "Save"`, Verdict: "no_effect"}, &u)
+	if err != nil || p.Memory != "saved as memo.txt" || !strings.Contains(p.Summary, "no_effect") {
+		t.Fatalf("UpdateProgress = %+v, %v", p, err)
+	}
+	reqs := srv.Requests()
+	if reqs[0].Images != 2 || reqs[1].Images != 0 {
+		t.Errorf("reflection sent %d images (want before+after = 2), progress %d (want text only)", reqs[0].Images, reqs[1].Images)
+	}
+	pt, ct := srv.Usage()
+	if u.Total() != pt+ct || u.Calls != 2 {
+		t.Errorf("usage %+v, server %d", u, pt+ct)
+	}
+}
+
+// TestProgressPromptStaysFlat: with the Progress agent's summary and memory,
+// the prompt at step 30 is no larger than 1.2× the prompt at step 1.
+func TestProgressPromptStaysFlat(t *testing.T) {
+	first, last, full := promptSizes(30)
+	if ratio := float64(last) / float64(first); ratio > 1.2 {
+		t.Errorf("prompt at step 30 = %d bytes, step 1 = %d: ratio %.2f > 1.2", last, first, ratio)
+	}
+	if full < 2*last {
+		t.Errorf("the full-history prompt (%d bytes) should dwarf the summarised one (%d)", full, last)
+	}
+}
+
+// promptSizes drives the real Decision and Progress prompts through n steps
+// of the scripted Progress agent, and compares with a prompt carrying the
+// full history.
+func promptSizes(n int) (first, last, fullHistory int) {
+	srv := scripted.New(scripted.Script{})
+	srv.Start("127.0.0.1:0")
+	defer srv.Close()
+	c := agents.New(agents.Config{BaseURL: srv.URL, APIKey: "k", ProgressModel: "m", Timeout: 5 * time.Second})
+	// A calculator's screen: 33 elements, as galculator shows them.
+	in := input()
+	in.Progress, in.Memory, in.Elements = "", "", nil
+	for i, name := range strings.Fields("File Edit View Calculator Help C AC <- ( ) MS MR M+ 7 8 9 / sqrt 4 5 6 * % 1 2 3 - = 0 . +/- + display") {
+		in.Elements = append(in.Elements, screen.Element{ID: i + 1, Role: "toggle button", Name: name, Box: screen.Rect{X: 560 + i%5*65, Y: 300 + i/5*40, W: 59, H: 34}})
+	}
+	var history []string
+	for step := 1; step <= n; step++ {
+		in.Step = step
+		if step > 1 {
+			in.LastAction, in.LastVerdict, in.LastReason = `click #1 "Save"`, "correct", "the dialog opened"
+		}
+		size := len(agents.DecisionPrompt(in, 400, 300, ""))
+		if step == 1 {
+			first = size
+		}
+		last = size
+		action := `click #1 "Save"`
+		history = append(history, "step "+action+" → correct: the dialog opened as expected and the name field has focus")
+		p, err := c.UpdateProgress(context.Background(), agents.ProgressInput{Subtask: "save", Step: step, Action: action,
+			Thought: "Click Save to open the dialog.", Verdict: "correct", Summary: in.Progress, Memory: in.Memory}, &screen.Usage{})
+		if err == nil {
+			in.Progress, in.Memory = p.Summary, p.Memory
+		}
+	}
+	full := in
+	full.Progress = strings.Join(history, "\n")
+	return first, last, len(agents.DecisionPrompt(full, 400, 300, ""))
+}
+
+func BenchmarkProgressPromptSize(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		first, last, full := promptSizes(30)
+		b.ReportMetric(float64(first), "bytes@step1")
+		b.ReportMetric(float64(last), "bytes@step30")
+		b.ReportMetric(float64(last)/float64(first), "ratio")
+		b.ReportMetric(float64(full)/float64(first), "full-history-ratio")
+	}
+}
+
+func TestPromptGoldens(t *testing.T) {
+	in := input()
+	in.Knowledge = []string{"Ctrl+S saves."}
+	in.LastAction, in.LastVerdict, in.LastReason = `type "hello"`, "correct", "the text appeared"
+	got := map[string]string{
+		"decision.txt": agents.DecisionPrompt(in, 400, 300, ""),
+		"progress.txt": agents.ProgressPrompt(agents.ProgressInput{Subtask: "save", Instruction: "save the file", Outputs: []string{"path"},
+			Summary: "typed the text", Memory: "file is memo.txt", Step: 3, Action: `hotkey ctrl+s`, Thought: "Save.", Verdict: "correct", Reason: "dialog opened"}),
+	}
+	for name, text := range got {
+		path := "testdata/" + name
+		if *update {
+			os.WriteFile(path, []byte(text), 0o644)
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (go test ./activities/agents -update)", err)
+		}
+		if diff := cmp.Diff(string(want), text); diff != "" {
+			t.Errorf("%s changed (-want +got); if intended, bump PromptVersion and run -update:\n%s", name, diff)
+		}
+	}
+}
