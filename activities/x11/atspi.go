@@ -151,6 +151,12 @@ func (a *a11y) elements(screenW, screenH int, apps map[string]bool) ([]screen.El
 				continue
 			}
 			role := roleName(it.Role)
+			if role == "table" && (it.Children < 0 || it.Children > 1000) && hasIface(it.Interfaces, "org.a11y.atspi.Table") {
+				// A spreadsheet: its cells are not in the cache; list the
+				// visible top-left ones through the Table interface.
+				out = append(out, a.visibleCells(conn, it.Ref, screenW, screenH)...)
+				continue
+			}
 			if !interactive[role] {
 				continue
 			}
@@ -202,6 +208,50 @@ func (a *a11y) elements(screenW, screenH int, apps map[string]bool) ([]screen.El
 		out[i].ID = i + 1
 	}
 	return out, nil
+}
+
+// Limits of the spreadsheet cells listed as elements.
+const (
+	maxCellRows = 12
+	maxCellCols = 8
+)
+
+func (a *a11y) visibleCells(conn *dbus.Conn, table objRef, screenW, screenH int) []screen.Element {
+	obj := conn.Object(table.Bus, table.Path)
+	var tx struct{ X, Y, W, H int32 }
+	if obj.Call("org.a11y.atspi.Component.GetExtents", 0, uint32(0)).Store(&tx) != nil {
+		return nil
+	}
+	var out []screen.Element
+	for r := int32(0); r < maxCellRows; r++ {
+		rowVisible := false
+		for c := int32(0); c < maxCellCols; c++ {
+			var cell objRef
+			if obj.Call("org.a11y.atspi.Table.GetAccessibleAt", 0, r, c).Store(&cell) != nil {
+				break
+			}
+			co := conn.Object(cell.Bus, cell.Path)
+			var ext struct{ X, Y, W, H int32 }
+			if co.Call("org.a11y.atspi.Component.GetExtents", 0, uint32(0)).Store(&ext) != nil {
+				break
+			}
+			if ext.X >= tx.X+tx.W || ext.Y >= tx.Y+tx.H || int(ext.X) >= screenW || int(ext.Y) >= screenH {
+				break
+			}
+			rowVisible = true
+			var name, value string
+			if v, err := co.GetProperty("org.a11y.atspi.Accessible.Name"); err == nil {
+				name, _ = v.Value().(string)
+			}
+			_ = co.Call("org.a11y.atspi.Text.GetText", 0, int32(0), int32(-1)).Store(&value)
+			out = append(out, screen.Element{Role: "table cell", Name: name, Value: strings.TrimSpace(value), Source: "a11y",
+				Box: screen.Rect{X: int(ext.X), Y: int(ext.Y), W: int(ext.W), H: int(ext.H)}})
+		}
+		if !rowVisible {
+			break
+		}
+	}
+	return out
 }
 
 func firstLine(s string) string {

@@ -135,11 +135,14 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 	}
 	go wm.Wait()
 	d.PIDs = append(d.PIDs, wm.Process.Pid)
-	// The window manager is ready when it owns the _NET_SUPPORTING_WM_CHECK.
-	_ = waitFor(ctx, 5*time.Second, func() bool {
-		return d.command("xprop", "-root", "_NET_SUPPORTING_WM_CHECK").Run() == nil &&
-			strings.Contains(outputOf(d.command("xprop", "-root", "_NET_SUPPORTING_WM_CHECK")), "window id")
-	})
+	// The window manager is ready when it publishes the client list.
+	if err := waitFor(ctx, 30*time.Second, func() bool {
+		return strings.Contains(outputOf(d.command("xprop", "-root", "_NET_CLIENT_LIST")), "window id") ||
+			strings.Contains(outputOf(d.command("xprop", "-root", "_NET_CLIENT_LIST")), "_NET_CLIENT_LIST(WINDOW)")
+	}); err != nil {
+		d.Down()
+		return nil, fmt.Errorf("openbox on %s did not start: %w", o.Display, err)
+	}
 	if o.StateDir != "" {
 		if err := d.save(o.StateDir); err != nil {
 			d.Down()

@@ -27,6 +27,7 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgbutil"
 	"github.com/jezek/xgbutil/ewmh"
+	"github.com/jezek/xgbutil/xwindow"
 	"golang.org/x/image/draw"
 
 	"github.com/pcflow/pcflow/activities"
@@ -336,14 +337,34 @@ func (d *Device) Act(ctx context.Context, a screen.Action) (string, error) {
 func (d *Device) act(ctx context.Context, a screen.Action) (string, error) {
 	switch a.Kind {
 	case screen.ActClick, screen.ActDoubleClick, screen.ActRightClick:
+		d.focusAt(a.X, a.Y)
+		// Arrive with a motion event (some toolkits ignore a press that
+		// comes without one), then press.
+		robotgo.Move(a.X-1, a.Y-1)
+		time.Sleep(40 * time.Millisecond)
 		robotgo.Move(a.X, a.Y)
-		time.Sleep(30 * time.Millisecond)
+		time.Sleep(40 * time.Millisecond)
 		btn, double := "left", a.Kind == screen.ActDoubleClick
 		if a.Kind == screen.ActRightClick {
 			btn = "right"
 		}
-		if err := robotgo.Click(btn, double); err != nil {
-			return "", fmt.Errorf("%s at (%d,%d): %w", a.Kind, a.X, a.Y, err)
+		// Press and release with a pause between, as a hand does: some
+		// toolkits drop a press and release that arrive together.
+		clicks := 1
+		if double {
+			clicks = 2
+		}
+		for i := 0; i < clicks; i++ {
+			if err := robotgo.Toggle(btn); err != nil {
+				return "", fmt.Errorf("%s at (%d,%d): %w", a.Kind, a.X, a.Y, err)
+			}
+			time.Sleep(40 * time.Millisecond)
+			if err := robotgo.Toggle(btn, "up"); err != nil {
+				return "", fmt.Errorf("%s at (%d,%d): %w", a.Kind, a.X, a.Y, err)
+			}
+			if i+1 < clicks {
+				time.Sleep(60 * time.Millisecond)
+			}
 		}
 		return fmt.Sprintf("%s at (%d,%d)", a.Kind, a.X, a.Y), nil
 	case screen.ActType:
@@ -416,6 +437,32 @@ func (d *Device) act(ctx context.Context, a screen.Action) (string, error) {
 		return "started " + strings.Join(argv, " "), d.Launch(ctx, argv)
 	}
 	return "", fmt.Errorf("action %q is not supported on this device", a.Kind)
+}
+
+// focusAt activates the top-level window under (x, y) if it is not the
+// active one: applications such as LibreOffice ignore the first click into
+// a window that does not have the focus.
+func (d *Device) focusAt(x, y int) {
+	xu, err := d.x()
+	if err != nil {
+		return
+	}
+	wins, err := ewmh.ClientListStackingGet(xu)
+	if err != nil {
+		return
+	}
+	active, _ := ewmh.ActiveWindowGet(xu)
+	for i := len(wins) - 1; i >= 0; i-- {
+		g, err := xwindow.New(xu, wins[i]).DecorGeometry()
+		if err != nil || x < g.X() || y < g.Y() || x >= g.X()+g.Width() || y >= g.Y()+g.Height() {
+			continue
+		}
+		if wins[i] != active {
+			_ = ewmh.ActiveWindowReq(xu, wins[i])
+			time.Sleep(150 * time.Millisecond)
+		}
+		return
+	}
 }
 
 func (d *Device) switchWindow(title string) (string, error) {
