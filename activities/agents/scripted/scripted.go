@@ -340,7 +340,7 @@ func (s *Server) decision(rec Request, req openai.ChatCompletionRequest, fault *
 	for k, v := range st.Args {
 		args[k] = v
 	}
-	if st.Target != "" {
+	if st.Target != "" || st.Role != "" {
 		id, err := findElement(rec.Text, st.Target, st.Role)
 		if err != nil {
 			return toolAnswer(rec, "fail", map[string]any{"reason": err.Error()}, "", fault)
