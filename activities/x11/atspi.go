@@ -129,7 +129,7 @@ func (a *a11y) close() {
 
 // elements returns the showing, interactive elements of every application
 // whose boxes lie on the screen, in reading order, numbered from 1.
-func (a *a11y) elements(screenW, screenH int, apps map[string]bool) ([]screen.Element, error) {
+func (a *a11y) elements(screenW, screenH int, active string) ([]screen.Element, error) {
 	conn, err := a.connect()
 	if err != nil {
 		return nil, err
@@ -140,12 +140,30 @@ func (a *a11y) elements(screenW, screenH int, apps map[string]bool) ([]screen.El
 		a.close()
 		return nil, fmt.Errorf("list accessible applications: %w", err)
 	}
-	var out []screen.Element
+	// Prefer the application that owns the active window (PC-Agent looks
+	// at the foreground window): elements of windows behind it are noise,
+	// and the agent reaches those windows with switch_window.
+	type appItems struct {
+		items []cacheItem
+	}
+	var all []appItems
+	var focused []appItems
 	for _, app := range children {
 		items, err := a.items(conn, app)
 		if err != nil {
 			continue // an application that went away
 		}
+		all = append(all, appItems{items})
+		if active != "" && ownsWindow(items, active) {
+			focused = append(focused, appItems{items})
+		}
+	}
+	if len(focused) > 0 {
+		all = focused
+	}
+	var out []screen.Element
+	for _, ai := range all {
+		items := ai.items
 		for _, it := range items {
 			if len(it.States) == 0 || !bit(it.States, stateShowing) || !bit(it.States, stateVisible) {
 				continue
@@ -306,6 +324,20 @@ func (a *a11y) walk(conn *dbus.Conn, ref objRef, depth int, budget *int) ([]cach
 		out = append(out, sub...)
 	}
 	return out, nil
+}
+
+// ownsWindow reports whether an application has a showing top-level
+// window with the given title.
+func ownsWindow(items []cacheItem, title string) bool {
+	for _, it := range items {
+		switch roleName(it.Role) {
+		case "frame", "dialog", "window", "file chooser", "alert":
+			if it.Name == title && bit(it.States, stateShowing) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func bit(states []uint32, n uint) bool {

@@ -55,7 +55,8 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 	}
 	if o.Display == "" {
 		for n := 90; n < 200; n++ {
-			if _, err := os.Stat(socketFor(n)); os.IsNotExist(err) {
+			_, lockErr := os.Stat(fmt.Sprintf("/tmp/.X%d-lock", n))
+			if _, err := os.Stat(socketFor(n)); os.IsNotExist(err) && os.IsNotExist(lockErr) {
 				o.Display = fmt.Sprintf(":%d", n)
 				break
 			}
@@ -93,8 +94,21 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 		d.Down()
 		return nil, err
 	}
+	// A fresh configuration per desktop, as an evaluation VM is reset to a
+	// snapshot: no "restore the previous session?" dialogs from an
+	// application that was killed on an earlier desktop.
+	_ = os.RemoveAll(filepath.Join(runtimeDir, "config"))
+	_ = os.RemoveAll(filepath.Join(runtimeDir, "cache"))
+	for _, sub := range []string{"config", "cache"} {
+		if err := os.MkdirAll(filepath.Join(runtimeDir, sub), 0o700); err != nil {
+			d.Down()
+			return nil, err
+		}
+	}
 	d.Env["DISPLAY"] = o.Display
 	d.Env["XDG_RUNTIME_DIR"] = runtimeDir
+	d.Env["XDG_CONFIG_HOME"] = filepath.Join(runtimeDir, "config")
+	d.Env["XDG_CACHE_HOME"] = filepath.Join(runtimeDir, "cache")
 	d.Env["GTK_MODULES"] = "gail:atk-bridge"
 	d.Env["NO_AT_BRIDGE"] = "0"
 	d.Env["ACCESSIBILITY_ENABLED"] = "1"
@@ -135,10 +149,9 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 	}
 	go wm.Wait()
 	d.PIDs = append(d.PIDs, wm.Process.Pid)
-	// The window manager is ready when it publishes the client list.
+	// The window manager is ready when it announces itself on the root window.
 	if err := waitFor(ctx, 30*time.Second, func() bool {
-		return strings.Contains(outputOf(d.command("xprop", "-root", "_NET_CLIENT_LIST")), "window id") ||
-			strings.Contains(outputOf(d.command("xprop", "-root", "_NET_CLIENT_LIST")), "_NET_CLIENT_LIST(WINDOW)")
+		return strings.Contains(outputOf(d.command("xprop", "-root", "_NET_SUPPORTING_WM_CHECK")), "window id")
 	}); err != nil {
 		d.Down()
 		return nil, fmt.Errorf("openbox on %s did not start: %w", o.Display, err)
@@ -271,14 +284,26 @@ func (d *Desktop) Down() {
 	for i := len(d.PIDs) - 1; i >= 0; i-- {
 		_ = syscall.Kill(d.PIDs[i], syscall.SIGTERM)
 	}
-	time.Sleep(200 * time.Millisecond)
+	deadline := time.Now().Add(3 * time.Second)
 	for _, p := range d.PIDs {
+		for syscall.Kill(p, 0) == nil && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+			reap(p)
+		}
 		_ = syscall.Kill(p, syscall.SIGKILL)
+		reap(p)
 	}
 	if n, err := displayNum(d.Display); err == nil {
 		os.Remove(socketFor(n))
 		os.Remove(fmt.Sprintf("/tmp/.X%d-lock", n))
 	}
+}
+
+// reap collects a child that has exited, so it does not linger as a zombie
+// (which kill(pid, 0) would still find).
+func reap(pid int) {
+	var ws syscall.WaitStatus
+	_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
 }
 
 func waitFor(ctx context.Context, d time.Duration, ok func() bool) error {

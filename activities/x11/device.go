@@ -121,7 +121,7 @@ func (d *Device) Observe(ctx context.Context) (*screen.Screen, error) {
 	}
 	s.Windows, s.ActiveWindow = wins, active
 	b := img.Bounds()
-	els, err := d.tree.elements(b.Dx(), b.Dy(), nil)
+	els, err := d.tree.elements(b.Dx(), b.Dy(), active)
 	if err != nil {
 		// The tree is the primary source, but a desktop without it still
 		// works through OCR.

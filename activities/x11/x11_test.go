@@ -250,7 +250,7 @@ func TestGrounding(t *testing.T) {
 				for _, e := range s.Elements {
 					names = append(names, e.Label())
 				}
-				_, terr := dev.tree.elements(1440, 900, nil)
+				_, terr := dev.tree.elements(1440, 900, "")
 				img, _ := Capture()
 				f, _ := os.Create("/tmp/shot-fail-" + g.name + ".png")
 				png.Encode(f, img)

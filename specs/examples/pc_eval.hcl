@@ -18,6 +18,23 @@ task "sales_total" {
     wait_for_window = "sales.txt"
   }
 
+  # OSWorld-style configuration: a LibreOffice profile without first-start
+  # dialogs, and Calc open and ready.
+  setup "calc" {
+    write_file {
+      path    = "${var.dir}/lo/user/registrymodifications.xcu"
+      content = <<-XCU
+        <?xml version="1.0" encoding="UTF-8"?>
+        <oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+        <item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="ShowTipOfTheDay" oor:op="fuse"><value>false</value></prop></item>
+        <item oor:path="/org.openoffice.Office.Common/Save/Document"><prop oor:name="WarnAlienFormat" oor:op="fuse"><value>false</value></prop></item>
+        </oor:items>
+        XCU
+    }
+    launch          = ["soffice", "-env:UserInstallation=file://${var.dir}/lo", "--norestore", "--calc"]
+    wait_for_window = "LibreOffice Calc"
+  }
+
   subtask "read_sales" {
     instruction = "Read the Monday and Tuesday sales figures from sales.txt, which is open in the text editor."
 
@@ -43,7 +60,7 @@ task "sales_total" {
   }
 
   subtask "save_sheet" {
-    instruction = "Open LibreOffice Calc, type 'Total' in cell A1 and ${subtask.add_up.output.total} in cell B1, and save the sheet as ${var.dir}/total.ods."
+    instruction = "In LibreOffice Calc (already open), type 'Total' in cell A1 and ${subtask.add_up.output.total} in cell B1, and save the sheet as ${var.dir}/total.ods."
     knowledge = [
       "Click a cell, type its value and press Enter.",
       "Ctrl+Shift+S opens Save As; keep the ODF format when asked.",

@@ -1,0 +1,374 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/activities/x11"
+	"github.com/pcflow/pcflow/internal/tserver"
+)
+
+var pcflowBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "pcflow-bin")
+	if err != nil {
+		panic(err)
+	}
+	pcflowBin = filepath.Join(dir, "pcflow")
+	if out, err := exec.Command("go", "build", "-o", pcflowBin, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build pcflow: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// world is a state folder, a headless desktop and free ports for one test.
+type world struct {
+	t       *testing.T
+	state   string
+	display string
+	port    int
+	uiPort  int
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	w := &world{t: t, state: t.TempDir()}
+	d, err := x11.Up(context.Background(), x11.DesktopOptions{StateDir: w.state})
+	if err != nil {
+		t.Fatalf("desktop: %v", err)
+	}
+	t.Cleanup(func() {
+		killApps(d.Display)
+		d.Down()
+	})
+	w.display = d.Display
+	w.port, w.uiPort = freePort(t), freePort(t)
+	return w
+}
+
+// killApps stops the applications a run left on a display.
+func killApps(display string) {
+	out, _ := exec.Command("ps", "-eo", "pid=,args=").Output()
+	_ = out
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !bytes.Contains(env, []byte("\x00DISPLAY="+display+"\x00")) && !bytes.HasPrefix(env, []byte("DISPLAY="+display+"\x00")) {
+			continue
+		}
+		var pid int
+		if _, err := fmt.Sscanf(e.Name(), "%d", &pid); err == nil && pid != os.Getpid() {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+func freePort(t *testing.T) int {
+	for i := 0; i < 100; i++ {
+		p := 20000 + rand.Intn(20000)
+		if tserver.PortFree("127.0.0.1", p) {
+			return p
+		}
+	}
+	t.Fatal("no free port")
+	return 0
+}
+
+func (w *world) flags(extra ...string) []string {
+	return append(extra, "--state", w.state, "--port", fmt.Sprint(w.port), "--ui-port", fmt.Sprint(w.uiPort))
+}
+
+func (w *world) cmd(args ...string) *exec.Cmd {
+	c := exec.Command(pcflowBin, args...)
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "OPENAI_") && !strings.HasPrefix(kv, "PCFLOW_") {
+			env = append(env, kv)
+		}
+	}
+	c.Env = env
+	c.Dir = ".."
+	return c
+}
+
+// pcflow runs the binary to its end.
+func (w *world) pcflow(args ...string) (int, string) {
+	w.t.Helper()
+	c := w.cmd(args...)
+	out, err := c.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		w.t.Fatalf("pcflow %v: %v", args, err)
+	}
+	return code, string(out)
+}
+
+func runID(out string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if rest, ok := strings.CutPrefix(line, "run "); ok && strings.HasSuffix(rest, " started") {
+			return strings.TrimSuffix(rest, " started")
+		}
+	}
+	return ""
+}
+
+func TestExampleCalculator(t *testing.T) {
+	w := newWorld(t)
+	code, out := w.pcflow(w.flags("run", "specs/examples/calculator.hcl", "--display", w.display)...)
+	if code != 0 {
+		t.Fatalf("pcflow run = %d\n%s", code, out)
+	}
+	for _, want := range []string{"model: SCRIPTED", "SUCCEEDED (success)", `product="84"`, "check shown        pass", "Temporal UI: http://127.0.0.1:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// The run is inspectable: every step is in Temporal's history.
+	id := runID(out)
+	code, hist := w.pcflow(w.flags("history", id, "--json")...)
+	if code != 0 {
+		t.Fatalf("history = %d: %s", code, hist)
+	}
+	var h History
+	if err := json.Unmarshal([]byte(hist), &h); err != nil {
+		t.Fatalf("history --json: %v\n%s", err, hist)
+	}
+	if len(h.Subtasks) != 1 || len(h.Steps) != 7 {
+		t.Fatalf("history has %d subtasks and %d steps, want 1 and 7", len(h.Subtasks), len(h.Steps))
+	}
+	s := h.Steps[1]
+	if s.Action != `click #25 "1"` && !strings.HasSuffix(s.Action, `"1"`) || s.Verdict != "correct" || s.Progress == "" {
+		t.Errorf("step 2 = %+v", s)
+	}
+	if _, err := os.Stat(s.Artifacts["before"]); err != nil {
+		t.Errorf("step 2's screenshot is not in the artifact store: %v", err)
+	}
+	code, st := w.pcflow(w.flags("status")...)
+	if code != 0 || !strings.Contains(st, id) || !strings.Contains(st, "completed") {
+		t.Errorf("status = %d\n%s", code, st)
+	}
+}
+
+func TestExampleEditor(t *testing.T) {
+	os.RemoveAll("/tmp/pcflow-editor")
+	w := newWorld(t)
+	code, out := w.pcflow(w.flags("run", "specs/examples/editor.hcl", "--display", w.display)...)
+	if code != 0 {
+		t.Fatalf("pcflow run = %d\n%s", code, out)
+	}
+	b, err := os.ReadFile("/tmp/pcflow-editor/note.txt")
+	if err != nil || !strings.Contains(string(b), "Meeting moved to 10:30") {
+		t.Errorf("note.txt = %q, %v", b, err)
+	}
+}
+
+func TestExamplePCEval(t *testing.T) {
+	os.RemoveAll("/tmp/pcflow-pceval")
+	w := newWorld(t)
+	code, out := w.pcflow(w.flags("run", "specs/examples/pc_eval.hcl", "--display", w.display)...)
+	if code != 0 {
+		t.Fatalf("pcflow run = %d\n%s", code, out)
+	}
+	for cell, want := range map[string]string{"A1": "Total", "B1": "2230"} {
+		got, err := activities.ReadCell("/tmp/pcflow-pceval/total.ods", "", cell)
+		if err != nil || got != want {
+			t.Errorf("total.ods %s = %q, %v; want %q", cell, got, err, want)
+		}
+	}
+	if !strings.Contains(out, `total="2230"`) || !strings.Contains(out, "SR=1") {
+		t.Errorf("output:\n%s", out)
+	}
+}
+
+func TestExampleFreeText(t *testing.T) {
+	os.RemoveAll("/tmp/pcflow-free")
+	w := newWorld(t)
+	code, out := w.pcflow(w.flags("run", "specs/examples/freetext.hcl", "--display", w.display)...)
+	if code != 0 {
+		t.Fatalf("pcflow run = %d\n%s", code, out)
+	}
+	if !strings.Contains(out, "compute") || !strings.Contains(out, "write_file") {
+		t.Errorf("the Manager's subtasks are not in the result:\n%s", out)
+	}
+	if b, _ := os.ReadFile("/tmp/pcflow-free/result.txt"); !strings.Contains(string(b), "42") {
+		t.Errorf("result.txt = %q", b)
+	}
+}
+
+// TestExampleTwoDevices runs the CRAB-style task on two displays: the run
+// process serves alice, a separate `pcflow worker` serves bob.
+func TestExampleTwoDevices(t *testing.T) {
+	os.RemoveAll("/tmp/pcflow-alice")
+	os.RemoveAll("/tmp/pcflow-bob")
+	w := newWorld(t)
+	d2, err := x11.Up(context.Background(), x11.DesktopOptions{StateDir: w.state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { killApps(d2.Display); d2.Down() })
+	run := w.cmd(w.flags("run", "specs/examples/two_devices.hcl", "--display", w.display, "--device", "alice")...)
+	var out bytes.Buffer
+	run.Stdout, run.Stderr = &out, &out
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The worker for bob joins the run's embedded server once it is up.
+	waitPort(t, w.port)
+	wk := w.cmd("worker", "--device", "bob", "--display", d2.Display, "--state", w.state, "--temporal", fmt.Sprintf("127.0.0.1:%d", w.port),
+		"--workflows=false", "--script", "specs/examples/two_devices.script.json")
+	var wout bytes.Buffer
+	wk.Stdout, wk.Stderr = &wout, &wout
+	if err := wk.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { wk.Process.Signal(syscall.SIGTERM); wk.Wait() }()
+	err = run.Wait()
+	if err != nil {
+		t.Fatalf("pcflow run: %v\n%s\nworker:\n%s", err, out.String(), wout.String())
+	}
+	b, _ := os.ReadFile("/tmp/pcflow-bob/code.txt")
+	if !strings.Contains(string(b), "4711-ZULU") {
+		t.Errorf("bob's file = %q, want the code read on alice's screen\n%s", b, out.String())
+	}
+}
+
+func waitPort(t *testing.T, port int) {
+	deadline := time.Now().Add(60 * time.Second)
+	for tserver.PortFree("127.0.0.1", port) {
+		if time.Now().After(deadline) {
+			t.Fatalf("nothing listens on %d", port)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestCrashAndResume kills `pcflow run` with SIGKILL at random points
+// inside a subtask, resumes it with `pcflow resume`, and checks from the
+// device's own action log that no action ran twice, and from the
+// calculator that the result is right.
+func TestCrashAndResume(t *testing.T) {
+	w := newWorld(t)
+	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	logPath := filepath.Join(w.state, "actions", "desktop.jsonl")
+	id := "crash-test"
+	// Kill points: after the k-th action has started, for two random k.
+	kills := []int{1 + rng.Intn(3), 4 + rng.Intn(2)}
+	args := w.flags("run", "specs/examples/calculator.hcl", "--display", w.display, "--id", id)
+	for i, k := range kills {
+		c := w.cmd(args...)
+		var out bytes.Buffer
+		c.Stdout, c.Stderr = &out, &out
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for n := 0; countStarted(logPath) < k; n++ {
+			if n > 1200 {
+				t.Fatalf("kill %d: the run never reached action %d\n%s", i, k, out.String())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		c.Process.Kill() // SIGKILL: no cleanup, no goodbye
+		c.Wait()
+		t.Logf("killed after %d started actions", countStarted(logPath))
+		args = w.flags("resume", id, "--display", w.display)
+	}
+	code, out := w.pcflow(args...)
+	if code != 0 {
+		t.Fatalf("pcflow resume = %d\n%s", code, out)
+	}
+	if !strings.Contains(out, `product="84"`) {
+		t.Errorf("resumed run did not produce 84:\n%s", out)
+	}
+	entries, err := activities.ReadActionLog(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := map[string]int{}
+	for _, e := range entries {
+		if e.Phase == activities.PhaseStarted {
+			started[e.ID]++
+		}
+	}
+	for id, n := range started {
+		if n != 1 {
+			t.Errorf("action %s started %d times", id, n)
+		}
+	}
+	if len(started) != 6 {
+		t.Errorf("%d distinct actions ran, want the script's 6", len(started))
+	}
+}
+
+func countStarted(path string) int {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	n := 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), `"phase":"started"`) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestUIServed fetches the Web UI's page from the embedded server.
+func TestUIServed(t *testing.T) {
+	w := &world{t: t, state: t.TempDir(), port: freePort(t), uiPort: freePort(t)}
+	c := w.cmd(w.flags("server")...)
+	var out bytes.Buffer
+	c.Stdout, c.Stderr = &out, &out
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { c.Process.Signal(syscall.SIGINT); c.Wait() }()
+	waitPort(t, w.uiPort)
+	var body []byte
+	for i := 0; i < 50; i++ {
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/namespaces/default/workflows", w.uiPort))
+		if err == nil {
+			body, _ = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				break
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !bytes.Contains(body, []byte("<html")) || !bytes.Contains(body, []byte("/_app/immutable/")) {
+		t.Errorf("UI page does not look like the Temporal UI (%d bytes):\n%.300s", len(body), body)
+	}
+	// The UI's API answers from the server: the namespace pcflow uses.
+	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/api/v1/namespaces", w.uiPort))
+	if err != nil {
+		t.Fatal(err)
+	}
+	api, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !bytes.Contains(api, []byte(`"name": "default"`)) {
+		t.Errorf("UI API /api/v1/namespaces = %d:\n%.300s", resp.StatusCode, api)
+	}
+}
