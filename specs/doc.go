@@ -1,0 +1,28 @@
+// Package specs is pcflow's task language: HCL v2 files parsed into a
+// plan.Plan, the plain data the workflows take as input.
+//
+// Contract:
+//   - Parse and ParseFile return either a valid plan or error diagnostics,
+//     never both. Every problem is an hcl.Diagnostic whose Subject is the
+//     exact range at fault (the attribute, the traversal step, the label),
+//     with a Detail that says how to fix it; WriteDiagnostics renders them
+//     with file:line:col, the source line and carets. Warnings (an output no
+//     instruction or check reads) do not make a plan invalid.
+//   - A valid plan has unique names, known devices, dependencies that exist
+//     and form no cycle (subtask references in instructions add
+//     dependencies, depends_on adds order), outputs that are declared where
+//     they are used, durations that parse, and checks with exactly one
+//     condition kind whose conditions do not contradict each other.
+//   - Non-sensitive variables are substituted at parse time; expressions
+//     that read no subtask outputs are evaluated then, so their errors are
+//     parse errors. Sensitive variables stay placeholders
+//     ({{secret.NAME}}): their values are returned beside the plan, never in
+//     it.
+//   - Expressions can call only the pure functions of plan.Functions: no
+//     time, randomness or I/O, because templates are rendered inside
+//     deterministic workflows.
+//   - Format is idempotent and keeps comments; it refuses files that do not
+//     parse.
+//
+// The language reference is in the README.
+package specs
