@@ -2,6 +2,7 @@ package x11
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -141,20 +142,31 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 		d.Down()
 		return nil, err
 	}
-	wm := d.command("openbox", "--sm-disable")
-	wm.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := wm.Start(); err != nil {
-		d.Down()
-		return nil, fmt.Errorf("start openbox: %w", err)
-	}
-	go wm.Wait()
-	d.PIDs = append(d.PIDs, wm.Process.Pid)
-	// The window manager is ready when it announces itself on the root window.
-	if err := waitFor(ctx, 30*time.Second, func() bool {
+	// The window manager: started again if it does not announce itself
+	// (under load it has been seen to exit at start).
+	var wmLog bytes.Buffer
+	ready := func() bool {
 		return strings.Contains(outputOf(d.command("xprop", "-root", "_NET_SUPPORTING_WM_CHECK")), "window id")
-	}); err != nil {
-		d.Down()
-		return nil, fmt.Errorf("openbox on %s did not start: %w", o.Display, err)
+	}
+	for attempt := 1; ; attempt++ {
+		wm := d.command("openbox", "--sm-disable")
+		wm.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		wmLog.Reset()
+		wm.Stdout, wm.Stderr = &wmLog, &wmLog
+		if err := wm.Start(); err != nil {
+			d.Down()
+			return nil, fmt.Errorf("start openbox: %w", err)
+		}
+		go wm.Wait()
+		if waitFor(ctx, 10*time.Second, ready) == nil {
+			d.PIDs = append(d.PIDs, wm.Process.Pid)
+			break
+		}
+		_ = wm.Process.Kill()
+		if attempt == 3 {
+			d.Down()
+			return nil, fmt.Errorf("openbox on %s did not start: %s", o.Display, strings.TrimSpace(wmLog.String()))
+		}
 	}
 	if o.StateDir != "" {
 		if err := d.save(o.StateDir); err != nil {

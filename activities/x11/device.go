@@ -46,7 +46,8 @@ const (
 // Device drives the X display named by $DISPLAY.
 type Device struct {
 	OCRMode string
-	// Settle is how long to let the screen settle after an action.
+	// Settle is how long to let the screen settle after an action (the
+	// Reflect activity waits too; this is for direct use).
 	Settle time.Duration
 	mu     sync.Mutex
 	tree   a11y
@@ -61,7 +62,7 @@ func New() (*Device, error) {
 	// xgb logs connection chatter (no ~/.Xauthority on Xvfb) to stderr.
 	xgb.Logger = log.New(io.Discard, "", 0)
 	xgbutil.Logger = log.New(io.Discard, "", 0)
-	return &Device{OCRMode: OCRAuto, Settle: 150 * time.Millisecond}, nil
+	return &Device{OCRMode: OCRAuto}, nil
 }
 
 // Close releases the device's connections.

@@ -381,7 +381,11 @@ func findElement(prompt, target, role string) (int, error) {
 	matchers := []func(string) bool{
 		func(n string) bool { return n == target },
 		func(n string) bool { return strings.EqualFold(n, target) },
-		func(n string) bool { return strings.Contains(strings.ToLower(n), strings.ToLower(target)) },
+		// Containment only for targets long enough not to match by accident
+		// ("1" must not find "10:30").
+		func(n string) bool {
+			return len(target) >= 3 && strings.Contains(strings.ToLower(n), strings.ToLower(target))
+		},
 	}
 	for _, match := range matchers {
 		for _, e := range els {
