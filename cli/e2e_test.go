@@ -183,6 +183,9 @@ func TestExampleEditor(t *testing.T) {
 }
 
 func TestExamplePCEval(t *testing.T) {
+	// The example's LibreOffice profile is fixed: an instance left from an
+	// earlier run would take the request and open Calc on its own display.
+	exec.Command("pkill", "-f", "pcflow-pceval/lo").Run()
 	os.RemoveAll("/tmp/pcflow-pceval")
 	w := newWorld(t)
 	code, out := w.pcflow(w.flags("run", "specs/examples/pc_eval.hcl", "--display", w.display)...)

@@ -1,0 +1,99 @@
+package workflows_test
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/pcflow/pcflow/activities/agents/scripted"
+	"github.com/pcflow/pcflow/activities/fakedevice"
+	"github.com/pcflow/pcflow/internal/enginetest"
+	pcworker "github.com/pcflow/pcflow/worker"
+	"github.com/pcflow/pcflow/workflows"
+)
+
+var record = flag.Bool("record", false, "record new histories into testdata/")
+
+// TestReplay replays histories recorded from real runs against the current
+// workflow code: a change that would break running workflows fails here
+// (guard it with workflow.GetVersion).
+func TestReplay(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*.json")
+	if len(files) == 0 {
+		t.Fatal("no recorded histories in testdata/ (go test ./workflows -run TestRecordHistories -record)")
+	}
+	r := worker.NewWorkflowReplayer()
+	pcworker.RegisterWorkflows(r)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			fh, err := os.Open(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fh.Close()
+			h, err := client.HistoryFromJSON(fh, client.HistoryJSONOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Child ids derive from the parent's: replay under the recorded id.
+			id := strings.ReplaceAll(strings.TrimSuffix(filepath.Base(f), ".json"), "_", "/")
+			err = r.ReplayWorkflowHistoryWithOptions(nil, h, worker.ReplayWorkflowHistoryOptions{
+				OriginalExecution: workflow.Execution{ID: id, RunID: "replay"},
+			})
+			if err != nil {
+				t.Errorf("replay %s: %v", f, err)
+			}
+		})
+	}
+}
+
+// TestRecordHistories runs real workflows on the embedded server and saves
+// their histories (parent and children) as replay fixtures.
+func TestRecordHistories(t *testing.T) {
+	if !*record {
+		t.Skip("pass -record to record histories")
+	}
+	env := enginetest.Start(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{
+		"a": {Steps: []scripted.Step{click("Code"), done(map[string]any{"code": "4711"})}},
+		"b": {Steps: []scripted.Step{click("Editor"), done(nil)}},
+		"c": {Steps: []scripted.Step{step("type", map[string]any{"text": "4711", "enter": true}), click("Save"), done(nil)}, Reflections: []string{"no_effect"}},
+	}})
+	left, right := fakedevice.New("Code", "Close"), fakedevice.New("Editor", "Save")
+	env.Serve("left", env.Activities(left, "left", env.ModelConfig()), true)
+	env.Serve("right", env.Activities(right, "right", env.ModelConfig()), false)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := env.Run(ctx, "relay", mustPlan(t, threeSubtasks), workflows.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"relay", workflows.ChildID("relay", "a"), workflows.ChildID("relay", "c")} {
+		it := env.Client.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		h := &historypb.History{}
+		for it.HasNext() {
+			e, err := it.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.Events = append(h.Events, e)
+		}
+		b, err := protojson.MarshalOptions{Indent: "  "}.Marshal(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := "testdata/" + strings.ReplaceAll(id, "/", "_") + ".json"
+		if err := os.WriteFile(name, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
