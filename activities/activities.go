@@ -302,6 +302,9 @@ func (a *Activities) Act(ctx context.Context, in ActInput) (*ActResult, error) {
 	act := in.Action
 	act.Text = ResolveSecrets(act.Text, a.Secrets)
 	note, err := a.Device.Act(ctx, act)
+	// What the device says goes to history, logs and the model: never with
+	// a secret in it.
+	note = RedactSecrets(note, a.Secrets)
 	if err != nil {
 		msg := RedactSecrets(err.Error(), a.Secrets)
 		if lerr := a.Log.Append(LogEntry{ID: in.ID, Phase: PhaseFailed, Time: now(), Action: logged, Error: msg, Summary: in.Action.Summary()}); lerr != nil {

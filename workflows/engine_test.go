@@ -19,7 +19,7 @@ import (
 	"github.com/pcflow/pcflow/workflows"
 )
 
-func mustPlan(t *testing.T, src string) plan.Plan {
+func mustPlan(t testing.TB, src string) plan.Plan {
 	t.Helper()
 	res, diags := specs.Parse("test.hcl", []byte(src), specs.Options{})
 	if diags.HasErrors() {

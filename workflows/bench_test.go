@@ -1,0 +1,99 @@
+package workflows_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/activities/agents/scripted"
+	"github.com/pcflow/pcflow/activities/fakedevice"
+	"github.com/pcflow/pcflow/activities/screen"
+	"github.com/pcflow/pcflow/internal/enginetest"
+	"github.com/pcflow/pcflow/workflows"
+)
+
+// BenchmarkDurableVsInProcess runs the same 20-step subtask with the
+// scripted model at a fixed latency (PCFLOW_BENCH_LATENCY_MS, default
+// 1000) twice: durably on the embedded Temporal server, and as a plain Go
+// loop calling the same activity code. It reports both wall times, the
+// ratio and the orchestration overhead per step.
+func BenchmarkDurableVsInProcess(b *testing.B) {
+	latency := 1000
+	if v, err := strconv.Atoi(os.Getenv("PCFLOW_BENCH_LATENCY_MS")); err == nil {
+		latency = v
+	}
+	const steps = 20
+	var script []scripted.Step
+	for i := 0; i < steps-1; i++ {
+		script = append(script, click("A"))
+	}
+	script = append(script, done(nil))
+	env := enginetest.Start(b, scripted.Script{LatencyMS: latency, Subtasks: map[string]scripted.SubtaskScript{"s": {Steps: script}}})
+	dev := fakedevice.New("A", "B")
+	acts := env.Activities(dev, "desktop", env.ModelConfig())
+	env.Serve("desktop", acts, true)
+	spec := fmt.Sprintf(`task "bench" {
+  max_steps = %d
+  timeout   = "1h"
+  subtask "s" {
+    instruction = "click A"
+  }
+}`, steps+5)
+	p := mustPlan(b, spec)
+	var durable, plain time.Duration
+	for i := 0; i < b.N; i++ {
+		ctx := context.Background()
+		start := time.Now()
+		res, err := env.Run(ctx, fmt.Sprintf("bench-%d", i), p, workflows.Options{})
+		if err != nil || res.Reason != workflows.ReasonSuccess {
+			b.Fatalf("durable run: %v %+v", err, res)
+		}
+		durable += time.Since(start)
+
+		start = time.Now()
+		if err := inProcess(ctx, acts, steps); err != nil {
+			b.Fatal(err)
+		}
+		plain += time.Since(start)
+	}
+	n := float64(b.N)
+	b.ReportMetric(durable.Seconds()/n, "s/durable")
+	b.ReportMetric(plain.Seconds()/n, "s/in-process")
+	b.ReportMetric(float64(durable)/float64(plain), "ratio")
+	b.ReportMetric(float64(durable-plain)/n/steps/float64(time.Millisecond), "ms-overhead/step")
+}
+
+// inProcess is the agent loop without Temporal: the same activity methods,
+// called in order.
+func inProcess(ctx context.Context, a *activities.Activities, steps int) error {
+	st := struct{ progress, memory, last, verdict string }{}
+	for step := 1; step <= steps; step++ {
+		d, err := a.Decide(ctx, activities.DecideInput{Subtask: "s", Instruction: "click A", Step: step, MaxSteps: steps + 5,
+			Progress: st.progress, Memory: st.memory, LastAction: st.last, LastVerdict: st.verdict})
+		if err != nil {
+			return err
+		}
+		if d.Action.Kind == screen.ActDone {
+			return nil
+		}
+		ar, err := a.Act(ctx, activities.ActInput{ID: fmt.Sprintf("plain-%d-%d", time.Now().UnixNano(), step), Action: d.Action})
+		if err != nil {
+			return err
+		}
+		r, err := a.Reflect(ctx, activities.ReflectInput{Subtask: "s", Instruction: "click A", Step: step, Action: d.Action, Thought: d.Thought, Outcome: *ar, Before: d.Observation})
+		if err != nil {
+			return err
+		}
+		p, err := a.Progress(ctx, activities.ProgressInput{Subtask: "s", Instruction: "click A", Summary: st.progress, Memory: st.memory,
+			Step: step, Action: d.Action.Summary(), Thought: d.Thought, Verdict: r.Verdict})
+		if err != nil {
+			return err
+		}
+		st.progress, st.memory, st.last, st.verdict = p.Summary, p.Memory, d.Action.Summary(), r.Verdict
+	}
+	return fmt.Errorf("did not finish in %d steps", steps)
+}
