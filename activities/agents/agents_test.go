@@ -310,6 +310,10 @@ func TestPromptGoldens(t *testing.T) {
 		"decision.txt": agents.DecisionPrompt(in, 400, 300, ""),
 		"progress.txt": agents.ProgressPrompt(agents.ProgressInput{Subtask: "save", Instruction: "save the file", Outputs: []string{"path"},
 			Summary: "typed the text", Memory: "file is memo.txt", Step: 3, Action: `hotkey ctrl+s`, Thought: "Save.", Verdict: "correct", Reason: "dialog opened"}),
+		"reflection.txt": agents.ReflectionPrompt(agents.ReflectionInput{Subtask: "save", Instruction: "save the file", Action: `click #1 "Save"`,
+			Thought: "Save it.", Note: "click at (130,60)", Step: 4, BeforeWindow: "memo.txt - Mousepad", AfterWindow: "Save As", Before: els, After: els[:1]}),
+		"manager.txt": agents.ManagerPrompt(agents.ManagerInput{Instruction: "Note the product of 6 and 7 in a file.",
+			Devices: []string{"desktop: the local display"}, Knowledge: []string{"galculator is the calculator."}}, "subtask \"b\": unknown device"),
 	}
 	for name, text := range got {
 		path := "testdata/" + name

@@ -479,13 +479,18 @@ func labels(els []screen.Element, maxN int) []string {
 	return out
 }
 
-// Reflect asks the Reflection agent whether the action worked.
-func (c *Client) Reflect(ctx context.Context, in ReflectionInput, u *screen.Usage) (*Reflection, error) {
-	text := render(tReflection, map[string]any{
+// ReflectionPrompt renders the Reflection agent's text prompt.
+func ReflectionPrompt(in ReflectionInput) string {
+	return render(tReflection, map[string]any{
 		"Subtask": in.Subtask, "Instruction": in.Instruction, "Action": in.Action, "Thought": in.Thought,
 		"Note": in.Note, "Step": in.Step, "BeforeWindow": in.BeforeWindow, "AfterWindow": in.AfterWindow,
 		"Before": labels(in.Before, 150), "After": labels(in.After, 150),
 	})
+}
+
+// Reflect asks the Reflection agent whether the action worked.
+func (c *Client) Reflect(ctx context.Context, in ReflectionInput, u *screen.Usage) (*Reflection, error) {
+	text := ReflectionPrompt(in)
 	parts := []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: text}}
 	for _, im := range []image.Image{in.BeforeImage, in.AfterImage} {
 		if im == nil {
@@ -624,12 +629,17 @@ type ManagerInput struct {
 	Record   func(Exchange)
 }
 
+// ManagerPrompt renders the Manager agent's prompt.
+func ManagerPrompt(in ManagerInput, feedback string) string {
+	return render(tManager, map[string]any{"Instruction": in.Instruction, "Devices": in.Devices, "Knowledge": in.Knowledge, "Feedback": feedback})
+}
+
 // Manage asks the Manager agent to decompose an instruction.
 func (c *Client) Manage(ctx context.Context, in ManagerInput, u *screen.Usage) ([]PlannedSubtask, int, error) {
 	feedback := ""
 	invalid := 0
 	for attempt := 0; ; attempt++ {
-		text := render(tManager, map[string]any{"Instruction": in.Instruction, "Devices": in.Devices, "Knowledge": in.Knowledge, "Feedback": feedback})
+		text := ManagerPrompt(in, feedback)
 		req := openai.ChatCompletionRequest{
 			Model: c.cfg.ManagerModel, Temperature: c.cfg.Temperature, MaxTokens: c.cfg.MaxTokens * 2,
 			Messages: []openai.ChatCompletionMessage{
