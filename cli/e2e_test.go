@@ -407,3 +407,44 @@ func TestUIServed(t *testing.T) {
 		t.Errorf("UI API /api/v1/namespaces = %d:\n%.300s", resp.StatusCode, api)
 	}
 }
+
+// TestResumeFrom reruns a failed run from its failed subtask: the subtask
+// before it is kept (its action is not executed again), and the rerun
+// succeeds with a model that does better.
+func TestResumeFrom(t *testing.T) {
+	w := newWorld(t)
+	code, out := w.pcflow(w.flags("run", "cli/testdata/crash.hcl", "--display", w.display, "--id", "fails",
+		"--script", "cli/testdata/crash_fails.script.json")...)
+	if code != 1 || !strings.Contains(out, "FAILED (agent_failed)") || !strings.Contains(out, "cannot find the buttons") {
+		t.Fatalf("first run = %d, want agent_failed\n%s", code, out)
+	}
+	code, out = w.pcflow(w.flags("resume", "fails", "--from", "multiply", "--display", w.display,
+		"--script", "cli/testdata/crash.script.json")...)
+	if code != 0 || !strings.Contains(out, "keeping clear") || !strings.Contains(out, `product="84"`) {
+		t.Fatalf("resume --from multiply = %d\n%s", code, out)
+	}
+	if n := count(filepath.Join(w.state, "actions", "desktop.jsonl"), `/clear/step-`); n != 2 {
+		t.Errorf("AC logged %d times (started+finished), want 2: the kept subtask ran again", n)
+	}
+	if code, out := w.pcflow(w.flags("resume", "fails", "--from", "nope")...); code != 2 || !strings.Contains(out, "no subtask \"nope\"") {
+		t.Errorf("resume --from an unknown subtask = %d\n%s", code, out)
+	}
+}
+
+// TestRecordAndReplay records a run's model exchanges and drives a second
+// run from the recording, without the script.
+func TestRecordAndReplay(t *testing.T) {
+	w := newWorld(t)
+	code, out := w.pcflow(w.flags("run", "specs/examples/calculator.hcl", "--display", w.display, "--id", "recorded", "--record")...)
+	if code != 0 {
+		t.Fatalf("recorded run = %d\n%s", code, out)
+	}
+	code, out = w.pcflow(w.flags("run", "specs/examples/calculator.hcl", "--display", w.display, "--id", "replayed", "--replay", "recorded")...)
+	if code != 0 || !strings.Contains(out, "model: REPLAYED from the exchanges recorded by run recorded") || !strings.Contains(out, `product="84"`) {
+		t.Fatalf("replayed run = %d\n%s", code, out)
+	}
+	code, out = w.pcflow(w.flags("run", "specs/examples/calculator.hcl", "--display", w.display, "--replay", "replayed")...)
+	if code != 1 || !strings.Contains(out, "recorded no model exchanges") {
+		t.Errorf("replaying a run that recorded nothing = %d\n%s", code, out)
+	}
+}

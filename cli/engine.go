@@ -115,10 +115,14 @@ func (f *engineFlags) connect(ctx context.Context, e *env, withUI bool) (*engine
 // else the scripted model playing a script.
 type modelFlags struct {
 	script string
+	replay string
+	record bool
 }
 
 func (m *modelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.script, "script", "", "play this scripted-model file instead of calling a real model (default when OPENAI_API_KEY is unset: FILE.script.json beside the task)")
+	fs.StringVar(&m.replay, "replay", "", "drive the model from the exchanges recorded by run RUN (see --record)")
+	fs.BoolVar(&m.record, "record", false, "record every model request and answer as artifacts, for --replay")
 }
 
 // model returns the agents config and, for a script, the running scripted
@@ -188,7 +192,7 @@ func (d *deviceFlags) open(state string) (*x11.Device, error) {
 }
 
 // startWorker runs a worker for device (and the shared queue).
-func startWorker(g *engine, state, device string, dev activities.Device, cfg agents.Config, secrets map[string]string, logger *slog.Logger, workflowsToo bool) (*worker.Worker, error) {
+func startWorker(g *engine, state, device string, dev activities.Device, cfg agents.Config, secrets map[string]string, logger *slog.Logger, workflowsToo, record bool) (*worker.Worker, error) {
 	log, err := activities.OpenActionLog(filepath.Join(state, "actions", device+".jsonl"))
 	if err != nil {
 		return nil, err
@@ -196,7 +200,7 @@ func startWorker(g *engine, state, device string, dev activities.Device, cfg age
 	acts := &activities.Activities{
 		Device: dev, Model: agents.New(cfg), Artifacts: artifacts.Dir{Root: filepath.Join(state, "artifacts")},
 		Log: log, Logger: logger, Secrets: secrets, SettleDelay: 300 * time.Millisecond,
-		RecordExchanges: os.Getenv("PCFLOW_RECORD") == "1",
+		RecordExchanges: record || os.Getenv("PCFLOW_RECORD") == "1",
 	}
 	name := device
 	if dev == nil {

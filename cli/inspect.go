@@ -17,6 +17,8 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/activities/agents"
+	"github.com/pcflow/pcflow/activities/agents/scripted"
 	"github.com/pcflow/pcflow/activities/artifacts"
 	"github.com/pcflow/pcflow/internal/tserver"
 	"github.com/pcflow/pcflow/workflows"
@@ -386,4 +388,83 @@ func allEvents(ctx context.Context, c client.Client, id, runID string) ([]*histo
 		out = append(out, ev)
 	}
 	return out, nil
+}
+
+// replayModel serves the exchanges recorded by an earlier run.
+func (m *modelFlags) replayModel(ctx context.Context, e *env, g *engine, state string) (agents.Config, *scripted.Server, error) {
+	cfg := agents.ConfigFromEnv(e.getenv)
+	refs, err := recordedExchanges(ctx, g.client, m.replay)
+	if err != nil {
+		return cfg, nil, err
+	}
+	if len(refs) == 0 {
+		return cfg, nil, fmt.Errorf("run %s recorded no model exchanges: run it with --record (or PCFLOW_RECORD=1)", m.replay)
+	}
+	store := artifacts.Dir{Root: filepath.Join(state, "artifacts")}
+	var recs []scripted.Recorded
+	for _, ref := range refs {
+		b, err := store.Get(ref)
+		if err != nil {
+			return cfg, nil, fmt.Errorf("recorded exchange of run %s: %w (replay on the machine that recorded it)", m.replay, err)
+		}
+		var r scripted.Recorded
+		if err := json.Unmarshal(b, &r); err != nil {
+			return cfg, nil, fmt.Errorf("recorded exchange %s: %w", ref, err)
+		}
+		recs = append(recs, r)
+	}
+	srv := scripted.NewReplay(recs)
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		return cfg, nil, err
+	}
+	cfg.BaseURL, cfg.APIKey = srv.URL, "replay"
+	return cfg, srv, nil
+}
+
+// recordedExchanges lists the exchange artifacts referenced by a run's
+// activity results, in history order.
+func recordedExchanges(ctx context.Context, c client.Client, id string) ([]string, error) {
+	dc := converter.GetDefaultDataConverter()
+	var refs []string
+	collect := func(wid string) ([]string, error) {
+		var children []string
+		runID := ""
+		for {
+			evs, err := allEvents(ctx, c, wid, runID)
+			if err != nil {
+				return nil, fmt.Errorf("run %s: %w", wid, err)
+			}
+			next := ""
+			for _, ev := range evs {
+				if a := ev.GetChildWorkflowExecutionStartedEventAttributes(); a != nil {
+					children = append(children, a.WorkflowExecution.WorkflowId)
+				}
+				if a := ev.GetWorkflowExecutionContinuedAsNewEventAttributes(); a != nil {
+					next = a.NewExecutionRunId
+				}
+				if a := ev.GetActivityTaskCompletedEventAttributes(); a != nil {
+					var r struct {
+						Exchanges []string `json:"exchanges"`
+					}
+					if decode(dc, a.Result, &r) {
+						refs = append(refs, r.Exchanges...)
+					}
+				}
+			}
+			if next == "" {
+				return children, nil
+			}
+			runID = next
+		}
+	}
+	children, err := collect(id)
+	if err != nil {
+		return nil, err
+	}
+	for _, ch := range children {
+		if _, err := collect(ch); err != nil {
+			return nil, err
+		}
+	}
+	return refs, nil
 }

@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/pcflow/pcflow/activities/agents"
 	"github.com/pcflow/pcflow/activities/agents/scripted"
 	"github.com/pcflow/pcflow/specs"
 	"github.com/pcflow/pcflow/specs/plan"
@@ -199,19 +200,19 @@ func (s *session) close() {
 // start connects, starts the scripted model if needed and the local worker.
 func (rf *runFlags) start(ctx context.Context, e *env, spec, device string, secrets map[string]string) (*session, int) {
 	s := &session{}
-	cfg, model, err := rf.model.model(e, spec)
-	if err != nil {
-		fmt.Fprintln(e.stderr, "pcflow:", err)
-		return nil, 1
-	}
-	if model != nil {
-		s.model = model
-		s.cleanup = append(s.cleanup, func() { model.Close() })
-		if !rf.quiet {
-			fmt.Fprintf(e.stdout, "model: SCRIPTED (no OPENAI_API_KEY): answers come from a script, not a real model\n")
+	var cfg agents.Config
+	var model *scripted.Server
+	var err error
+	if rf.model.replay == "" {
+		// Settle the model before starting anything: a missing key is the
+		// most common first error.
+		if cfg, model, err = rf.model.model(e, spec); err != nil {
+			fmt.Fprintln(e.stderr, "pcflow:", err)
+			return nil, 1
 		}
-	} else if !rf.quiet {
-		fmt.Fprintf(e.stdout, "model: %s at %s\n", cfg.DecisionModel, cfg.BaseURL)
+		if model != nil {
+			s.cleanup = append(s.cleanup, func() { model.Close() })
+		}
 	}
 	eng, err := rf.eng.connect(ctx, e, true)
 	if err != nil {
@@ -221,6 +222,29 @@ func (rf *runFlags) start(ctx context.Context, e *env, spec, device string, secr
 	}
 	s.eng = eng
 	s.cleanup = append(s.cleanup, eng.close)
+	if rf.model.replay != "" {
+		cfg, model, err = rf.model.replayModel(ctx, e, eng, rf.eng.state)
+		if model != nil {
+			s.cleanup = append(s.cleanup, func() { model.Close() })
+		}
+	}
+	if err != nil {
+		s.close()
+		fmt.Fprintln(e.stderr, "pcflow:", err)
+		return nil, 1
+	}
+	if model != nil {
+		s.model = model
+		if !rf.quiet {
+			if rf.model.replay != "" {
+				fmt.Fprintf(e.stdout, "model: REPLAYED from the exchanges recorded by run %s\n", rf.model.replay)
+			} else {
+				fmt.Fprintf(e.stdout, "model: SCRIPTED (no OPENAI_API_KEY): answers come from a script, not a real model\n")
+			}
+		}
+	} else if !rf.quiet {
+		fmt.Fprintf(e.stdout, "model: %s at %s\n", cfg.DecisionModel, cfg.BaseURL)
+	}
 	if rf.noWorker {
 		return s, -1
 	}
@@ -238,7 +262,7 @@ func (rf *runFlags) start(ctx context.Context, e *env, spec, device string, secr
 		return nil, 1
 	}
 	s.cleanup = append(s.cleanup, dev.Close)
-	w, err := startWorker(eng, rf.eng.state, device, dev, cfg, secrets, logger, true)
+	w, err := startWorker(eng, rf.eng.state, device, dev, cfg, secrets, logger, true, rf.model.record)
 	if err != nil {
 		s.close()
 		fmt.Fprintln(e.stderr, "pcflow:", err)

@@ -65,8 +65,10 @@ func New() (*Device, error) {
 	return &Device{OCRMode: OCRAuto}, nil
 }
 
-// Close releases the device's connections.
+// Close releases the device's connections. Call it before the X server
+// goes away: Xlib ends the process on a connection whose server died.
 func (d *Device) Close() {
+	robotgo.CloseMainDisplay()
 	d.tree.close()
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -78,10 +78,12 @@ type Request struct {
 	Status  int
 }
 
-// Server serves a Script.
+// Server serves a Script, or replays recorded exchanges.
 type Server struct {
 	mu       sync.Mutex
 	script   Script
+	replay   map[string][]openai.ChatCompletionResponse
+	served   map[string]int
 	fired    map[int]int
 	requests []Request
 	// Tokens totals the usage the server reported.
@@ -105,6 +107,30 @@ func Load(path string) (Script, error) {
 
 // New returns a server for s (not listening yet).
 func New(s Script) *Server { return &Server{script: s, fired: map[int]int{}} }
+
+// Recorded is one model exchange as a run recorded it.
+type Recorded struct {
+	Request  openai.ChatCompletionRequest   `json:"request"`
+	Response *openai.ChatCompletionResponse `json:"response,omitempty"`
+}
+
+// NewReplay returns a server that answers each request with the answer
+// recorded for the same agent, subtask and step (in recorded order when a
+// step was asked more than once), so a later run is driven by an earlier
+// run's model.
+func NewReplay(exchanges []Recorded) *Server {
+	s := &Server{fired: map[int]int{}, replay: map[string][]openai.ChatCompletionResponse{}, served: map[string]int{}}
+	for _, ex := range exchanges {
+		if ex.Response == nil {
+			continue
+		}
+		k := replayKey(classify(ex.Request))
+		s.replay[k] = append(s.replay[k], *ex.Response)
+	}
+	return s
+}
+
+func replayKey(r Request) string { return fmt.Sprintf("%s/%s/%d", r.Role, r.Subtask, r.Step) }
 
 // Start listens on addr ("127.0.0.1:0" picks a port) and serves in the
 // background; URL is the base URL for OPENAI_BASE_URL.
@@ -168,6 +194,41 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, 400, "bad request body: "+err.Error())
 		return
 	}
+	rec := classify(req)
+	s.mu.Lock()
+	fault := s.matchFault(rec)
+	latency := s.script.LatencyMS
+	s.mu.Unlock()
+	if fault != nil {
+		rec.Fault = fault.Kind
+		if fault.DelayMS > 0 {
+			time.Sleep(time.Duration(fault.DelayMS) * time.Millisecond)
+		}
+	}
+	if latency > 0 {
+		time.Sleep(time.Duration(latency) * time.Millisecond)
+	}
+	var status int
+	var body any
+	if s.replay != nil {
+		status, body = s.replayed(rec)
+	} else {
+		status, body = s.answer(rec, req, fault)
+	}
+	rec.Status = status
+	s.mu.Lock()
+	s.requests = append(s.requests, rec)
+	if status == 200 {
+		resp := body.(openai.ChatCompletionResponse)
+		s.promptTokens += resp.Usage.PromptTokens
+		s.completionTokens += resp.Usage.CompletionTokens
+	}
+	s.mu.Unlock()
+	writeJSON(w, status, body)
+}
+
+// classify tells which agent a request is for, and its subtask and step.
+func classify(req openai.ChatCompletionRequest) Request {
 	rec := Request{Model: req.Model}
 	var text strings.Builder
 	for _, m := range req.Messages {
@@ -211,30 +272,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
-	s.mu.Lock()
-	fault := s.matchFault(rec)
-	latency := s.script.LatencyMS
-	s.mu.Unlock()
-	if fault != nil {
-		rec.Fault = fault.Kind
-		if fault.DelayMS > 0 {
-			time.Sleep(time.Duration(fault.DelayMS) * time.Millisecond)
-		}
-	}
-	if latency > 0 {
-		time.Sleep(time.Duration(latency) * time.Millisecond)
-	}
-	status, body := s.answer(rec, req, fault)
-	rec.Status = status
-	s.mu.Lock()
-	s.requests = append(s.requests, rec)
-	if status == 200 {
-		resp := body.(openai.ChatCompletionResponse)
-		s.promptTokens += resp.Usage.PromptTokens
-		s.completionTokens += resp.Usage.CompletionTokens
-	}
-	s.mu.Unlock()
-	writeJSON(w, status, body)
+	return rec
 }
 
 func hasTool(tools []string, name string) bool {
@@ -284,6 +322,22 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+func (s *Server) replayed(rec Request) (int, any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := replayKey(rec)
+	answers := s.replay[k]
+	if len(answers) == 0 {
+		return 400, errBody(400, fmt.Sprintf("the recording has no %s answer for subtask %q step %d: the run went another way than the recorded one", rec.Role, rec.Subtask, rec.Step))
+	}
+	i := s.served[k]
+	if i >= len(answers) {
+		i = len(answers) - 1
+	}
+	s.served[k]++
+	return 200, answers[i]
 }
 
 // answer builds the response for a request.
