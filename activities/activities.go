@@ -124,11 +124,15 @@ func (a *Activities) recorder(refs *[]string) func(agents.Exchange) {
 	return func(ex agents.Exchange) {
 		b, err := json.Marshal(ex)
 		if err != nil {
+			a.logger().Warn("model exchange not recorded", "role", ex.Role, "error", err)
 			return
 		}
-		if ref, err := a.Artifacts.Put(b, "json"); err == nil {
-			*refs = append(*refs, ref)
+		ref, err := a.Artifacts.Put(b, "json")
+		if err != nil {
+			a.logger().Warn("model exchange not recorded", "role", ex.Role, "error", err)
+			return
 		}
+		*refs = append(*refs, ref)
 	}
 }
 

@@ -59,6 +59,10 @@ func (c *Client) call(ctx context.Context, role string, req openai.ChatCompletio
 func redactImages(req openai.ChatCompletionRequest) openai.ChatCompletionRequest {
 	msgs := make([]openai.ChatCompletionMessage, len(req.Messages))
 	for i, m := range req.Messages {
+		if len(m.MultiContent) == 0 {
+			msgs[i] = m
+			continue
+		}
 		parts := make([]openai.ChatMessagePart, len(m.MultiContent))
 		for j, p := range m.MultiContent {
 			if p.ImageURL != nil {
