@@ -167,6 +167,13 @@ func TestExampleCalculator(t *testing.T) {
 	if code != 0 || !strings.Contains(st, id) || !strings.Contains(st, "completed") {
 		t.Errorf("status = %d\n%s", code, st)
 	}
+	// Runs are findable by task name and pcflow status.
+	if code, st := w.pcflow(w.flags("status", "--task", "calculator", "--status", "succeeded")...); code != 0 || !strings.Contains(st, id) {
+		t.Errorf("status --task calculator --status succeeded = %d\n%s", code, st)
+	}
+	if code, st := w.pcflow(w.flags("status", "--task", "calculator", "--status", "failed")...); code != 0 || strings.Contains(st, id) {
+		t.Errorf("status --status failed lists the succeeded run = %d\n%s", code, st)
+	}
 }
 
 func TestExampleEditor(t *testing.T) {

@@ -29,6 +29,8 @@ func cmdStatus(ctx context.Context, e *env, args []string) int {
 	fs := newFlags(e, "status", "[RUN]", "Without RUN: the recent runs with their status. With RUN: its subtasks and, while\nit runs, live progress; the result once it has ended.")
 	ef.register(fs, e)
 	limit := fs.Int("n", 20, "how many recent runs to list")
+	task := fs.String("task", "", "list only runs of this task (needs the PcflowTask search attribute, which the embedded server has)")
+	state := fs.String("status", "", "list only runs with this pcflow status: running, succeeded, failed")
 	ids, code := parseFlags(fs, args)
 	if code >= 0 {
 		return code
@@ -43,7 +45,7 @@ func cmdStatus(ctx context.Context, e *env, args []string) int {
 	if len(ids) == 0 {
 		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
 			Namespace: tserver.Namespace, PageSize: int32(*limit),
-			Query: fmt.Sprintf("WorkflowType = '%s'", workflows.InstructionWorkflowName),
+			Query: listQuery(*task, *state),
 		})
 		if err != nil {
 			fmt.Fprintln(e.stderr, "pcflow status:", err)
@@ -467,4 +469,15 @@ func recordedExchanges(ctx context.Context, c client.Client, id string) ([]strin
 		}
 	}
 	return refs, nil
+}
+
+func listQuery(task, status string) string {
+	q := fmt.Sprintf("WorkflowType = '%s'", workflows.InstructionWorkflowName)
+	if task != "" {
+		q += fmt.Sprintf(" AND PcflowTask = '%s'", strings.ReplaceAll(task, "'", ""))
+	}
+	if status != "" {
+		q += fmt.Sprintf(" AND PcflowStatus = '%s'", strings.ReplaceAll(status, "'", ""))
+	}
+	return q
 }

@@ -13,12 +13,14 @@ import (
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/pcflow/pcflow/activities/agents"
 	"github.com/pcflow/pcflow/activities/agents/scripted"
+	"github.com/pcflow/pcflow/internal/tserver"
 	"github.com/pcflow/pcflow/specs"
 	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/workflows"
@@ -145,7 +147,7 @@ OpenAI-compatible endpoint. Without a key, pcflow plays a scripted model
 		fmt.Fprintln(e.stderr, "pcflow run:", err)
 		return 1
 	}
-	opts := workflows.Options{DeviceTimeout: rf.devTO, SearchAttributes: sess.eng.server != nil}
+	opts := workflows.Options{DeviceTimeout: rf.devTO, SearchAttributes: hasSearchAttributes(ctx, sess.eng.client)}
 	start := client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue,
 		StaticSummary: fmt.Sprintf("task %s (%d subtasks)", p.Task, len(p.Subtasks)),
 		StaticDetails: p.Instruction}
@@ -604,4 +606,17 @@ func runInput(ctx context.Context, c client.Client, id string) (workflows.Instru
 	}
 	err = converter.GetDefaultDataConverter().FromPayloads(attrs.Input, &in)
 	return in, err
+}
+
+// hasSearchAttributes reports whether the server knows pcflow's search
+// attributes (the embedded server registers them; on another cluster,
+// register PcflowTask and PcflowStatus as Keyword to find runs by them).
+func hasSearchAttributes(ctx context.Context, c client.Client) bool {
+	resp, err := c.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: tserver.Namespace})
+	if err != nil {
+		return false
+	}
+	_, task := resp.CustomAttributes["PcflowTask"]
+	_, status := resp.CustomAttributes["PcflowStatus"]
+	return task && status
 }

@@ -9,10 +9,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PCFLOW_STATE="${PCFLOW_STATE:-$HOME/.pcflow}"
 export PATH="/usr/local/go/bin:$PATH"
-display="${PCFLOW_DISPLAY:-:90}"
 if [ "${1:-}" = stop ]; then
   [ -f "$PCFLOW_STATE/demo-server.pid" ] && kill "$(cat "$PCFLOW_STATE/demo-server.pid")" 2>/dev/null || true
-  bin/pcflow desktop down --display "$display" 2>/dev/null || true
+  [ -f "$PCFLOW_STATE/demo-display" ] && bin/pcflow desktop down --display "$(cat "$PCFLOW_STATE/demo-display")" 2>/dev/null || true
+  rm -f "$PCFLOW_STATE/demo-server.pid" "$PCFLOW_STATE/demo-display"
   exit 0
 fi
 task="${1:-specs/examples/calculator.hcl}"
@@ -20,7 +20,18 @@ bash scripts/setup.sh
 mkdir -p bin "$PCFLOW_STATE"
 echo "demo: building pcflow (the first build links the Temporal server: a few minutes)"
 go build -o bin/pcflow ./cli
-bin/pcflow desktop up --display "$display" >/dev/null
+# A headless desktop: the one this demo started before, PCFLOW_DISPLAY, or
+# the first free display from :90.
+display="${PCFLOW_DISPLAY:-}"
+if [ -z "$display" ] && [ -f "$PCFLOW_STATE/demo-display" ]; then
+  display="$(cat "$PCFLOW_STATE/demo-display")"
+fi
+if [ -n "$display" ]; then
+  bin/pcflow desktop up --display "$display" >/dev/null
+else
+  display="$(bin/pcflow desktop up | sed -n "s/^export DISPLAY='\(.*\)'$/\1/p")"
+fi
+echo "$display" >"$PCFLOW_STATE/demo-display"
 if ! bin/pcflow status -n 1 --temporal 127.0.0.1:7233 >/dev/null 2>&1; then
   nohup bin/pcflow server >"$PCFLOW_STATE/demo-server.out" 2>&1 &
   echo $! >"$PCFLOW_STATE/demo-server.pid"
