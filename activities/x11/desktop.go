@@ -32,6 +32,8 @@ type DesktopOptions struct {
 	Height  int
 	// StateDir holds the desktop's env and pid files.
 	StateDir string
+	// from is the first display number tried when Display is empty.
+	from int
 }
 
 func displayNum(d string) (int, error) {
@@ -54,8 +56,12 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 	if o.Width == 0 {
 		o.Width, o.Height = 1440, 900
 	}
+	explicit := o.Display != ""
 	if o.Display == "" {
-		for n := 90; n < 200; n++ {
+		if o.from < 90 {
+			o.from = 90
+		}
+		for n := o.from; n < 200; n++ {
 			_, lockErr := os.Stat(fmt.Sprintf("/tmp/.X%d-lock", n))
 			if _, err := os.Stat(socketFor(n)); os.IsNotExist(err) && os.IsNotExist(lockErr) {
 				o.Display = fmt.Sprintf(":%d", n)
@@ -81,12 +87,36 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 	d := &Desktop{Display: o.Display, Env: map[string]string{}}
 	xvfb := exec.Command("Xvfb", o.Display, "-screen", "0", fmt.Sprintf("%dx%dx24", o.Width, o.Height), "-nolisten", "tcp", "-ac")
 	xvfb.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	var xlog bytes.Buffer
+	xvfb.Stdout, xvfb.Stderr = &xlog, &xlog
 	if err := xvfb.Start(); err != nil {
 		return nil, fmt.Errorf("start Xvfb: %w", err)
 	}
-	go xvfb.Wait()
+	exited := make(chan struct{})
+	go func() { xvfb.Wait(); close(exited) }()
 	d.PIDs = append(d.PIDs, xvfb.Process.Pid)
-	if err := waitFor(ctx, 10*time.Second, func() bool { _, err := os.Stat(socketFor(n)); return err == nil }); err != nil {
+	// Ready when a client can talk to it, not merely when its socket exists.
+	err = waitFor(ctx, 15*time.Second, func() bool {
+		select {
+		case <-exited:
+			return true
+		default:
+		}
+		return exec.Command("xprop", "-display", o.Display, "-root", "RESOURCE_MANAGER").Run() == nil
+	})
+	select {
+	case <-exited:
+		d.Down()
+		if explicit {
+			return nil, fmt.Errorf("Xvfb on %s exited: %s", o.Display, strings.TrimSpace(xlog.String()))
+		}
+		// Someone holds the display (an X server we cannot see, or one
+		// that started between our look and our start): try the next.
+		o.Display, o.from = "", n+1
+		return Up(ctx, o)
+	default:
+	}
+	if err != nil {
 		d.Down()
 		return nil, fmt.Errorf("Xvfb on %s did not start: %w", o.Display, err)
 	}
