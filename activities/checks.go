@@ -185,7 +185,7 @@ func FindText(words []screen.Word, text string) []screen.Rect {
 				ok = false
 				break
 			}
-			box = union(box, words[j].Box)
+			box = box.Union(words[j].Box)
 		}
 		if ok {
 			hits = append(hits, box)
@@ -194,11 +194,6 @@ func FindText(words []screen.Word, text string) []screen.Rect {
 	return hits
 }
 
-func union(a, b screen.Rect) screen.Rect {
-	x0, y0 := min(a.X, b.X), min(a.Y, b.Y)
-	x1, y1 := max(a.X+a.W, b.X+b.W), max(a.Y+a.H, b.Y+b.H)
-	return screen.Rect{X: x0, Y: y0, W: x1 - x0, H: y1 - y0}
-}
 
 // ReadCell reads one cell of a spreadsheet: .ods (OpenDocument) or .csv.
 func ReadCell(path, sheet, cell string) (string, error) {

@@ -20,6 +20,13 @@ type Rect struct {
 // Center returns the middle of r.
 func (r Rect) Center() (int, int) { return r.X + r.W/2, r.Y + r.H/2 }
 
+// Union is the smallest rectangle holding r and o.
+func (r Rect) Union(o Rect) Rect {
+	x0, y0 := min(r.X, o.X), min(r.Y, o.Y)
+	x1, y1 := max(r.X+r.W, o.X+o.W), max(r.Y+r.H, o.Y+o.H)
+	return Rect{X: x0, Y: y0, W: x1 - x0, H: y1 - y0}
+}
+
 // Overlaps reports whether r and o share any pixel.
 func (r Rect) Overlaps(o Rect) bool {
 	return r.X < o.X+o.W && o.X < r.X+r.W && r.Y < o.Y+o.H && o.Y < r.Y+r.H

@@ -85,7 +85,10 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 		}
 	}
 	d := &Desktop{Display: o.Display, Env: map[string]string{}}
-	xvfb := exec.Command("Xvfb", o.Display, "-screen", "0", fmt.Sprintf("%dx%dx24", o.Width, o.Height), "-nolisten", "tcp", "-ac")
+	// -noreset: by default Xvfb resets whenever its last client leaves,
+	// and a client connecting during the reset (the window manager after
+	// our readiness probe) is refused.
+	xvfb := exec.Command("Xvfb", o.Display, "-screen", "0", fmt.Sprintf("%dx%dx24", o.Width, o.Height), "-nolisten", "tcp", "-ac", "-noreset")
 	xvfb.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	var xlog bytes.Buffer
 	xvfb.Stdout, xvfb.Stderr = &xlog, &xlog

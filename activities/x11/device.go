@@ -188,7 +188,7 @@ func lines(words []screen.Word) []screen.Word {
 			near := w.Box.X-(last.Box.X+last.Box.W) < 2*max(w.Box.H, 8)
 			if sameLine && near && w.Box.X >= last.Box.X {
 				last.Text += " " + w.Text
-				last.Box = union(last.Box, w.Box)
+				last.Box = last.Box.Union(w.Box)
 				continue
 			}
 		}
@@ -197,11 +197,6 @@ func lines(words []screen.Word) []screen.Word {
 	return out
 }
 
-func union(a, b screen.Rect) screen.Rect {
-	x0, y0 := min(a.X, b.X), min(a.Y, b.Y)
-	x1, y1 := max(a.X+a.W, b.X+b.W), max(a.Y+a.H, b.Y+b.H)
-	return screen.Rect{X: x0, Y: y0, W: x1 - x0, H: y1 - y0}
-}
 
 func abs(x int) int {
 	if x < 0 {
