@@ -194,7 +194,6 @@ func FindText(words []screen.Word, text string) []screen.Rect {
 	return hits
 }
 
-
 // ReadCell reads one cell of a spreadsheet: .ods (OpenDocument) or .csv.
 func ReadCell(path, sheet, cell string) (string, error) {
 	col, row, err := parseCell(cell)

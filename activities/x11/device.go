@@ -197,7 +197,6 @@ func lines(words []screen.Word) []screen.Word {
 	return out
 }
 
-
 func abs(x int) int {
 	if x < 0 {
 		return -x
