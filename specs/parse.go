@@ -60,6 +60,8 @@ type subtaskDecl struct {
 	block   *hcl.Block
 	body    *hcl.BodyContent
 	outputs map[string]hcl.Range
+	// checkRefs are the subtasks whose outputs this subtask's checks read.
+	checkRefs map[string]hcl.Range
 }
 
 type parser struct {
@@ -568,6 +570,24 @@ func (p *parser) task(b *hcl.Block) *plan.Plan {
 		})
 	}
 
+	// A subtask's checks run when it finishes: they may read its own
+	// outputs and those of subtasks it (transitively) waits for.
+	if !p.diags.HasErrors() {
+		for _, sd := range subtaskBlocks {
+			before := ancestors(deps, sd.name)
+			for _, n := range keys(sd.checkRefs) {
+				if n != sd.name && !before[n] {
+					p.diags = append(p.diags, &hcl.Diagnostic{
+						Severity: hcl.DiagError,
+						Summary:  "Check reads an output that may not exist yet",
+						Detail:   fmt.Sprintf("A check of subtask %q runs when %q finishes, but %q is not among the subtasks it waits for. Add subtask.%s to its depends_on, or move the check to the task.", sd.name, sd.name, n, n),
+						Subject:  sd.checkRefs[n].Ptr(),
+					})
+				}
+			}
+		}
+	}
+
 	// Outputs nobody reads: a warning, they are still reported.
 	for _, sd := range subtaskBlocks {
 		for _, k := range keys(sd.outputs) {
@@ -588,6 +608,22 @@ func (p *parser) task(b *hcl.Block) *plan.Plan {
 	}
 	sort.Strings(pl.Secrets)
 	return pl
+}
+
+// ancestors returns every subtask name waits for, directly or not.
+func ancestors(deps map[string][]string, name string) map[string]bool {
+	seen := map[string]bool{}
+	var walk func(string)
+	walk = func(n string) {
+		for _, d := range deps[n] {
+			if !seen[d] {
+				seen[d] = true
+				walk(d)
+			}
+		}
+	}
+	walk(name)
+	return seen
 }
 
 // hasDependents reports whether any subtask waits for name: outputs of a
@@ -707,8 +743,9 @@ func (p *parser) subtask(pl *plan.Plan, sd *subtaskDecl) (plan.Subtask, map[stri
 		}
 		s.Outputs = append(s.Outputs, o)
 	}
-	checkScope := &scope{vars: p.vars, subtasks: p.subtasks, used: p.used}
+	checkScope := &scope{vars: p.vars, subtasks: p.subtasks, used: p.used, refs: map[string]hcl.Range{}}
 	s.Checks = p.checks(checkScope, c.Blocks, s.Device, "subtask "+sd.name)
+	sd.checkRefs = checkScope.refs
 	return s, deps
 }
 
