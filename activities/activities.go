@@ -136,29 +136,31 @@ func (a *Activities) recorder(refs *[]string) func(agents.Exchange) {
 	}
 }
 
-// observe captures the screen and stores its artifacts.
-func (a *Activities) observe(ctx context.Context) (*screen.Screen, screen.Observation, error) {
+// observe captures the screen, draws the Set-of-Marks once and stores both
+// images and the element list; it returns the annotated image for the model.
+func (a *Activities) observe(ctx context.Context) (*screen.Screen, image.Image, screen.Observation, error) {
 	s, err := a.Device.Observe(ctx)
 	if err != nil {
-		return nil, screen.Observation{}, fmt.Errorf("observe: %w", err)
+		return nil, nil, screen.Observation{}, fmt.Errorf("observe: %w", err)
 	}
+	var ann image.Image
 	obs := screen.Observation{ActiveWindow: s.ActiveWindow, Windows: s.Windows, ElementCount: len(s.Elements)}
 	if s.Image != nil {
 		b := s.Image.Bounds()
 		obs.Width, obs.Height = b.Dx(), b.Dy()
 		if obs.Screenshot, err = a.putPNG(s.Image); err != nil {
-			return nil, obs, err
+			return nil, nil, obs, err
 		}
-		ann := Annotate(s.Image, s.Elements)
+		ann = Annotate(s.Image, s.Elements)
 		if obs.Annotated, err = a.putPNG(ann); err != nil {
-			return nil, obs, err
+			return nil, nil, obs, err
 		}
 	}
 	els, _ := json.Marshal(observationFile{Elements: s.Elements, Words: s.Words, Clipboard: s.Clipboard})
 	if obs.Elements, err = a.Artifacts.Put(els, "json"); err != nil {
-		return nil, obs, err
+		return nil, nil, obs, err
 	}
-	return s, obs, nil
+	return s, ann, obs, nil
 }
 
 // Words returns the screen's OCR words, running OCR if the device
@@ -237,7 +239,7 @@ type DecideResult struct {
 // Decide observes the device and asks the Decision agent for one action.
 func (a *Activities) Decide(ctx context.Context, in DecideInput) (*DecideResult, error) {
 	defer heartbeat(ctx)()
-	s, obs, err := a.observe(ctx)
+	s, ann, obs, err := a.observe(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -255,7 +257,7 @@ func (a *Activities) Decide(ctx context.Context, in DecideInput) (*DecideResult,
 		Step: in.Step, MaxSteps: in.MaxSteps, Progress: in.Progress, Memory: in.Memory,
 		LastAction: in.LastAction, LastVerdict: in.LastVerdict, LastReason: in.LastReason,
 		ActiveWindow: s.ActiveWindow, Windows: s.Windows, Clipboard: s.Clipboard,
-		Elements: s.Elements, Image: Annotate(s.Image, s.Elements), Locate: locate,
+		Elements: s.Elements, Image: ann, Locate: locate,
 		Record: a.recorder(&res.Exchanges),
 	}, &res.Usage)
 	if d != nil {
@@ -353,7 +355,7 @@ func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (*ReflectResu
 			return nil, ctx.Err()
 		}
 	}
-	after, obs, err := a.observe(ctx)
+	after, afterImg, obs, err := a.observe(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -369,7 +371,7 @@ func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (*ReflectResu
 	r, err := a.Model.Reflect(ctx, agents.ReflectionInput{
 		Subtask: in.Subtask, Instruction: in.Instruction, Action: in.Action.Summary(), Thought: in.Thought,
 		Note: note, Step: in.Step, BeforeWindow: in.Before.ActiveWindow, AfterWindow: after.ActiveWindow,
-		Before: before.Elements, After: after.Elements, BeforeImage: beforeImg, AfterImage: Annotate(after.Image, after.Elements),
+		Before: before.Elements, After: after.Elements, BeforeImage: beforeImg, AfterImage: afterImg,
 		Record: a.recorder(&res.Exchanges),
 	}, &res.Usage)
 	if err != nil {

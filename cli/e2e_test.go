@@ -66,8 +66,6 @@ func newWorld(t *testing.T) *world {
 
 // killApps stops the applications a run left on a display.
 func killApps(display string) {
-	out, _ := exec.Command("ps", "-eo", "pid=,args=").Output()
-	_ = out
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))

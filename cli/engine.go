@@ -223,8 +223,3 @@ func fileLogger(state string) (*slog.Logger, func(), error) {
 	}
 	return slog.New(slog.NewTextHandler(f, nil)), func() { f.Close() }, nil
 }
-
-func portOf(addr string) string {
-	_, p, _ := net.SplitHostPort(addr)
-	return p
-}

@@ -246,12 +246,8 @@ func oneLine(s string, n int) string {
 func readHistory(ctx context.Context, c client.Client, id string, store artifacts.Dir) (*History, error) {
 	h := &History{Run: id, Checks: map[string][]activities.CheckResult{}}
 	dc := converter.GetDefaultDataConverter()
-	events, err := allEvents(ctx, c, id, "")
-	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", id, err)
-	}
 	var children []string
-	for _, ev := range events {
+	err := walkRun(ctx, c, id, func(ev *historypb.HistoryEvent) {
 		if a := ev.GetChildWorkflowExecutionStartedEventAttributes(); a != nil {
 			children = append(children, a.WorkflowExecution.WorkflowId)
 		}
@@ -261,101 +257,93 @@ func readHistory(ctx context.Context, c client.Client, id string, store artifact
 				h.Result = &r
 			}
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	for _, child := range children {
 		name := strings.TrimPrefix(child, id+"/")
 		h.Subtasks = append(h.Subtasks, name)
-		runID := ""
 		byStep := map[int]*Step{}
 		var order []int
-		for {
-			evs, err := allEvents(ctx, c, child, runID)
-			if err != nil {
-				return nil, fmt.Errorf("subtask %s: %w", name, err)
+		st := func(n int) *Step {
+			s, ok := byStep[n]
+			if !ok {
+				s = &Step{Subtask: name, Step: n, Artifacts: map[string]string{}}
+				byStep[n] = s
+				order = append(order, n)
 			}
-			scheduled := map[int64]*historypb.ActivityTaskScheduledEventAttributes{}
-			next := ""
-			for _, ev := range evs {
-				if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil {
-					scheduled[ev.EventId] = a
+			return s
+		}
+		// Event ids restart with each continued run; a completion always
+		// follows its own scheduling event, so one map serves the chain.
+		scheduled := map[int64]*historypb.ActivityTaskScheduledEventAttributes{}
+		err := walkRun(ctx, c, child, func(ev *historypb.HistoryEvent) {
+			if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil {
+				scheduled[ev.EventId] = a
+			}
+			a := ev.GetActivityTaskCompletedEventAttributes()
+			if a == nil {
+				return
+			}
+			sch := scheduled[a.ScheduledEventId]
+			if sch == nil {
+				return
+			}
+			switch sch.ActivityType.Name {
+			case activities.DecideName:
+				var in activities.DecideInput
+				var out activities.DecideResult
+				if decode(dc, sch.Input, &in) && decode(dc, a.Result, &out) {
+					s := st(in.Step)
+					s.Device = strings.TrimPrefix(sch.TaskQueue.GetName(), "device.")
+					s.Thought, s.Action, s.Invalid = out.Thought, out.Action.Summary(), out.Invalid
+					s.Tokens += out.Usage.Total()
+					if out.Observation.Annotated != "" {
+						s.Artifacts["before"] = store.Path(out.Observation.Annotated)
+					}
 				}
-				if a := ev.GetWorkflowExecutionContinuedAsNewEventAttributes(); a != nil {
-					next = a.NewExecutionRunId
+			case activities.ActName:
+				var in activities.ActInput
+				var out activities.ActResult
+				if decode(dc, sch.Input, &in) && decode(dc, a.Result, &out) {
+					s := st(stepOf(in.ID))
+					s.Outcome = out.Outcome
+					if out.Note != "" {
+						s.Outcome += ": " + out.Note
+					}
+					if out.Error != "" {
+						s.Outcome += ": " + out.Error
+					}
 				}
-				a := ev.GetActivityTaskCompletedEventAttributes()
-				if a == nil {
-					continue
+			case activities.ReflectName:
+				var in activities.ReflectInput
+				var out activities.ReflectResult
+				if decode(dc, sch.Input, &in) && decode(dc, a.Result, &out) {
+					s := st(in.Step)
+					s.Verdict, s.Reason = out.Verdict, out.Reason
+					s.Tokens += out.Usage.Total()
+					if out.After.Annotated != "" {
+						s.Artifacts["after"] = store.Path(out.After.Annotated)
+					}
 				}
-				sch := scheduled[a.ScheduledEventId]
-				if sch == nil {
-					continue
+			case activities.ProgressName:
+				var in activities.ProgressInput
+				var out activities.ProgressResult
+				if decode(dc, sch.Input, &in) && decode(dc, a.Result, &out) {
+					s := st(in.Step)
+					s.Progress, s.Memory = out.Summary, out.Memory
+					s.Tokens += out.Usage.Total()
 				}
-				st := func(n int) *Step {
-					s, ok := byStep[n]
-					if !ok {
-						s = &Step{Subtask: name, Step: n, Artifacts: map[string]string{}}
-						byStep[n] = s
-						order = append(order, n)
-					}
-					return s
-				}
-				switch sch.ActivityType.Name {
-				case activities.DecideName:
-					var in activities.DecideInput
-					var out activities.DecideResult
-					if decode(dc, sch.Input, &in) && decode(dc, a.Result, &out) {
-						s := st(in.Step)
-						s.Device = strings.TrimPrefix(sch.TaskQueue.GetName(), "device.")
-						s.Thought, s.Action, s.Invalid = out.Thought, out.Action.Summary(), out.Invalid
-						s.Tokens += out.Usage.Total()
-						if out.Observation.Annotated != "" {
-							s.Artifacts["before"] = store.Path(out.Observation.Annotated)
-						}
-					}
-				case activities.ActName:
-					var in activities.ActInput
-					var out activities.ActResult
-					if decode(dc, sch.Input, &in) && decode(dc, a.Result, &out) {
-						n := stepOf(in.ID)
-						s := st(n)
-						s.Outcome = out.Outcome
-						if out.Note != "" {
-							s.Outcome += ": " + out.Note
-						}
-						if out.Error != "" {
-							s.Outcome += ": " + out.Error
-						}
-					}
-				case activities.ReflectName:
-					var in activities.ReflectInput
-					var out activities.ReflectResult
-					if decode(dc, sch.Input, &in) && decode(dc, a.Result, &out) {
-						s := st(in.Step)
-						s.Verdict, s.Reason = out.Verdict, out.Reason
-						s.Tokens += out.Usage.Total()
-						if out.After.Annotated != "" {
-							s.Artifacts["after"] = store.Path(out.After.Annotated)
-						}
-					}
-				case activities.ProgressName:
-					var in activities.ProgressInput
-					var out activities.ProgressResult
-					if decode(dc, sch.Input, &in) && decode(dc, a.Result, &out) {
-						s := st(in.Step)
-						s.Progress, s.Memory = out.Summary, out.Memory
-						s.Tokens += out.Usage.Total()
-					}
-				case activities.CheckName:
-					var out activities.CheckResult
-					if decode(dc, a.Result, &out) {
-						h.Checks[name] = append(h.Checks[name], out)
-					}
+			case activities.CheckName:
+				var out activities.CheckResult
+				if decode(dc, a.Result, &out) {
+					h.Checks[name] = append(h.Checks[name], out)
 				}
 			}
-			if next == "" {
-				break
-			}
-			runID = next
+		})
+		if err != nil {
+			return nil, fmt.Errorf("subtask %s: %w", name, err)
 		}
 		sort.Ints(order)
 		for _, n := range order {
@@ -363,6 +351,29 @@ func readHistory(ctx context.Context, c client.Client, id string, store artifact
 		}
 	}
 	return h, nil
+}
+
+// walkRun calls fn for every event of a workflow, following its
+// continue-as-new chain from the first run.
+func walkRun(ctx context.Context, c client.Client, id string, fn func(*historypb.HistoryEvent)) error {
+	runID := ""
+	for {
+		evs, err := allEvents(ctx, c, id, runID)
+		if err != nil {
+			return fmt.Errorf("run %s: %w", id, err)
+		}
+		next := ""
+		for _, ev := range evs {
+			if a := ev.GetWorkflowExecutionContinuedAsNewEventAttributes(); a != nil {
+				next = a.NewExecutionRunId
+			}
+			fn(ev)
+		}
+		if next == "" {
+			return nil
+		}
+		runID = next
+	}
 }
 
 func stepOf(actionID string) int {
@@ -428,43 +439,26 @@ func (m *modelFlags) replayModel(ctx context.Context, e *env, g *engine, state s
 func recordedExchanges(ctx context.Context, c client.Client, id string) ([]string, error) {
 	dc := converter.GetDefaultDataConverter()
 	var refs []string
-	collect := func(wid string) ([]string, error) {
-		var children []string
-		runID := ""
-		for {
-			evs, err := allEvents(ctx, c, wid, runID)
-			if err != nil {
-				return nil, fmt.Errorf("run %s: %w", wid, err)
+	var children []string
+	visit := func(ev *historypb.HistoryEvent) {
+		if a := ev.GetChildWorkflowExecutionStartedEventAttributes(); a != nil {
+			children = append(children, a.WorkflowExecution.WorkflowId)
+		}
+		if a := ev.GetActivityTaskCompletedEventAttributes(); a != nil {
+			var r struct {
+				Exchanges []string `json:"exchanges"`
 			}
-			next := ""
-			for _, ev := range evs {
-				if a := ev.GetChildWorkflowExecutionStartedEventAttributes(); a != nil {
-					children = append(children, a.WorkflowExecution.WorkflowId)
-				}
-				if a := ev.GetWorkflowExecutionContinuedAsNewEventAttributes(); a != nil {
-					next = a.NewExecutionRunId
-				}
-				if a := ev.GetActivityTaskCompletedEventAttributes(); a != nil {
-					var r struct {
-						Exchanges []string `json:"exchanges"`
-					}
-					if decode(dc, a.Result, &r) {
-						refs = append(refs, r.Exchanges...)
-					}
-				}
+			if decode(dc, a.Result, &r) {
+				refs = append(refs, r.Exchanges...)
 			}
-			if next == "" {
-				return children, nil
-			}
-			runID = next
 		}
 	}
-	children, err := collect(id)
-	if err != nil {
+	if err := walkRun(ctx, c, id, visit); err != nil {
 		return nil, err
 	}
-	for _, ch := range children {
-		if _, err := collect(ch); err != nil {
+	parentChildren := children
+	for _, ch := range parentChildren {
+		if err := walkRun(ctx, c, ch, visit); err != nil {
 			return nil, err
 		}
 	}

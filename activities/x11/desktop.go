@@ -148,7 +148,6 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 	d.Env["ACCESSIBILITY_ENABLED"] = "1"
 	d.Env["QT_ACCESSIBILITY"] = "1"
 	d.Env["SAL_USE_VCLPLUGIN"] = "gtk3"
-	d.Env["NO_AT_BRIDGE"] = "0"
 	out, err := d.command("dbus-launch", "--sh-syntax").Output()
 	if err != nil {
 		d.Down()
