@@ -36,6 +36,7 @@ type Worker struct {
 func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(workflows.InstructionWorkflow, workflow.RegisterOptions{Name: workflows.InstructionWorkflowName})
 	r.RegisterWorkflowWithOptions(workflows.SubtaskWorkflow, workflow.RegisterOptions{Name: workflows.SubtaskWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.SuiteWorkflow, workflow.RegisterOptions{Name: workflows.SuiteWorkflowName})
 }
 
 // RegisterSharedActivities registers the text-only model activities.
@@ -51,6 +52,8 @@ func RegisterDeviceActivities(r sdkworker.ActivityRegistry, a *activities.Activi
 	r.RegisterActivityWithOptions(a.Reflect, activity.RegisterOptions{Name: activities.ReflectName})
 	r.RegisterActivityWithOptions(a.Setup, activity.RegisterOptions{Name: activities.SetupName})
 	r.RegisterActivityWithOptions(a.Check, activity.RegisterOptions{Name: activities.CheckName})
+	r.RegisterActivityWithOptions(a.Reset, activity.RegisterOptions{Name: activities.ResetName})
+	r.RegisterActivityWithOptions(a.Requires, activity.RegisterOptions{Name: activities.RequiresName})
 }
 
 // New builds (but does not start) the workers.

@@ -24,7 +24,7 @@ func deviceOptions(o Options, device string, deadline time.Time, now time.Time) 
 		s2c = time.Second
 	}
 	return workflow.ActivityOptions{
-		TaskQueue:              plan.DeviceQueue(device),
+		TaskQueue:              plan.DeviceQueue(o.physical(device)),
 		ScheduleToStartTimeout: o.DeviceTimeout,
 		ScheduleToCloseTimeout: s2c,
 		StartToCloseTimeout:    o.ModelTimeout,

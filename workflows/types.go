@@ -54,6 +54,9 @@ type Options struct {
 	// SearchAttributes upserts PcflowTask and PcflowStatus (the server must
 	// have them registered; the embedded server does).
 	SearchAttributes bool `json:"search_attributes,omitempty"`
+	// Bind maps the task's logical devices to the physical devices whose
+	// queues serve them (a suite's lease); unbound devices are their own.
+	Bind map[string]string `json:"bind,omitempty"`
 }
 
 func (o Options) withDefaults() Options {

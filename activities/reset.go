@@ -1,0 +1,235 @@
+package activities
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+)
+
+// Names of the device activities a suite uses between tasks.
+const (
+	ResetName    = "Reset"
+	RequiresName = "Requires"
+)
+
+// ErrTypeMissing marks a device that lacks what a task needs.
+const ErrTypeMissing = "MissingRequirement"
+
+// ScratchEnv names the environment variable that lists (separated by the
+// path list separator) the folders a device's reset empties. A device
+// started by `pcflow eval` runs in a sandbox where these folders are its
+// own, so emptying them touches no other device.
+const ScratchEnv = "PCFLOW_SCRATCH"
+
+// ResetInput asks a device to return to a clean state.
+type ResetInput struct {
+	Device string `json:"device"`
+}
+
+// ResetResult says what a reset did.
+type ResetResult struct {
+	// Killed lists the programs stopped, as "name(pid)".
+	Killed []string `json:"killed,omitempty"`
+	// Cleared lists the folders emptied.
+	Cleared []string `json:"cleared,omitempty"`
+	// Millis is how long the reset took on the device.
+	Millis int64 `json:"millis"`
+}
+
+// protectedPrograms keep running across a reset: the desktop itself.
+var protectedPrograms = map[string]bool{
+	"Xvfb": true, "openbox": true, "dbus-daemon": true, "dbus-launch": true,
+	"at-spi-bus-laun": true, "at-spi2-registr": true, "bwrap": true, "pcflow": true,
+}
+
+// Reset returns the device to a clean state, as an evaluation VM is
+// reverted to its snapshot: every program on the device's display that the
+// desktop did not start itself is stopped (the applications a task or the
+// agent opened), the per-desktop application configuration and cache
+// ($XDG_CONFIG_HOME, $XDG_CACHE_HOME) and the scratch folders ($PCFLOW_SCRATCH)
+// start empty, and the clipboard is cleared. It fails, and is retried, if a
+// window is still open afterwards. Idempotent.
+func (a *Activities) Reset(ctx context.Context, in ResetInput) (*ResetResult, error) {
+	defer heartbeat(ctx)()
+	start := time.Now()
+	res := &ResetResult{}
+	display := os.Getenv("DISPLAY")
+	if display == "" {
+		return nil, temporal.NewNonRetryableApplicationError("reset: the device worker has no DISPLAY", ErrTypeDevice, nil)
+	}
+	keep := map[int]bool{}
+	for p := os.Getpid(); p > 1; p = parentOf(p) {
+		keep[p] = true
+	}
+	victims := appsOn(display, keep)
+	for _, v := range victims {
+		_ = syscall.Kill(v.pid, syscall.SIGTERM)
+		res.Killed = append(res.Killed, fmt.Sprintf("%s(%d)", v.name, v.pid))
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for _, v := range victims {
+		for alive(v.pid) && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if alive(v.pid) {
+			_ = syscall.Kill(v.pid, syscall.SIGKILL)
+		}
+	}
+	var dirs []string
+	for _, k := range []string{"XDG_CONFIG_HOME", "XDG_CACHE_HOME"} {
+		if d := os.Getenv(k); d != "" {
+			dirs = append(dirs, d)
+		}
+	}
+	for _, d := range filepath.SplitList(os.Getenv(ScratchEnv)) {
+		if d != "" {
+			dirs = append(dirs, d)
+		}
+	}
+	for _, d := range dirs {
+		if err := emptyDir(d); err != nil {
+			return nil, temporal.NewApplicationError(fmt.Sprintf("reset: empty %s: %v", d, err), ErrTypeDevice)
+		}
+		res.Cleared = append(res.Cleared, d)
+	}
+	if _, err := exec.LookPath("xsel"); err == nil {
+		_ = exec.CommandContext(ctx, "xsel", "--clipboard", "--clear").Run()
+	}
+	if a.Device != nil {
+		var wins []string
+		for end := time.Now().Add(5 * time.Second); ; {
+			var err error
+			wins, err = a.Device.Windows(ctx)
+			if err == nil && len(wins) == 0 {
+				break
+			}
+			if time.Now().After(end) {
+				return nil, temporal.NewApplicationError(fmt.Sprintf("reset: windows still open after stopping the applications: %s", strings.Join(wins, " | ")), ErrTypeDevice)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	res.Millis = time.Since(start).Milliseconds()
+	a.logger().Info("device reset", "device", in.Device, "killed", len(res.Killed), "millis", res.Millis)
+	return res, nil
+}
+
+// RequiresInput lists the programs a task needs on the device's PATH.
+type RequiresInput struct {
+	Task     string   `json:"task"`
+	Programs []string `json:"programs"`
+}
+
+// Requires fails, without retrying, naming every program of in.Programs
+// that the device does not have.
+func (a *Activities) Requires(ctx context.Context, in RequiresInput) error {
+	if missing := MissingPrograms(in.Programs); len(missing) > 0 {
+		return temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("task %s needs %s, which this device does not have on its PATH; install it (scripts/setup.sh) or run the task on another pool",
+				in.Task, strings.Join(missing, ", ")), ErrTypeMissing, nil)
+	}
+	return nil
+}
+
+// MissingPrograms returns the programs (sorted, without repeats) not found
+// on PATH.
+func MissingPrograms(programs []string) []string {
+	seen := map[string]bool{}
+	var missing []string
+	for _, p := range programs {
+		if p == "" || seen[p] {
+			continue
+		}
+		seen[p] = true
+		if _, err := exec.LookPath(p); err != nil {
+			missing = append(missing, p)
+		}
+	}
+	sort.Strings(missing)
+	return missing
+}
+
+type proc struct {
+	pid  int
+	name string
+}
+
+// appsOn lists the processes whose environment names display, except the
+// desktop's own programs and those in keep.
+func appsOn(display string, keep map[int]bool) []proc {
+	entries, _ := os.ReadDir("/proc")
+	want := []byte("DISPLAY=" + display + "\x00")
+	var out []proc
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || keep[pid] {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !(bytes.HasPrefix(env, want) || bytes.Contains(env, append([]byte{0}, want...))) {
+			continue
+		}
+		comm, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
+		name := strings.TrimSpace(string(comm))
+		if protectedPrograms[name] {
+			continue
+		}
+		out = append(out, proc{pid, name})
+	}
+	return out
+}
+
+func parentOf(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// pid (comm) state ppid ...; comm may hold spaces and parentheses.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 2 {
+		return 0
+	}
+	p, _ := strconv.Atoi(f[1])
+	return p
+}
+
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && len(s) > i+2 && s[i+2] != 'Z'
+}
+
+func emptyDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if os.IsNotExist(err) {
+		return os.MkdirAll(dir, 0o755)
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
