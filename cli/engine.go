@@ -166,8 +166,10 @@ func (d *deviceFlags) register(fs *flag.FlagSet, e *env) {
 	fs.StringVar(&d.ocr, "ocr", x11.OCRAuto, "OCR text boxes: auto (when the accessibility tree is nearly silent), always, never")
 }
 
-// open prepares the X11 device for a display.
-func (d *deviceFlags) open(state string) (*x11.Device, error) {
+// open prepares the X11 device for a display and checks it: a missing X
+// server or window manager is an error, a missing accessibility tree a
+// warning written to warn.
+func (d *deviceFlags) open(ctx context.Context, state string, warn io.Writer) (*x11.Device, error) {
 	if d.display == "" {
 		return nil, fmt.Errorf("no display: pass --display :N (start a headless one with `pcflow desktop up`)")
 	}
@@ -186,7 +188,16 @@ func (d *deviceFlags) open(state string) (*x11.Device, error) {
 	case x11.OCRAuto, x11.OCRAlways, x11.OCRNever:
 		dev.OCRMode = d.ocr
 	default:
+		dev.Close()
 		return nil, fmt.Errorf("--ocr %q: use auto, always or never", d.ocr)
+	}
+	w, err := dev.Check(ctx)
+	if err != nil {
+		dev.Close()
+		return nil, err
+	}
+	if w != "" {
+		fmt.Fprintln(warn, "pcflow:", w)
 	}
 	return dev, nil
 }

@@ -257,7 +257,7 @@ func (rf *runFlags) start(ctx context.Context, e *env, spec, device string, secr
 		return nil, 1
 	}
 	s.cleanup = append(s.cleanup, closeLog)
-	dev, err := rf.dev.open(rf.eng.state)
+	dev, err := rf.dev.open(ctx, rf.eng.state, e.stderr)
 	if err != nil {
 		s.close()
 		fmt.Fprintf(e.stderr, "pcflow: device %s: %v\n", device, err)

@@ -60,7 +60,7 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 		return 1
 	}
 	defer g.close()
-	dev, err := df.open(ef.state)
+	dev, err := df.open(ctx, ef.state, e.stderr)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "pcflow worker: device %s: %v\n", *device, err)
 		return 1

@@ -1,7 +1,6 @@
 package x11
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -75,7 +74,11 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 	}
 	if _, err := os.Stat(socketFor(n)); err == nil {
 		if d, err := Load(o.StateDir, o.Display); err == nil {
-			return d, nil // already up
+			// Already up; its window manager may have died since.
+			if err := d.ensureWM(ctx, o.StateDir); err != nil {
+				return nil, err
+			}
+			return d, nil
 		}
 		return nil, fmt.Errorf("display %s is already in use by another X server; pick another with --display", o.Display)
 	}
@@ -174,31 +177,15 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 		d.Down()
 		return nil, err
 	}
-	// The window manager: started again if it does not announce itself
-	// (under load it has been seen to exit at start).
-	var wmLog bytes.Buffer
-	ready := func() bool {
-		return strings.Contains(outputOf(d.command("xprop", "-root", "_NET_SUPPORTING_WM_CHECK")), "window id")
+	pid, err := d.startWM(ctx)
+	if err != nil {
+		d.Down()
+		return nil, err
 	}
-	for attempt := 1; ; attempt++ {
-		wm := d.command("openbox", "--sm-disable")
-		wm.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-		wmLog.Reset()
-		wm.Stdout, wm.Stderr = &wmLog, &wmLog
-		if err := wm.Start(); err != nil {
-			d.Down()
-			return nil, fmt.Errorf("start openbox: %w", err)
-		}
-		go wm.Wait()
-		if waitFor(ctx, 10*time.Second, ready) == nil {
-			d.PIDs = append(d.PIDs, wm.Process.Pid)
-			break
-		}
-		_ = wm.Process.Kill()
-		if attempt == 3 {
-			d.Down()
-			return nil, fmt.Errorf("openbox on %s did not start: %s", o.Display, strings.TrimSpace(wmLog.String()))
-		}
+	d.PIDs = append(d.PIDs, pid)
+	if err := publish(d.Display, d.record()); err != nil {
+		d.Down()
+		return nil, fmt.Errorf("record the desktop's environment on %s: %w", o.Display, err)
 	}
 	if o.StateDir != "" {
 		if err := d.save(o.StateDir); err != nil {
@@ -209,9 +196,47 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 	return d, nil
 }
 
-func outputOf(c *exec.Cmd) string {
-	b, _ := c.Output()
-	return string(b)
+// startWM starts openbox and waits until it runs: its process is alive and
+// its check window exists. Under load openbox has been seen to exit at
+// start, so it is tried three times.
+func (d *Desktop) startWM(ctx context.Context) (int, error) {
+	xu, err := connectDisplay(d.Display)
+	if err != nil {
+		return 0, err
+	}
+	defer xu.Conn().Close()
+	var wmLog bytes.Buffer
+	for attempt := 1; ; attempt++ {
+		wm := d.command("openbox", "--sm-disable")
+		wm.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		wmLog.Reset()
+		wm.Stdout, wm.Stderr = &wmLog, &wmLog
+		if err := wm.Start(); err != nil {
+			return 0, fmt.Errorf("start openbox: %w", err)
+		}
+		exited := make(chan struct{})
+		go func() { wm.Wait(); close(exited) }()
+		running := func() bool {
+			select {
+			case <-exited:
+				return false
+			default:
+				return wmRunning(xu, d.Display) == nil
+			}
+		}
+		if waitFor(ctx, 10*time.Second, running) == nil {
+			// Seen alive; look once more after a moment, since an openbox
+			// that fails (another manager, a bad config) exits right away.
+			time.Sleep(100 * time.Millisecond)
+			if running() {
+				return wm.Process.Pid, nil
+			}
+		}
+		_ = wm.Process.Kill()
+		if attempt == 3 {
+			return 0, fmt.Errorf("openbox on %s did not start: %s", d.Display, strings.TrimSpace(wmLog.String()))
+		}
+	}
 }
 
 // enableAccessibility sets org.a11y.Status.IsEnabled on the session bus,
@@ -266,11 +291,9 @@ func (d *Desktop) Exports() string {
 	return b.String()
 }
 
-func (d *Desktop) save(stateDir string) error {
-	path := EnvFile(stateDir, d.Display)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
+// record is the desktop as text: its environment as shell exports and a
+// comment with its processes.
+func (d *Desktop) record() string {
 	var b strings.Builder
 	b.WriteString(d.Exports())
 	var pids []string
@@ -278,20 +301,12 @@ func (d *Desktop) save(stateDir string) error {
 		pids = append(pids, strconv.Itoa(p))
 	}
 	fmt.Fprintf(&b, "# pids %s\n", strings.Join(pids, " "))
-	return os.WriteFile(path, []byte(b.String()), 0o644)
+	return b.String()
 }
 
-// Load reads a desktop started by Up from the state folder.
-func Load(stateDir, display string) (*Desktop, error) {
-	f, err := os.Open(EnvFile(stateDir, display))
-	if err != nil {
-		return nil, fmt.Errorf("no desktop %s in %s: start it with `pcflow desktop up --display %s`", display, stateDir, display)
-	}
-	defer f.Close()
+func parseRecord(display, text string) *Desktop {
 	d := &Desktop{Display: display, Env: map[string]string{}}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
+	for _, line := range strings.Split(text, "\n") {
 		if rest, ok := strings.CutPrefix(line, "# pids "); ok {
 			for _, p := range strings.Fields(rest) {
 				if n, err := strconv.Atoi(p); err == nil {
@@ -304,11 +319,65 @@ func Load(stateDir, display string) (*Desktop, error) {
 			d.Env[k] = strings.Trim(v, "'")
 		}
 	}
-	n, _ := displayNum(display)
-	if _, err := os.Stat(socketFor(n)); err != nil {
-		return nil, fmt.Errorf("desktop %s is recorded but its X server is gone: run `pcflow desktop up --display %s` again", display, display)
+	return d
+}
+
+func (d *Desktop) save(stateDir string) error {
+	path := EnvFile(stateDir, d.Display)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
 	}
-	return d, nil
+	return os.WriteFile(path, []byte(d.record()), 0o644)
+}
+
+// Load finds a desktop started by Up. The display's root window carries
+// its record (environment and processes) for as long as its X server
+// runs, so a worker started with any state folder finds the desktop's
+// D-Bus session and accessibility tree; the state folder's copy serves
+// when the display cannot be asked.
+func Load(stateDir, display string) (*Desktop, error) {
+	n, err := displayNum(display)
+	if err != nil {
+		return nil, err
+	}
+	b, ferr := os.ReadFile(EnvFile(stateDir, display))
+	if _, err := os.Stat(socketFor(n)); err != nil {
+		if ferr == nil {
+			return nil, fmt.Errorf("desktop %s is recorded but its X server is gone: run `pcflow desktop up --display %s` again", display, display)
+		}
+		return nil, fmt.Errorf("no desktop %s in %s: start it with `pcflow desktop up --display %s`", display, stateDir, display)
+	}
+	if text, err := published(display); err == nil {
+		return parseRecord(display, text), nil
+	} else if ferr != nil {
+		return nil, err
+	}
+	return parseRecord(display, string(b)), nil
+}
+
+// ensureWM starts the window manager again if it is gone.
+func (d *Desktop) ensureWM(ctx context.Context, stateDir string) error {
+	xu, err := connectDisplay(d.Display)
+	if err != nil {
+		return err
+	}
+	err = wmRunning(xu, d.Display)
+	xu.Conn().Close()
+	if err == nil {
+		return nil
+	}
+	pid, err := d.startWM(ctx)
+	if err != nil {
+		return err
+	}
+	d.PIDs = append(d.PIDs, pid)
+	if err := publish(d.Display, d.record()); err != nil {
+		return err
+	}
+	if stateDir != "" {
+		return d.save(stateDir)
+	}
+	return nil
 }
 
 // Apply sets the desktop's variables in this process, so robotgo, AT-SPI
@@ -337,7 +406,7 @@ func (d *Desktop) Down() {
 		_ = syscall.Kill(p, syscall.SIGKILL)
 		reap(p)
 	}
-	if n, err := displayNum(d.Display); err == nil {
+	if n, err := displayNum(d.Display); err == nil && len(d.PIDs) > 0 {
 		os.Remove(socketFor(n))
 		os.Remove(fmt.Sprintf("/tmp/.X%d-lock", n))
 	}

@@ -25,8 +25,10 @@ import (
 
 	"github.com/go-vgo/robotgo"
 	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgbutil"
 	"github.com/jezek/xgbutil/ewmh"
+	"github.com/jezek/xgbutil/icccm"
 	"github.com/jezek/xgbutil/xwindow"
 	"golang.org/x/image/draw"
 
@@ -54,15 +56,21 @@ type Device struct {
 	xu     *xgbutil.XUtil
 }
 
-// New returns a device for the current $DISPLAY.
+// New returns a device for the current $DISPLAY, after checking that an X
+// server answers there (robotgo's Xlib would end the process otherwise).
 func New() (*Device, error) {
-	if os.Getenv("DISPLAY") == "" {
+	display := os.Getenv("DISPLAY")
+	if display == "" {
 		return nil, errors.New("DISPLAY is not set: start a desktop with `pcflow desktop up` and pass --display :N")
 	}
 	// xgb logs connection chatter (no ~/.Xauthority on Xvfb) to stderr.
 	xgb.Logger = log.New(io.Discard, "", 0)
 	xgbutil.Logger = log.New(io.Discard, "", 0)
-	return &Device{OCRMode: OCRAuto}, nil
+	xu, err := connectDisplay(display)
+	if err != nil {
+		return nil, err
+	}
+	return &Device{OCRMode: OCRAuto, xu: xu}, nil
 }
 
 // Close releases the device's connections. Call it before the X server
@@ -84,12 +92,25 @@ func (d *Device) x() (*xgbutil.XUtil, error) {
 	if d.xu != nil {
 		return d.xu, nil
 	}
-	xu, err := xgbutil.NewConn()
+	xu, err := connectDisplay(os.Getenv("DISPLAY"))
 	if err != nil {
-		return nil, fmt.Errorf("connect to X display %s: %w", os.Getenv("DISPLAY"), err)
+		return nil, err
 	}
 	d.xu = xu
 	return xu, nil
+}
+
+// ready checks, before any robotgo call, that the X server still answers:
+// Xlib ends the whole process on a connection whose server went away.
+func (d *Device) ready(ctx context.Context) error {
+	xu, err := d.x()
+	if err != nil {
+		return err
+	}
+	if err := alive(xu); err != nil {
+		return d.diagnose(ctx, err)
+	}
+	return nil
 }
 
 // Capture takes a screenshot with the alpha channel fixed (robotgo returns
@@ -113,14 +134,26 @@ func Capture() (*image.RGBA, error) {
 // Observe captures the screen, the accessibility elements, windows and
 // clipboard; OCR per OCRMode.
 func (d *Device) Observe(ctx context.Context) (*screen.Screen, error) {
-	img, err := Capture()
+	if err := d.ready(ctx); err != nil {
+		return nil, err
+	}
+	// The window list is a root property that outlives the window
+	// manager: without this check a dead one shows stale windows.
+	xu, err := d.x()
 	if err != nil {
 		return nil, err
+	}
+	if err := wmRunning(xu, os.Getenv("DISPLAY")); err != nil {
+		return nil, err
+	}
+	img, err := Capture()
+	if err != nil {
+		return nil, d.diagnose(ctx, err)
 	}
 	s := &screen.Screen{Image: img}
 	wins, active, err := d.windows()
 	if err != nil {
-		return nil, err
+		return nil, d.diagnose(ctx, err)
 	}
 	s.Windows, s.ActiveWindow = wins, active
 	b := img.Bounds()
@@ -259,15 +292,25 @@ func (d *Device) windows() ([]string, string, error) {
 	}
 	active := ""
 	if aw, err := ewmh.ActiveWindowGet(xu); err == nil && aw != 0 {
-		active, _ = ewmh.WmNameGet(xu, aw)
+		active = windowTitle(xu, aw)
 	}
 	var titles []string
 	for _, id := range ids {
-		if t, err := ewmh.WmNameGet(xu, id); err == nil && t != "" {
+		if t := windowTitle(xu, id); t != "" {
 			titles = append(titles, t)
 		}
 	}
 	return titles, active, nil
+}
+
+// windowTitle is a window's title: _NET_WM_NAME, or the legacy WM_NAME that
+// programs such as xterm set alone.
+func windowTitle(xu *xgbutil.XUtil, w xproto.Window) string {
+	if t, err := ewmh.WmNameGet(xu, w); err == nil && t != "" {
+		return t
+	}
+	t, _ := icccm.WmNameGet(xu, w)
+	return t
 }
 
 // Windows lists the open window titles, the active one first.
@@ -288,8 +331,13 @@ func (d *Device) Windows(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
-// Launch starts a program in its own session, detached from the worker,
-// so it survives the worker's restart.
+// launchGrace is how long Launch watches a new program for an exit at
+// once (a bad option, a missing library, no display).
+const launchGrace = time.Second
+
+// Launch starts a program in its own session, detached from the worker, so
+// it survives the worker's restart. A program that fails at once is an
+// error that carries its exit status and the end of its error output.
 func (d *Device) Launch(ctx context.Context, argv []string) error {
 	if len(argv) == 0 {
 		return errors.New("launch: empty command")
@@ -298,14 +346,58 @@ func (d *Device) Launch(ctx context.Context, argv []string) error {
 	if err != nil {
 		return fmt.Errorf("launch %s: not found on PATH", argv[0])
 	}
-	cmd := exec.Command(path, argv[1:]...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, nil
-	if err := cmd.Start(); err != nil {
+	// Error output goes to a file, not a pipe: the program must not get
+	// SIGPIPE when the worker stops.
+	errf, err := os.CreateTemp("", "pcflow-launch-*.log")
+	if err != nil {
 		return fmt.Errorf("launch %s: %w", argv[0], err)
 	}
-	go cmd.Wait()
+	cmd := exec.Command(path, argv[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, errf
+	if err := cmd.Start(); err != nil {
+		errf.Close()
+		os.Remove(errf.Name())
+		return fmt.Errorf("launch %s: %w", argv[0], err)
+	}
+	exited := make(chan error, 1)
+	go func() {
+		err := cmd.Wait()
+		errf.Close()
+		exited <- err
+	}()
+	select {
+	case err := <-exited:
+		tail := errorOutput(errf.Name(), 600)
+		os.Remove(errf.Name())
+		if err != nil {
+			return fmt.Errorf("launch %s: it exited at once (%v)%s", strings.Join(argv, " "), err, tail)
+		}
+	case <-time.After(launchGrace):
+		go func() { <-exited; os.Remove(errf.Name()) }()
+	case <-ctx.Done():
+		go func() { <-exited; os.Remove(errf.Name()) }()
+		return ctx.Err()
+	}
 	return nil
+}
+
+// errorOutput returns a program's error output, shortened to about n bytes
+// (its first line and its end), as ": text", or "".
+func errorOutput(path string, n int) string {
+	b, _ := os.ReadFile(path)
+	s := strings.TrimSpace(string(b))
+	if s == "" {
+		return ""
+	}
+	if len(s) > n {
+		first, _, _ := strings.Cut(s, "\n")
+		if len(first) > n/3 {
+			first = first[:n/3]
+		}
+		s = first + " … " + s[len(s)-(n-len(first)):]
+	}
+	return ": " + strings.ToValidUTF8(s, "")
 }
 
 var keyNames = map[string]string{
@@ -332,6 +424,9 @@ func (d *Device) Act(ctx context.Context, a screen.Action) (string, error) {
 }
 
 func (d *Device) act(ctx context.Context, a screen.Action) (string, error) {
+	if err := d.ready(ctx); err != nil {
+		return "", err
+	}
 	switch a.Kind {
 	case screen.ActClick, screen.ActDoubleClick, screen.ActRightClick:
 		d.focusAt(a.X, a.Y)
@@ -473,7 +568,7 @@ func (d *Device) switchWindow(title string) (string, error) {
 	}
 	var titles []string
 	for _, id := range ids {
-		t, _ := ewmh.WmNameGet(xu, id)
+		t := windowTitle(xu, id)
 		titles = append(titles, t)
 		if strings.Contains(strings.ToLower(t), strings.ToLower(title)) {
 			if err := ewmh.ActiveWindowReq(xu, id); err != nil {

@@ -1,0 +1,136 @@
+package x11
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pcflow/pcflow/activities/screen"
+)
+
+// freeDisplay returns a display number no X server holds.
+func freeDisplay(t *testing.T) string {
+	t.Helper()
+	for n := 249; n > 230; n-- {
+		_, lockErr := os.Stat(fmt.Sprintf("/tmp/.X%d-lock", n))
+		if _, err := os.Stat(socketFor(n)); os.IsNotExist(err) && os.IsNotExist(lockErr) {
+			return fmt.Sprintf(":%d", n)
+		}
+	}
+	t.Skip("no free display between :231 and :249")
+	return ""
+}
+
+// TestNoXServer: a display with no X server is a clear error from New, not
+// a crash of the whole process in the screen-capture library.
+func TestNoXServer(t *testing.T) {
+	t.Setenv("DISPLAY", freeDisplay(t))
+	dev, err := New()
+	if err == nil {
+		// Before the check, the first capture ended the process here.
+		_, err = dev.Observe(context.Background())
+		dev.Close()
+	}
+	if !errors.Is(err, ErrNoDisplay) || !strings.Contains(err.Error(), "pcflow desktop up") {
+		t.Fatalf("New on a display without X server: err = %v, want %v with a hint", err, ErrNoDisplay)
+	}
+}
+
+// TestDesktopHealth: the device says which part of the desktop is missing;
+// `desktop up` on a desktop whose window manager died starts it again
+// instead of reporting success; a worker with another state folder finds
+// the desktop's accessibility bus through the display itself.
+func TestDesktopHealth(t *testing.T) {
+	state := t.TempDir()
+	d, err := Up(context.Background(), DesktopOptions{StateDir: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if d2, err := Load(state, d.Display); err == nil {
+			d2.Down()
+		}
+		d.Down()
+	})
+	// A run with another state folder: only --display is known.
+	other, err := Load(t.TempDir(), d.Display)
+	if err != nil {
+		t.Fatalf("Load from another state folder: %v", err)
+	}
+	if got, want := other.Env["DBUS_SESSION_BUS_ADDRESS"], d.Env["DBUS_SESSION_BUS_ADDRESS"]; got != want || got == "" {
+		t.Fatalf("Load from another state folder: bus %q, want the desktop's %q", got, want)
+	}
+	for k, v := range other.Env {
+		t.Setenv(k, v)
+	}
+	dev, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(dev.Close)
+	if w, err := dev.Check(context.Background()); err != nil || w != "" {
+		t.Fatalf("Check on a healthy desktop = %q, %v; want no problem", w, err)
+	}
+
+	// Without the desktop's session: a loud warning naming the accessibility tree.
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+	if w, err := dev.Check(context.Background()); err != nil || !strings.Contains(w, "accessibility tree unavailable") {
+		t.Errorf("Check without the D-Bus session = %q, %v; want an accessibility warning", w, err)
+	}
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", d.Env["DBUS_SESSION_BUS_ADDRESS"])
+
+	// The window manager dies: observations say so.
+	wm := d.PIDs[len(d.PIDs)-1]
+	syscall.Kill(wm, syscall.SIGKILL)
+	deadline := time.Now().Add(5 * time.Second)
+	for syscall.Kill(wm, 0) == nil && time.Now().Before(deadline) {
+		reap(wm)
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := dev.Check(context.Background()); !errors.Is(err, ErrNoWindowManager) {
+		t.Errorf("Check with openbox dead: err = %v, want %v", err, ErrNoWindowManager)
+	}
+	if _, err := dev.Observe(context.Background()); !errors.Is(err, ErrNoWindowManager) {
+		t.Errorf("Observe with openbox dead: err = %v, want %v", err, ErrNoWindowManager)
+	}
+	// desktop up again: the window manager runs afterwards.
+	if _, err := Up(context.Background(), DesktopOptions{Display: d.Display, StateDir: state}); err != nil {
+		t.Fatalf("Up on a desktop whose window manager died: %v", err)
+	}
+	if _, err := dev.Check(context.Background()); err != nil {
+		t.Errorf("after Up again: %v, want a running window manager", err)
+	}
+}
+
+// TestLegacyTitleAndLaunchFailure: a window that sets only WM_NAME (xterm)
+// is listed and can be switched to; a program that exits at once is
+// reported with its status and error output.
+func TestLegacyTitleAndLaunchFailure(t *testing.T) {
+	dev := desktop(t)
+	ctx := context.Background()
+	if err := dev.Launch(ctx, []string{"xterm", "-T", "Terminal"}); err != nil {
+		t.Fatal(err)
+	}
+	waitWindow(t, dev, "Terminal", 20*time.Second)
+	if err := dev.Launch(ctx, []string{"galculator"}); err != nil {
+		t.Fatal(err)
+	}
+	waitWindow(t, dev, "galculator", 20*time.Second)
+	time.Sleep(300 * time.Millisecond)
+	if _, err := dev.Act(ctx, screen.Action{Kind: screen.ActSwitchWindow, Title: "Terminal"}); err != nil {
+		t.Fatalf("switch_window Terminal: %v", err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if wins, _ := dev.Windows(ctx); len(wins) == 0 || wins[0] != "Terminal" {
+		t.Errorf("windows after switch_window Terminal = %q, want Terminal first", wins)
+	}
+	err := dev.Launch(ctx, []string{"xterm", "-bogus"})
+	if err == nil || !strings.Contains(err.Error(), "exit status 1") || !strings.Contains(err.Error(), `bad command line option "-bogus"`) {
+		t.Errorf("Launch of a failing program: err = %v, want its exit status and error output", err)
+	}
+}
