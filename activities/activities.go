@@ -74,12 +74,16 @@ type Activities struct {
 	SettleDelay time.Duration
 }
 
+// logger logs through the redactor: no secret reaches a log.
 func (a *Activities) logger() *slog.Logger {
-	if a.Logger != nil {
-		return a.Logger
+	l := a.Logger
+	if l == nil {
+		l = slog.Default()
 	}
-	return slog.Default()
+	return slog.New(a.redactor().Handler(l.Handler()))
 }
+
+func (a *Activities) redactor() *Redactor { return NewRedactor(a.Secrets) }
 
 // heartbeat keeps a long activity alive until the returned stop is called.
 func heartbeat(ctx context.Context) func() {
@@ -123,6 +127,10 @@ func (a *Activities) recorder(refs *[]string) func(agents.Exchange) {
 	}
 	return func(ex agents.Exchange) {
 		b, err := json.Marshal(ex)
+		if err == nil {
+			// A copy is redacted: the agent goes on with the answer.
+			b, err = a.redactor().JSON(b)
+		}
 		if err != nil {
 			a.logger().Warn("model exchange not recorded", "role", ex.Role, "error", err)
 			return
@@ -143,6 +151,9 @@ func (a *Activities) observe(ctx context.Context) (*screen.Screen, image.Image, 
 	if err != nil {
 		return nil, nil, screen.Observation{}, fmt.Errorf("observe: %w", err)
 	}
+	// What the screen shows is stored and sent to the model: never a
+	// secret that was typed into a visible field.
+	a.redactor().Screen(s)
 	var ann image.Image
 	obs := screen.Observation{ActiveWindow: s.ActiveWindow, Windows: s.Windows, ElementCount: len(s.Elements)}
 	if s.Image != nil {
@@ -300,19 +311,26 @@ func (a *Activities) Act(ctx context.Context, in ActInput) (*ActResult, error) {
 	if a.Now != nil {
 		now = a.Now
 	}
+	red := a.redactor()
 	logged := in.Action
-	logged.Text = RedactSecrets(logged.Text, a.Secrets)
+	red.Value(&logged)
+	act := in.Action
+	for _, f := range []*string{&act.Text, &act.Start, &act.End} {
+		v, err := red.Resolve(*f, a.Secrets)
+		if err != nil {
+			return nil, err
+		}
+		*f = v
+	}
 	if err := a.Log.Append(LogEntry{ID: in.ID, Phase: PhaseStarted, Time: now(), Action: logged, Summary: in.Action.Summary()}); err != nil {
 		return nil, err
 	}
-	act := in.Action
-	act.Text = ResolveSecrets(act.Text, a.Secrets)
 	note, err := a.Device.Act(ctx, act)
 	// What the device says goes to history, logs and the model: never with
 	// a secret in it.
-	note = RedactSecrets(note, a.Secrets)
+	note = red.String(note)
 	if err != nil {
-		msg := RedactSecrets(err.Error(), a.Secrets)
+		msg := red.String(err.Error())
 		if lerr := a.Log.Append(LogEntry{ID: in.ID, Phase: PhaseFailed, Time: now(), Action: logged, Error: msg, Summary: in.Action.Summary()}); lerr != nil {
 			return nil, lerr
 		}
@@ -513,24 +531,41 @@ type SetupResult struct {
 func (a *Activities) Setup(ctx context.Context, in SetupInput) (*SetupResult, error) {
 	defer heartbeat(ctx)()
 	res := &SetupResult{}
+	red := a.redactor()
 	fail := func(format string, args ...any) error {
-		msg := RedactSecrets(fmt.Sprintf("setup %q: ", in.Name)+fmt.Sprintf(format, args...), a.Secrets)
+		msg := red.String(fmt.Sprintf("setup %q: ", in.Name) + fmt.Sprintf(format, args...))
 		return temporal.NewNonRetryableApplicationError(msg, ErrTypeSetup, nil)
 	}
 	for _, w := range in.WriteFiles {
-		path := ResolveSecrets(w.Path, a.Secrets)
+		path, err := red.Resolve(w.Path, a.Secrets)
+		if err != nil {
+			return nil, err
+		}
+		content, err := red.Resolve(w.Content, a.Secrets)
+		if err != nil {
+			return nil, err
+		}
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, fail("%v", err)
 		}
-		if err := os.WriteFile(path, []byte(ResolveSecrets(w.Content, a.Secrets)), 0o644); err != nil {
+		// A file that holds a secret is readable by its owner only.
+		mode := os.FileMode(0o644)
+		if content != w.Content {
+			mode = 0o600
+		}
+		if err := writeFileMode(path, []byte(content), mode); err != nil {
 			return nil, fail("%v", err)
 		}
 		res.Notes = append(res.Notes, "wrote "+w.Path)
 	}
 	if len(in.Command) > 0 {
-		out, code, err := runCommand(ctx, resolveAll(in.Command, a.Secrets))
+		argv, err := a.resolveArgv(in.Command)
+		if err != nil {
+			return nil, err
+		}
+		out, code, err := runCommand(ctx, argv, a.secretEnv())
 		if err != nil || code != 0 {
-			return nil, fail("command %s exited %d: %v %s", strings.Join(in.Command, " "), code, err, trunc(out, 300))
+			return nil, fail("command %s exited %d: %v %s", strings.Join(in.Command, " "), code, err, trunc(red.String(out), 300))
 		}
 		res.Notes = append(res.Notes, "ran "+strings.Join(in.Command, " "))
 	}
@@ -549,7 +584,11 @@ func (a *Activities) Setup(ctx context.Context, in SetupInput) (*SetupResult, er
 			}
 		}
 		if !already {
-			if err := a.Device.Launch(ctx, resolveAll(in.Launch, a.Secrets)); err != nil {
+			argv, err := a.resolveArgv(in.Launch)
+			if err != nil {
+				return nil, err
+			}
+			if err := a.Device.Launch(ctx, argv); err != nil {
 				return nil, fail("launch %s: %v", strings.Join(in.Launch, " "), err)
 			}
 			res.Notes = append(res.Notes, "launched "+strings.Join(in.Launch, " "))
@@ -591,18 +630,47 @@ func matchAny(re *regexp.Regexp, s []string) bool {
 	return false
 }
 
-func resolveAll(argv []string, secrets map[string]string) []string {
-	out := make([]string, len(argv))
-	for i, s := range argv {
-		out[i] = ResolveSecrets(s, secrets)
+// resolveArgv refuses a command line that holds a secret placeholder: a
+// command line is visible to every user of the machine (ps, /proc), so
+// secrets reach commands only through the environment (see secretEnv).
+// The language refuses such task files already; this guards plans built
+// another way.
+func (a *Activities) resolveArgv(argv []string) ([]string, error) {
+	for _, s := range argv {
+		if m := plan.SecretPattern.FindString(s); m != "" {
+			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+				"%s in a command line: command lines are visible to every user (ps), so secrets are not put there; "+
+					"the command reads it from the environment variable %s instead",
+				m, plan.SecretEnv(plan.SecretPattern.FindStringSubmatch(m)[1])), ErrTypeSecret, nil)
+		}
 	}
-	return out
+	return argv, nil
 }
 
-func runCommand(ctx context.Context, argv []string) (string, int, error) {
+// secretEnv passes every sensitive variable to commands as
+// PCFLOW_SECRET_NAME (readable only by the user running the command).
+func (a *Activities) secretEnv() []string {
+	var env []string
+	for name, v := range a.Secrets {
+		env = append(env, plan.SecretEnv(name)+"="+v)
+	}
+	return env
+}
+
+func writeFileMode(path string, b []byte, mode os.FileMode) error {
+	if err := os.WriteFile(path, b, mode); err != nil {
+		return err
+	}
+	return os.Chmod(path, mode)
+}
+
+func runCommand(ctx context.Context, argv []string, env []string) (string, int, error) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out
@@ -622,28 +690,4 @@ func trunc(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
-}
-
-// ResolveSecrets replaces secret placeholders with their values.
-func ResolveSecrets(s string, secrets map[string]string) string {
-	if len(secrets) == 0 || !strings.Contains(s, "{{secret.") {
-		return s
-	}
-	return plan.SecretPattern.ReplaceAllStringFunc(s, func(m string) string {
-		name := plan.SecretPattern.FindStringSubmatch(m)[1]
-		if v, ok := secrets[name]; ok {
-			return v
-		}
-		return m
-	})
-}
-
-// RedactSecrets replaces secret values with their placeholders, for logs.
-func RedactSecrets(s string, secrets map[string]string) string {
-	for name, v := range secrets {
-		if v != "" {
-			s = strings.ReplaceAll(s, v, plan.SecretPlaceholder(name))
-		}
-	}
-	return s
 }

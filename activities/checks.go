@@ -47,18 +47,30 @@ type CheckResult struct {
 func (a *Activities) Check(ctx context.Context, in CheckInput) (*CheckResult, error) {
 	defer heartbeat(ctx)()
 	r := &CheckResult{Name: in.Name, Kind: in.Kind}
+	red := a.redactor()
+	// The subject (a file, a command's output, the screen) may show a
+	// secret: the detail never does.
+	defer func() { r.Detail = red.String(r.Detail) }()
+	var rerr error
 	sec := func(p *string) *string {
 		if p == nil {
 			return nil
 		}
-		v := ResolveSecrets(*p, a.Secrets)
+		v, err := red.Resolve(*p, a.Secrets)
+		if err != nil {
+			rerr = err
+		}
 		return &v
 	}
 	contains, matches, equals := sec(in.Contains), sec(in.Matches), sec(in.Equals)
+	path := sec(&in.Path)
+	if rerr != nil {
+		return nil, rerr
+	}
 	var subject string
 	switch in.Kind {
 	case plan.CheckFile:
-		b, err := os.ReadFile(ResolveSecrets(in.Path, a.Secrets))
+		b, err := os.ReadFile(*path)
 		exists := err == nil
 		if in.Exists != nil && *in.Exists != exists {
 			r.Detail = fmt.Sprintf("%s: exists=%v, want %v", in.Path, exists, *in.Exists)
@@ -74,13 +86,17 @@ func (a *Activities) Check(ctx context.Context, in CheckInput) (*CheckResult, er
 		}
 		subject = string(b)
 	case plan.CheckCommand:
-		out, code, err := runCommand(ctx, resolveAll(in.Argv, a.Secrets))
+		argv, err := a.resolveArgv(in.Argv)
+		if err != nil {
+			return nil, err
+		}
+		out, code, err := runCommand(ctx, argv, a.secretEnv())
 		if err != nil {
 			r.Detail = fmt.Sprintf("%s: %v", strings.Join(in.Argv, " "), err)
 			return r, nil
 		}
 		if in.ExitCode != nil && code != *in.ExitCode {
-			r.Detail = fmt.Sprintf("%s exited %d, want %d: %s", strings.Join(in.Argv, " "), code, *in.ExitCode, trunc(out, 200))
+			r.Detail = fmt.Sprintf("%s exited %d, want %d: %s", strings.Join(in.Argv, " "), code, *in.ExitCode, trunc(red.String(out), 200))
 			return r, nil
 		}
 		subject = out
@@ -90,7 +106,7 @@ func (a *Activities) Check(ctx context.Context, in CheckInput) (*CheckResult, er
 			return nil, fmt.Errorf("check %s: %w", in.Name, err)
 		}
 		for _, w := range wins {
-			if ok, _ := holds(w, contains, matches, equals); ok {
+			if ok, _ := holds(w, red, contains, matches, equals); ok {
 				r.Passed, r.Detail = true, fmt.Sprintf("window %q", w)
 				return r, nil
 			}
@@ -108,7 +124,7 @@ func (a *Activities) Check(ctx context.Context, in CheckInput) (*CheckResult, er
 			subject = ScreenText(s)
 		}
 	case plan.CheckCell:
-		v, err := ReadCell(ResolveSecrets(in.Path, a.Secrets), in.Sheet, in.Cell)
+		v, err := ReadCell(*path, in.Sheet, in.Cell)
 		if err != nil {
 			r.Detail = err.Error()
 			return r, nil
@@ -117,18 +133,20 @@ func (a *Activities) Check(ctx context.Context, in CheckInput) (*CheckResult, er
 	default:
 		return nil, fmt.Errorf("check %s: unknown kind %q", in.Name, in.Kind)
 	}
-	ok, detail := holds(subject, contains, matches, equals)
-	r.Passed, r.Detail = ok, RedactSecrets(detail, a.Secrets)
+	ok, detail := holds(subject, red, contains, matches, equals)
+	r.Passed, r.Detail = ok, detail
 	if ok && r.Detail == "" {
 		r.Detail = "ok"
 	}
 	return r, nil
 }
 
-// holds tests every given condition against s.
-func holds(s string, contains, matches, equals *string) (bool, string) {
+// holds tests every given condition against s. The detail shows s
+// redacted before it is shortened, so no part of a secret is shown.
+func holds(s string, red *Redactor, contains, matches, equals *string) (bool, string) {
+	shown := trunc(red.String(s), 200)
 	if contains != nil && !strings.Contains(s, *contains) {
-		return false, fmt.Sprintf("does not contain %q (got %q)", *contains, trunc(s, 200))
+		return false, fmt.Sprintf("does not contain %q (got %q)", *contains, shown)
 	}
 	if matches != nil {
 		re, err := regexp.Compile(*matches)
@@ -136,11 +154,11 @@ func holds(s string, contains, matches, equals *string) (bool, string) {
 			return false, fmt.Sprintf("bad pattern %q: %v", *matches, err)
 		}
 		if !re.MatchString(s) {
-			return false, fmt.Sprintf("does not match %q (got %q)", *matches, trunc(s, 200))
+			return false, fmt.Sprintf("does not match %q (got %q)", *matches, shown)
 		}
 	}
 	if equals != nil && strings.TrimRight(s, "\r\n") != *equals {
-		return false, fmt.Sprintf("is %q, want %q", trunc(s, 200), *equals)
+		return false, fmt.Sprintf("is %q, want %q", shown, *equals)
 	}
 	return true, ""
 }

@@ -17,7 +17,9 @@
 //     that read no subtask outputs are evaluated then, so their errors are
 //     parse errors. Sensitive variables stay placeholders
 //     ({{secret.NAME}}): their values are returned beside the plan, never in
-//     it.
+//     it. They may not be part of a command line (command, launch, argv),
+//     which every user of a machine can read; commands get them in the
+//     environment (plan.SecretEnv).
 //   - Expressions can call only the pure functions of plan.Functions: no
 //     time, randomness or I/O, because templates are rendered inside
 //     deterministic workflows.

@@ -276,7 +276,7 @@ func (p *parser) static(st *scope, e hcl.Expression) any {
 		return nil
 	}
 	if x.Kind == plan.ExprSecret {
-		p.diags = append(p.diags, exprDiag(e.Range(), "Sensitive value not allowed here", "Sensitive variables may be used only in instructions, setup file contents and commands, and checks, where pcflow can keep them out of logs."))
+		p.diags = append(p.diags, exprDiag(e.Range(), "Sensitive value not allowed here", "Sensitive variables may be used only in instructions, setup file contents and checks, where pcflow can keep them out of logs; commands read them from the environment as PCFLOW_SECRET_NAME."))
 		return nil
 	}
 	x, d = fold(x, e.Range())
@@ -352,9 +352,30 @@ func (p *parser) argv(st *scope, a *hcl.Attribute) []plan.Expr {
 	}
 	out := make([]plan.Expr, 0, len(items))
 	for _, it := range items {
-		out = append(out, p.template(st, it))
+		x := p.template(st, it)
+		if name := secretIn(x); name != "" {
+			env := plan.SecretEnv(name)
+			p.diags = append(p.diags, exprDiag(it.Range(), "Sensitive value in a command line",
+				fmt.Sprintf("Command lines are visible to every user of the machine (ps), so var.%s cannot be an argument of %s. "+
+					"Setup commands and command checks receive every sensitive variable in the environment: read $%s, "+
+					"for example [\"sh\", \"-c\", \"printf %%s \\\"$%s\\\" | login --password-stdin\"].", name, a.Name, env, env)))
+		}
+		out = append(out, x)
 	}
 	return out
+}
+
+// secretIn returns the name of a sensitive variable e reads, or "".
+func secretIn(e plan.Expr) string {
+	if e.Kind == plan.ExprSecret {
+		return e.Ref[0]
+	}
+	for _, a := range e.Args {
+		if n := secretIn(a); n != "" {
+			return n
+		}
+	}
+	return ""
 }
 
 // template converts an expression that is rendered at run time.

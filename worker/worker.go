@@ -9,6 +9,7 @@ import (
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -65,8 +66,14 @@ func New(cfg Config) (*Worker, error) {
 		return nil, fmt.Errorf("worker: serves neither workflows nor a device")
 	}
 	w := &Worker{}
+	// Every activity result and error passes through redaction before it
+	// leaves this process.
+	var redact []interceptor.WorkerInterceptor
+	if cfg.Activities != nil {
+		redact = append(redact, &RedactInterceptor{Redactor: activities.NewRedactor(cfg.Activities.Secrets)})
+	}
 	if cfg.Workflows {
-		sw := sdkworker.New(cfg.Client, workflows.TaskQueue, sdkworker.Options{})
+		sw := sdkworker.New(cfg.Client, workflows.TaskQueue, sdkworker.Options{Interceptors: redact})
 		RegisterWorkflows(sw)
 		RegisterSharedActivities(sw, cfg.Activities)
 		w.workers = append(w.workers, sw)
@@ -75,6 +82,7 @@ func New(cfg Config) (*Worker, error) {
 		// One action at a time: a device has one mouse and one keyboard.
 		dw := sdkworker.New(cfg.Client, plan.DeviceQueue(cfg.Device), sdkworker.Options{
 			MaxConcurrentActivityExecutionSize: 1,
+			Interceptors:                       redact,
 		})
 		RegisterDeviceActivities(dw, cfg.Activities)
 		w.workers = append(w.workers, dw)

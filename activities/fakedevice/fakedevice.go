@@ -80,6 +80,15 @@ func (d *Device) Act(ctx context.Context, a screen.Action) (string, error) {
 		}
 		return "", fmt.Errorf("no window titled %q", a.Title)
 	}
+	if a.Kind == screen.ActType {
+		// Typed text shows in the first text field, as on a real screen.
+		for i := range d.Elements {
+			if d.Elements[i].Role == "text" {
+				d.Elements[i].Value += a.Text
+				break
+			}
+		}
+	}
 	d.actions = append(d.actions, a)
 	return a.Summary(), nil
 }

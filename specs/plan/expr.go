@@ -81,8 +81,17 @@ type Outputs map[string]map[string]string
 // Only the device worker, which holds the secret values, replaces it.
 func SecretPlaceholder(name string) string { return "{{secret." + name + "}}" }
 
-// SecretPattern matches SecretPlaceholder's output.
-var SecretPattern = regexp.MustCompile(`\{\{secret\.([A-Za-z][A-Za-z0-9_]*)\}\}`)
+// SecretPattern matches SecretPlaceholder's output for any name the
+// language accepts (HCL identifiers hold letters of every script, digits,
+// '_' and '-'), and anything else written like a placeholder, so that the
+// device can refuse a placeholder it has no value for instead of typing it.
+var SecretPattern = regexp.MustCompile(`\{\{secret\.([^{}]*)\}\}`)
+
+// SecretEnv is the environment variable through which setup commands and
+// command checks receive a sensitive variable: command lines are visible to
+// every user of the machine (ps), so secrets never go there. A '-' in the
+// name becomes '_'.
+func SecretEnv(name string) string { return "PCFLOW_SECRET_" + strings.ReplaceAll(name, "-", "_") }
 
 // Eval evaluates e against the outputs of finished subtasks.
 func (e Expr) Eval(out Outputs) (any, error) {

@@ -1,0 +1,423 @@
+package activities
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+	"log/slog"
+	"net/url"
+	"reflect"
+	"sort"
+	"strings"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/pcflow/pcflow/activities/screen"
+	"github.com/pcflow/pcflow/specs/plan"
+)
+
+// ErrTypeSecret is the error type of an action, setup step or check that
+// holds a secret placeholder the worker has no value for: it is never typed
+// or compared as it is.
+const ErrTypeSecret = "UnresolvedSecret"
+
+// Redactor replaces the values of sensitive variables with their
+// placeholders. It is the one place where redaction happens: the worker
+// passes every activity result and error through it (see
+// worker.RedactInterceptor), and the activities pass through it what the
+// device shows (element text, OCR words, window titles, the clipboard,
+// the pixels of the screenshots) before it is stored or sent to the model,
+// every model exchange they record, and every log record.
+//
+// Besides each value it masks the value's base64 forms (standard and URL,
+// padded or not), so a command that prints an encoded secret does not leak
+// it either.
+type Redactor struct {
+	repl  *strings.Replacer
+	names []string          // sorted
+	forms map[string]string // form → placeholder, longest forms first in repl
+}
+
+// NewRedactor returns a Redactor for the given name → value secrets.
+func NewRedactor(secrets map[string]string) *Redactor {
+	r := &Redactor{forms: map[string]string{}}
+	for name, v := range secrets {
+		r.names = append(r.names, name)
+		if v == "" {
+			continue
+		}
+		ph := plan.SecretPlaceholder(name)
+		for _, f := range []string{v,
+			base64.StdEncoding.EncodeToString([]byte(v)), base64.RawStdEncoding.EncodeToString([]byte(v)),
+			base64.URLEncoding.EncodeToString([]byte(v)), base64.RawURLEncoding.EncodeToString([]byte(v)),
+			url.QueryEscape(v)} {
+			if old, ok := r.forms[f]; !ok || ph < old {
+				r.forms[f] = ph
+			}
+		}
+	}
+	sort.Strings(r.names)
+	forms := make([]string, 0, len(r.forms))
+	for f := range r.forms {
+		forms = append(forms, f)
+	}
+	// At one position the first matching old string wins: longest first,
+	// so a secret that contains another is masked whole.
+	sort.Slice(forms, func(i, j int) bool {
+		if len(forms[i]) != len(forms[j]) {
+			return len(forms[i]) > len(forms[j])
+		}
+		return forms[i] < forms[j]
+	})
+	var pairs []string
+	for _, f := range forms {
+		pairs = append(pairs, f, r.forms[f])
+	}
+	if len(pairs) > 0 {
+		r.repl = strings.NewReplacer(pairs...)
+	}
+	return r
+}
+
+// Empty reports whether there is nothing to redact.
+func (r *Redactor) Empty() bool { return r == nil || r.repl == nil }
+
+// String returns s with every secret replaced by its placeholder.
+func (r *Redactor) String(s string) string {
+	if r.Empty() || s == "" {
+		return s
+	}
+	return r.repl.Replace(s)
+}
+
+// Holds reports whether s contains a secret.
+func (r *Redactor) Holds(s string) bool { return r.String(s) != s }
+
+// Value redacts, in place, every string reachable from v through pointers,
+// structs, slices, arrays, maps and interfaces. v is usually a pointer to
+// an activity result.
+func (r *Redactor) Value(v any) {
+	if r.Empty() || v == nil {
+		return
+	}
+	r.walk(reflect.ValueOf(v))
+}
+
+// walk redacts the strings under v and reports whether it changed any.
+// It writes only what changes, so values shared with other goroutines
+// (tool schemas, say) are only read.
+func (r *Redactor) walk(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return false
+		}
+		return r.walk(v.Elem())
+	case reflect.Interface:
+		if v.IsNil() {
+			return false
+		}
+		// The value inside an interface cannot be set: redact a copy.
+		e := v.Elem()
+		c := reflect.New(e.Type()).Elem()
+		c.Set(e)
+		if !r.walk(c) {
+			return false
+		}
+		if v.CanSet() {
+			v.Set(c)
+		}
+		return true
+	case reflect.String:
+		red := r.String(v.String())
+		if red == v.String() {
+			return false
+		}
+		if v.CanSet() {
+			v.SetString(red)
+		}
+		return true
+	case reflect.Struct:
+		changed := false
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() && r.walk(v.Field(i)) {
+				changed = true
+			}
+		}
+		return changed
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Uint8 {
+			return false // bytes: images and the like
+		}
+		changed := false
+		for i := 0; i < v.Len(); i++ {
+			if r.walk(v.Index(i)) {
+				changed = true
+			}
+		}
+		return changed
+	case reflect.Map:
+		if v.IsNil() {
+			return false
+		}
+		changed := false
+		for _, k := range v.MapKeys() {
+			val := v.MapIndex(k)
+			nv := reflect.New(val.Type()).Elem()
+			nv.Set(val)
+			vc := r.walk(nv)
+			nk, kc := k, false
+			if k.Kind() == reflect.String {
+				if s := r.String(k.String()); s != k.String() {
+					nk = reflect.New(k.Type()).Elem()
+					nk.SetString(s)
+					kc = true
+				}
+			}
+			if !vc && !kc {
+				continue
+			}
+			changed = true
+			if kc {
+				v.SetMapIndex(k, reflect.Value{})
+			}
+			v.SetMapIndex(nk, nv)
+		}
+		return changed
+	}
+	return false
+}
+
+// JSON returns the JSON document b with every secret in its strings
+// replaced (b itself is not changed).
+func (r *Redactor) JSON(b []byte) ([]byte, error) {
+	if r.Empty() {
+		return b, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("redact: %w", err)
+	}
+	r.Value(&v)
+	return json.Marshal(v)
+}
+
+// Error returns err with every secret in its message replaced; an
+// application error keeps its type and retryability, a cancellation stays
+// one. A nil error stays nil.
+func (r *Redactor) Error(err error) error {
+	if err == nil || r.Empty() {
+		return err
+	}
+	msg := err.Error()
+	if !r.Holds(msg) {
+		return err
+	}
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		// The cause's text is part of msg: keep the redacted message only.
+		red := r.String(app.Message())
+		if app.NonRetryable() {
+			return temporal.NewNonRetryableApplicationError(red, app.Type(), nil)
+		}
+		return temporal.NewApplicationError(red, app.Type())
+	}
+	red := &redactedError{msg: r.String(msg)}
+	for _, c := range []error{context.Canceled, context.DeadlineExceeded} {
+		if errors.Is(err, c) {
+			red.ctx = c
+		}
+	}
+	return red
+}
+
+// redactedError is an error whose text had a secret. It does not unwrap to
+// the original (Temporal stores a whole cause chain), but still answers
+// errors.Is for a context error.
+type redactedError struct {
+	msg string
+	ctx error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+
+func (e *redactedError) Is(target error) bool { return e.ctx != nil && target == e.ctx }
+
+// Screen redacts, in place, the text of an observation (element names and
+// values, OCR words, window titles, the clipboard) and masks on the image
+// the boxes of the elements and words that showed a secret. OCR that the
+// device deferred is run first, since the pixels may show a secret that no
+// element names.
+func (r *Redactor) Screen(s *screen.Screen) {
+	if r.Empty() || s == nil {
+		return
+	}
+	var boxes []screen.Rect
+	for i := range s.Elements {
+		e := &s.Elements[i]
+		if r.Holds(e.Name) || r.Holds(e.Value) {
+			boxes = append(boxes, e.Box)
+			e.Name, e.Value = r.String(e.Name), r.String(e.Value)
+		}
+	}
+	words := Words(s)
+	for _, w := range r.wordRuns(words) {
+		boxes = append(boxes, w)
+	}
+	for i := range words {
+		words[i].Text = r.String(words[i].Text)
+	}
+	s.ActiveWindow = r.String(s.ActiveWindow)
+	for i := range s.Windows {
+		s.Windows[i] = r.String(s.Windows[i])
+	}
+	s.Clipboard = r.String(s.Clipboard)
+	if len(boxes) > 0 && s.Image != nil {
+		s.Image = Mask(s.Image, boxes)
+	}
+}
+
+// wordRuns finds the secrets among OCR words: a word that holds one, or a
+// run of consecutive words whose text joined with or without spaces does
+// (OCR splits a value at its spaces and sometimes inside it). The words of
+// a run are replaced by the placeholder; their boxes are returned.
+func (r *Redactor) wordRuns(words []screen.Word) []screen.Rect {
+	var boxes []screen.Rect
+	const maxRun = 8
+	for i := range words {
+		if r.Holds(words[i].Text) {
+			boxes = append(boxes, words[i].Box)
+			continue
+		}
+		joined, spaced := words[i].Text, words[i].Text
+		for j := i + 1; j < len(words) && j < i+maxRun; j++ {
+			joined += words[j].Text
+			spaced += " " + words[j].Text
+			if r.Holds(joined) || r.Holds(spaced) {
+				box := words[i].Box
+				for k := i + 1; k <= j; k++ {
+					box = box.Union(words[k].Box)
+				}
+				boxes = append(boxes, box)
+				red := r.String(spaced)
+				if red == spaced {
+					red = r.String(joined)
+				}
+				words[i].Text = red
+				for k := i + 1; k <= j; k++ {
+					words[k].Text = ""
+				}
+				break
+			}
+		}
+	}
+	return boxes
+}
+
+// Mask returns a copy of img with the boxes painted over, so a secret shown
+// on screen is not stored or sent to the model as pixels.
+func Mask(img image.Image, boxes []screen.Rect) image.Image {
+	b := img.Bounds()
+	out := image.NewRGBA(b)
+	draw.Draw(out, b, img, b.Min, draw.Src)
+	fill := &image.Uniform{color.RGBA{40, 40, 40, 255}}
+	for _, x := range boxes {
+		r := image.Rect(x.X-2, x.Y-2, x.X+x.W+2, x.Y+x.H+2).Intersect(b)
+		draw.Draw(out, r, fill, image.Point{}, draw.Src)
+	}
+	return out
+}
+
+// Resolve replaces secret placeholders with their values. A placeholder
+// with no value here is an error of type ErrTypeSecret, so it is never
+// typed, run or compared as text.
+func (r *Redactor) Resolve(s string, secrets map[string]string) (string, error) {
+	if !strings.Contains(s, "{{") {
+		return s, nil
+	}
+	var missing []string
+	out := plan.SecretPattern.ReplaceAllStringFunc(s, func(m string) string {
+		name := plan.SecretPattern.FindStringSubmatch(m)[1]
+		if v, ok := secrets[name]; ok {
+			return v
+		}
+		missing = append(missing, m)
+		return m
+	})
+	if len(missing) > 0 {
+		known := "none"
+		if len(r.names) > 0 {
+			known = strings.Join(r.names, ", ")
+		}
+		return "", temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+			"%s has no value on this worker (secrets it holds: %s): it was not typed or used. "+
+				"Start the worker with the task's sensitive variables (pcflow worker --secrets-from TASK.hcl --var NAME=VALUE), "+
+				"or fix the name", strings.Join(missing, ", "), known), ErrTypeSecret, nil)
+	}
+	return out, nil
+}
+
+// Handler wraps h so that every log message and attribute is redacted.
+func (r *Redactor) Handler(h slog.Handler) slog.Handler {
+	if r.Empty() {
+		return h
+	}
+	return redactHandler{h: h, r: r}
+}
+
+type redactHandler struct {
+	h slog.Handler
+	r *Redactor
+}
+
+func (h redactHandler) Enabled(ctx context.Context, l slog.Level) bool { return h.h.Enabled(ctx, l) }
+
+func (h redactHandler) Handle(ctx context.Context, rec slog.Record) error {
+	out := slog.NewRecord(rec.Time, rec.Level, h.r.String(rec.Message), rec.PC)
+	rec.Attrs(func(a slog.Attr) bool {
+		out.AddAttrs(h.r.attr(a))
+		return true
+	})
+	return h.h.Handle(ctx, out)
+}
+
+func (h redactHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	red := make([]slog.Attr, len(as))
+	for i, a := range as {
+		red[i] = h.r.attr(a)
+	}
+	return redactHandler{h: h.h.WithAttrs(red), r: h.r}
+}
+
+func (h redactHandler) WithGroup(name string) slog.Handler {
+	return redactHandler{h: h.h.WithGroup(name), r: h.r}
+}
+
+func (r *Redactor) attr(a slog.Attr) slog.Attr {
+	v := a.Value.Resolve()
+	switch v.Kind() {
+	case slog.KindString:
+		return slog.String(a.Key, r.String(v.String()))
+	case slog.KindGroup:
+		g := v.Group()
+		red := make([]any, len(g))
+		for i, x := range g {
+			red[i] = r.attr(x)
+		}
+		return slog.Group(a.Key, red...)
+	case slog.KindAny:
+		if err, ok := v.Any().(error); ok {
+			return slog.String(a.Key, r.String(err.Error()))
+		}
+		return slog.String(a.Key, r.String(fmt.Sprint(v.Any())))
+	}
+	return a
+}

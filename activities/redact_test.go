@@ -1,0 +1,222 @@
+package activities_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"image"
+	"image/color"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/activities/artifacts"
+	"github.com/pcflow/pcflow/activities/fakedevice"
+	"github.com/pcflow/pcflow/activities/screen"
+	"github.com/pcflow/pcflow/specs/plan"
+)
+
+const (
+	dashed   = "dash-Secret-9f3"
+	cyrillic = "пароль-Значение-7"
+)
+
+var secrets = map[string]string{"api-key": dashed, "пароль": cyrillic}
+
+func newActs(t *testing.T, dev activities.Device) *activities.Activities {
+	t.Helper()
+	dir := t.TempDir()
+	log, err := activities.OpenActionLog(filepath.Join(dir, "actions.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &activities.Activities{Device: dev, Artifacts: artifacts.Dir{Root: filepath.Join(dir, "artifacts")}, Log: log, Secrets: secrets}
+}
+
+func TestRedactorString(t *testing.T) {
+	r := activities.NewRedactor(secrets)
+	for _, tc := range []struct{ in, want string }{
+		{"key " + dashed + " end", "key {{secret.api-key}} end"},
+		{"pw=" + cyrillic, "pw={{secret.пароль}}"},
+		{"b64 " + base64.StdEncoding.EncodeToString([]byte(dashed)), "b64 {{secret.api-key}}"},
+		{"url " + base64.RawURLEncoding.EncodeToString([]byte(cyrillic)), "url {{secret.пароль}}"},
+		{"nothing here", "nothing here"},
+	} {
+		if got := r.String(tc.in); got != tc.want {
+			t.Errorf("String(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestResolveEveryName substitutes sensitive variables whose names hold
+// '-' and non-ASCII letters (the placeholder was typed as it was before),
+// and refuses a placeholder it has no value for.
+func TestResolveEveryName(t *testing.T) {
+	r := activities.NewRedactor(secrets)
+	got, err := r.Resolve("{{secret.api-key}}/{{secret.пароль}}", secrets)
+	if want := dashed + "/" + cyrillic; err != nil || got != want {
+		t.Errorf("Resolve = %q, %v; want %q", got, err, want)
+	}
+	for _, in := range []string{"{{secret.nope}}", "x {{secret.}} y", "{{secret.api key}}"} {
+		_, err := r.Resolve(in, secrets)
+		var app *temporal.ApplicationError
+		if !errors.As(err, &app) || app.Type() != activities.ErrTypeSecret || !app.NonRetryable() {
+			t.Errorf("Resolve(%q) = %v, want a non-retryable %s error", in, err, activities.ErrTypeSecret)
+		}
+	}
+}
+
+// TestActTypesOnlyResolvedSecrets: the device gets the value of a secret
+// named with '-' or Cyrillic letters, and never a placeholder.
+func TestActTypesOnlyResolvedSecrets(t *testing.T) {
+	dev := fakedevice.New("OK")
+	a := newActs(t, dev)
+	ctx := context.Background()
+	res, err := a.Act(ctx, activities.ActInput{ID: "1", Action: screen.Action{Kind: screen.ActType, Text: "{{secret.api-key}} {{secret.пароль}}"}})
+	if err != nil || res.Outcome != activities.OutcomeDone {
+		t.Fatalf("Act = %+v, %v", res, err)
+	}
+	if strings.Contains(res.Note, dashed) || strings.Contains(res.Note, cyrillic) {
+		t.Errorf("Act note %q holds a secret", res.Note)
+	}
+	_, err = a.Act(ctx, activities.ActInput{ID: "2", Action: screen.Action{Kind: screen.ActType, Text: "{{secret.unknown-name}}"}})
+	if err == nil || !strings.Contains(err.Error(), "{{secret.unknown-name}} has no value") {
+		t.Errorf("Act with an unknown placeholder = %v, want an error naming it", err)
+	}
+	got := dev.Actions()
+	if len(got) != 1 || got[0].Text != dashed+" "+cyrillic {
+		t.Errorf("device typed %+v, want only the resolved secrets", got)
+	}
+}
+
+// TestFailingCommandCheckIsRedacted: a command check that fails shows its
+// output, never the secret in it (even where the output is cut short).
+func TestFailingCommandCheckIsRedacted(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "creds")
+	os.WriteFile(f, []byte(strings.Repeat("x", 190)+dashed+"\n"), 0o600)
+	a := newActs(t, fakedevice.New("OK"))
+	zero := 0
+	for _, in := range []activities.CheckInput{
+		{Name: "exit", Kind: plan.CheckCommand, Argv: []string{"sh", "-c", "cat " + f + "; echo " + dashed + "; exit 3"}, ExitCode: &zero},
+		{Name: "cut", Kind: plan.CheckCommand, Argv: []string{"cat", f}, Contains: ptr("nope")},
+		{Name: "file", Kind: plan.CheckFile, Path: f, Equals: ptr("other")},
+	} {
+		r, err := a.Check(context.Background(), in)
+		if err != nil {
+			t.Fatalf("Check(%s) = %v", in.Name, err)
+		}
+		if r.Passed {
+			t.Errorf("Check(%s) passed", in.Name)
+		}
+		if strings.Contains(r.Detail, dashed) || strings.Contains(r.Detail, dashed[:8]) {
+			t.Errorf("Check(%s) detail shows the secret or part of it: %q", in.Name, r.Detail)
+		}
+	}
+}
+
+// TestCommandsGetSecretsFromTheEnvironment: a setup command reads a secret
+// from PCFLOW_SECRET_NAME; one with the secret in its command line (visible
+// in ps) is refused.
+func TestCommandsGetSecretsFromTheEnvironment(t *testing.T) {
+	a := newActs(t, fakedevice.New("OK"))
+	out := filepath.Join(t.TempDir(), "got")
+	_, err := a.Setup(context.Background(), activities.SetupInput{Name: "env",
+		Command: []string{"sh", "-c", `printf %s "$PCFLOW_SECRET_api_key" > ` + out}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(out); string(b) != dashed {
+		t.Errorf("command read %q from the environment, want the secret", b)
+	}
+	_, err = a.Setup(context.Background(), activities.SetupInput{Name: "argv", Command: []string{"echo", "{{secret.api-key}}"}})
+	if err == nil || !strings.Contains(err.Error(), "PCFLOW_SECRET_api_key") {
+		t.Errorf("Setup with a secret in argv = %v, want a refusal naming the environment variable", err)
+	}
+	file := filepath.Join(t.TempDir(), "cfg")
+	if _, err := a.Setup(context.Background(), activities.SetupInput{Name: "file", WriteFiles: []activities.FileWrite{{Path: file, Content: "k={{secret.пароль}}"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(file); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("file with a secret: %v, mode %v; want 0600", err, st.Mode().Perm())
+	}
+}
+
+// TestRedactorScreen: a secret typed into a field is masked in the
+// element list, the OCR words (also when OCR split it) and the pixels.
+func TestRedactorScreen(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 200, 100))
+	for i := range img.Pix {
+		img.Pix[i] = 255
+	}
+	s := &screen.Screen{
+		Image:    img,
+		Elements: []screen.Element{{ID: 1, Role: "text", Name: "Token", Value: "t=" + dashed, Box: screen.Rect{X: 10, Y: 10, W: 50, H: 20}}},
+		Words: []screen.Word{{Text: "пароль-Значение", Box: screen.Rect{X: 100, Y: 60, W: 40, H: 10}},
+			{Text: "-7", Box: screen.Rect{X: 141, Y: 60, W: 10, H: 10}}, {Text: "fine", Box: screen.Rect{X: 160, Y: 60, W: 20, H: 10}}},
+		ActiveWindow: "login " + dashed, Clipboard: cyrillic,
+	}
+	activities.NewRedactor(secrets).Screen(s)
+	got := []string{s.Elements[0].Value, s.Words[0].Text + s.Words[1].Text, s.Words[2].Text, s.ActiveWindow, s.Clipboard}
+	want := []string{"t={{secret.api-key}}", "{{secret.пароль}}", "fine", "login {{secret.api-key}}", "{{secret.пароль}}"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("redacted screen (-want +got):\n%s", d)
+	}
+	white := color.RGBAModel.Convert(color.White)
+	for _, p := range []image.Point{{30, 20}, {120, 65}, {145, 65}} {
+		if c := color.RGBAModel.Convert(s.Image.At(p.X, p.Y)); c == white {
+			t.Errorf("pixel %v where a secret was shown is not masked", p)
+		}
+	}
+	if c := color.RGBAModel.Convert(s.Image.At(170, 65)); c != white {
+		t.Errorf("pixel of an unrelated word was masked")
+	}
+}
+
+func TestRedactorValueAndError(t *testing.T) {
+	r := activities.NewRedactor(secrets)
+	type inner struct{ S []string }
+	v := &struct {
+		A string
+		M map[string]any
+		I any
+		P *inner
+	}{A: dashed, M: map[string]any{"k": cyrillic, dashed: "v"}, I: inner{S: []string{"x" + dashed}}, P: &inner{S: []string{cyrillic}}}
+	r.Value(v)
+	b, _ := jsonString(v)
+	if strings.Contains(b, dashed) || strings.Contains(b, cyrillic) {
+		t.Errorf("Value left a secret: %s", b)
+	}
+	err := r.Error(temporal.NewNonRetryableApplicationError("failed: "+dashed, "SetupFailed", errors.New(dashed)))
+	var app *temporal.ApplicationError
+	if !errors.As(err, &app) || app.Type() != "SetupFailed" || !app.NonRetryable() || strings.Contains(err.Error(), dashed) {
+		t.Errorf("Error = %v, want the same type, non-retryable, redacted", err)
+	}
+	if err := r.Error(errors.Join(context.Canceled, errors.New(dashed))); !errors.Is(err, context.Canceled) || strings.Contains(err.Error(), dashed) {
+		t.Errorf("Error of a cancellation = %v, want still a cancellation, redacted", err)
+	}
+}
+
+func TestLogsAreRedacted(t *testing.T) {
+	var buf bytes.Buffer
+	l := slog.New(activities.NewRedactor(secrets).Handler(slog.NewTextHandler(&buf, nil)))
+	l.With("k", dashed).Info("saw "+cyrillic, "err", errors.New(dashed), slog.Group("g", "x", cyrillic))
+	if strings.Contains(buf.String(), dashed) || strings.Contains(buf.String(), cyrillic) {
+		t.Errorf("log holds a secret: %s", buf.String())
+	}
+}
+
+func ptr(s string) *string { return &s }
+
+func jsonString(v any) (string, error) {
+	b, err := json.Marshal(v)
+	return string(b), err
+}
