@@ -1,0 +1,110 @@
+package profile_test
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/tools/txtar"
+
+	"github.com/pcflow/pcflow/activities/agents/profile"
+)
+
+// TestParseFixtures parses answers written from each format's public
+// documentation (testdata/answers/*.txtar: the format on the first comment
+// line, the answer, the expected thought and calls).
+func TestParseFixtures(t *testing.T) {
+	files, err := filepath.Glob("testdata/answers/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			ar, err := txtar.ParseFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			format := strings.TrimSpace(strings.TrimPrefix(strings.SplitN(string(ar.Comment), "\n", 2)[0], "format:"))
+			var answer, want []byte
+			for _, fl := range ar.Files {
+				switch fl.Name {
+				case "answer":
+					answer = fl.Data
+				case "want.json":
+					want = fl.Data
+				}
+			}
+			var w struct {
+				Thought string         `json:"thought"`
+				Calls   []profile.Call `json:"calls"`
+			}
+			if err := json.Unmarshal(want, &w); err != nil {
+				t.Fatalf("want.json: %v", err)
+			}
+			got, err := profile.ParseText(format, strings.TrimSuffix(string(answer), "\n"))
+			if err != nil {
+				t.Fatalf("ParseText(%s) error: %v", format, err)
+			}
+			if got.Thought != w.Thought {
+				t.Errorf("thought = %q, want %q", got.Thought, w.Thought)
+			}
+			if diff := cmp.Diff(w.Calls, got.Calls); diff != "" {
+				t.Errorf("calls (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseErrorsSayWhatToWrite(t *testing.T) {
+	for _, tc := range []struct {
+		name, format, answer, want string
+	}{
+		{"no action", profile.FormatUITARS, "Thought: hmm", `no "Action:`},
+		{"unquoted", profile.FormatUITARS, "Action: click(start_box=(1,2))", "must be quoted"},
+		{"unclosed", profile.FormatUITARS, "Action: click(start_box='(1,2)'", "not closed"},
+		{"one number", profile.FormatUITARS, "Action: click(start_box='(12)')", "is not (x,y)"},
+		{"unknown uitars", profile.FormatUITARS, "Action: teleport(start_box='(1,2)')", `"teleport" is not one pcflow knows`},
+		{"bad scroll", profile.FormatUITARS, "Action: scroll(start_box='(1,2)', direction='sideways')", "scroll direction"},
+		{"bad json", profile.FormatHermes, `<tool_call>{"name": "click", "arguments": {"element": 3,}</tool_call>`, "not valid JSON"},
+		{"no name", profile.FormatHermes, `<tool_call>{"arguments": {}}</tool_call>`, `no "name"`},
+		{"qwen coordinate", profile.FormatHermes, `<tool_call>{"name": "computer_use", "arguments": {"action": "left_click", "coordinate": [1]}}</tool_call>`, "must be [x, y]"},
+		{"qwen unknown", profile.FormatHermes, `<tool_call>{"name": "computer_use", "arguments": {"action": "dance"}}</tool_call>`, `"dance" is not one`},
+		{"nothing", profile.FormatAuto, "I am not sure what to do.", "no action in the answer"},
+		{"action json args", profile.FormatActionJSON, `Action: click {"element": }`, "not a valid JSON object"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := profile.ParseText(tc.format, tc.answer)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("ParseText(%s, %q) error = %v, want one containing %q", tc.format, tc.answer, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestStripThink(t *testing.T) {
+	rest, think := profile.StripThink("<think>a</think>x<think>b</think> y")
+	if rest != "x y" || think != "a\nb" {
+		t.Errorf("StripThink = %q, %q; want %q, %q", rest, think, "x y", "a\nb")
+	}
+}
+
+func TestDoneOutputs(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   profile.Call
+		keys []string
+		want map[string]any
+	}{
+		{"one key", profile.Call{Name: "done", Args: map[string]any{"answer": "84"}}, []string{"product"}, map[string]any{"product": "84"}},
+		{"json answer", profile.Call{Name: "done", Args: map[string]any{"answer": `{"a": "1", "b": "2"}`}}, []string{"a", "b"}, map[string]any{"a": "1", "b": "2"}},
+		{"two keys plain answer", profile.Call{Name: "done", Args: map[string]any{"answer": "84"}}, []string{"a", "b"}, nil},
+	} {
+		got := profile.DoneOutputs(tc.in, tc.keys)
+		o, _ := got.Args["outputs"].(map[string]any)
+		if diff := cmp.Diff(tc.want, o); diff != "" {
+			t.Errorf("%s: outputs (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}

@@ -1,0 +1,249 @@
+package profile
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+)
+
+// Protocols: how requests are sent and answers arrive.
+const (
+	// ProtoOpenAITools is OpenAI-compatible chat completions with function
+	// tools (pcflow's action space). An answer without tool calls is
+	// parsed with the profile's text format, so a vLLM server started
+	// without a tool parser still works.
+	ProtoOpenAITools = "openai-tools"
+	// ProtoText is OpenAI-compatible chat completions without tools: the
+	// answer is text in the profile's format.
+	ProtoText = "text"
+	// ProtoOpenAIComputer is OpenAI's Responses API with the computer tool
+	// (computer_call items, actions[] batches, pending_safety_checks).
+	ProtoOpenAIComputer = "openai-computer"
+	// ProtoAnthropicComputer is Anthropic's Messages API with the computer
+	// tool (tool_use blocks, several per turn).
+	ProtoAnthropicComputer = "anthropic-computer"
+)
+
+// Text formats a profile parses answers with.
+const (
+	// FormatActionJSON is pcflow's own: `Action: NAME {json}`.
+	FormatActionJSON = "action-json"
+	// FormatUITARS is UI-TARS's `Thought: … Action: click(start_box='(x,y)')`,
+	// with boxes as (x,y), <|box_start|>(x,y)<|box_end|> or <point>x y</point>.
+	FormatUITARS = "uitars"
+	// FormatHermes is `<tool_call>{"name": …, "arguments": …}</tool_call>` in
+	// plain text (Qwen, Hermes and others on vLLM without a tool parser),
+	// with pcflow's tools or Qwen's computer_use tool.
+	FormatHermes = "hermes"
+	// FormatAuto tries hermes, then action-json, then uitars.
+	FormatAuto = "auto"
+)
+
+// Profile is one model family's way of talking.
+type Profile struct {
+	Name string `json:"name"`
+	// Base names the built-in profile a user profile starts from; the
+	// fields it sets override the base's.
+	Base string `json:"base,omitempty"`
+	// Fits names the models the profile is for; Serve says how to serve them.
+	Fits     string      `json:"fits,omitempty"`
+	Serve    string      `json:"serve,omitempty"`
+	Protocol string      `json:"protocol"`
+	Format   string      `json:"format,omitempty"`
+	Space    Space       `json:"space"`
+	Resize   SmartResize `json:"resize,omitzero"` // the smart-resize space's parameters
+	Sizing   Sizing      `json:"sizing"`
+}
+
+// Default is the profile used when none is chosen.
+const Default = "openai-tools"
+
+// Builtins returns the built-in profiles, sorted by name.
+func Builtins() []Profile {
+	ps := []Profile{
+		{Name: "openai-tools", Protocol: ProtoOpenAITools, Format: FormatAuto, Space: SpaceImage,
+			Sizing: Sizing{Mode: SizeLongestSide, MaxSide: 1280},
+			Fits:   "GPT-4o, GPT-4.1 and any OpenAI-compatible model with function calling",
+			Serve:  "any OpenAI-compatible endpoint; vLLM: --enable-auto-tool-choice --tool-call-parser hermes (or the model's parser)"},
+		{Name: "openai-computer", Protocol: ProtoOpenAIComputer, Space: SpaceImage,
+			Sizing: Sizing{Mode: SizeLongestSide, MaxSide: 1280},
+			Fits:   "OpenAI computer-use-preview (Responses API computer tool)",
+			Serve:  "OpenAI's Responses API"},
+		{Name: "anthropic-computer", Protocol: ProtoAnthropicComputer, Space: SpaceImage,
+			Sizing: Sizing{Mode: SizeFit, Width: 1024, Height: 768},
+			Fits:   "Claude with the computer-use tool (Sonnet 3.7/4, Opus 4)",
+			Serve:  "Anthropic's Messages API"},
+		{Name: "uitars-1.0", Protocol: ProtoText, Format: FormatUITARS, Space: SpaceRelative1000,
+			Sizing: Sizing{Mode: SizeLongestSide, MaxSide: 1280},
+			Fits:   "UI-TARS 7B/72B (SFT, DPO), Doubao UI models",
+			Serve:  "vLLM or any OpenAI-compatible server; no tool parser needed"},
+		{Name: "uitars-1.5", Protocol: ProtoText, Format: FormatUITARS, Space: SpaceSmartResize, Resize: UITARS15Resize,
+			Sizing: Sizing{Mode: SizeSmartResize, Resize: UITARS15Resize},
+			Fits:   "UI-TARS-1.5-7B",
+			Serve:  "vLLM (vllm serve ByteDance-Seed/UI-TARS-1.5-7B); no tool parser needed"},
+		{Name: "qwen2.5-vl", Protocol: ProtoText, Format: FormatAuto, Space: SpaceSmartResize, Resize: QwenVL25Resize,
+			Sizing: Sizing{Mode: SizeSmartResize, Resize: QwenVL25Resize},
+			Fits:   "Qwen2.5-VL 3B/7B/32B/72B",
+			Serve:  "vLLM, Ollama or LM Studio; <tool_call> answers are parsed from the text"},
+		{Name: "qwen3-vl", Protocol: ProtoText, Format: FormatAuto, Space: SpaceRelative1000,
+			Sizing: Sizing{Mode: SizeSmartResize, Resize: QwenVL3Resize},
+			Fits:   "Qwen3-VL (Instruct and Thinking); <think> is stripped",
+			Serve:  "vLLM, Ollama or LM Studio; <tool_call> answers are parsed from the text"},
+		{Name: "gemini", Protocol: ProtoOpenAITools, Format: FormatAuto, Space: SpaceNormalized999,
+			Sizing: Sizing{Mode: SizeLongestSide, MaxSide: 1440},
+			Fits:   "Gemini 2.5 / 3 (x and y on a 1000×1000 grid, 0–999)",
+			Serve:  "Gemini's OpenAI-compatible endpoint (https://generativelanguage.googleapis.com/v1beta/openai/)"},
+	}
+	sort.Slice(ps, func(i, j int) bool { return ps[i].Name < ps[j].Name })
+	return ps
+}
+
+// Validate reports the first thing wrong with p, saying how to fix it.
+func (p Profile) Validate() error {
+	where := fmt.Sprintf("profile %q", p.Name)
+	if p.Name == "" {
+		return fmt.Errorf("a profile needs a name")
+	}
+	switch p.Protocol {
+	case ProtoOpenAITools, ProtoText, ProtoOpenAIComputer, ProtoAnthropicComputer:
+	default:
+		return fmt.Errorf("%s: unknown protocol %q; use %s, %s, %s or %s", where, p.Protocol,
+			ProtoOpenAITools, ProtoText, ProtoOpenAIComputer, ProtoAnthropicComputer)
+	}
+	switch p.Format {
+	case "", FormatActionJSON, FormatUITARS, FormatHermes, FormatAuto:
+	default:
+		return fmt.Errorf("%s: unknown format %q; use %s, %s, %s or %s", where, p.Format,
+			FormatActionJSON, FormatUITARS, FormatHermes, FormatAuto)
+	}
+	if p.Protocol == ProtoText && p.Format == "" {
+		return fmt.Errorf("%s: the text protocol needs a format (%s, %s, %s or %s)", where,
+			FormatActionJSON, FormatUITARS, FormatHermes, FormatAuto)
+	}
+	switch p.Space {
+	case SpaceImage, SpaceRelative1000, SpaceNormalized999:
+	case SpaceSmartResize:
+		if p.Resize.Factor <= 0 {
+			return fmt.Errorf("%s: the %s space needs resize.factor (28 for Qwen2.5-VL and UI-TARS-1.5)", where, p.Space)
+		}
+	default:
+		return fmt.Errorf("%s: unknown coordinate space %q; use %s, %s, %s or %s", where, p.Space,
+			SpaceImage, SpaceRelative1000, SpaceNormalized999, SpaceSmartResize)
+	}
+	if _, _, err := p.Sizing.Size(1920, 1080); err != nil {
+		return fmt.Errorf("%s: sizing: %w", where, err)
+	}
+	return nil
+}
+
+// Set is the profiles a user can choose from: the built-ins and their own.
+type Set struct {
+	byName map[string]Profile
+}
+
+// NewSet returns the built-ins plus extra (which may replace a built-in of
+// the same name).
+func NewSet(extra ...Profile) (*Set, error) {
+	s := &Set{byName: map[string]Profile{}}
+	for _, p := range Builtins() {
+		s.byName[p.Name] = p
+	}
+	for _, p := range extra {
+		if err := p.Validate(); err != nil {
+			return nil, err
+		}
+		s.byName[p.Name] = p
+	}
+	return s, nil
+}
+
+// Names lists the profile names, sorted.
+func (s *Set) Names() []string {
+	var n []string
+	for k := range s.byName {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}
+
+// Get returns the named profile ("" is the default).
+func (s *Set) Get(name string) (Profile, error) {
+	if name == "" {
+		name = Default
+	}
+	p, ok := s.byName[name]
+	if !ok {
+		return Profile{}, fmt.Errorf("unknown model profile %q; choose one of %s, or define it in a profiles file (PCFLOW_PROFILES)", name, strings.Join(s.Names(), ", "))
+	}
+	return p, nil
+}
+
+// Parse reads user profiles from JSON: an array of profiles, each with a
+// name and either a base built-in to start from or every field. src names
+// the source in errors.
+func Parse(data []byte, src string) ([]Profile, error) {
+	var raws []json.RawMessage
+	if err := json.Unmarshal(data, &raws); err != nil {
+		return nil, fmt.Errorf("%s: %w (want a JSON array of profiles)", src, err)
+	}
+	builtins := map[string]Profile{}
+	for _, p := range Builtins() {
+		builtins[p.Name] = p
+	}
+	var out []Profile
+	for i, raw := range raws {
+		var head struct{ Name, Base string }
+		if err := json.Unmarshal(raw, &head); err != nil {
+			return nil, fmt.Errorf("%s: profile %d: %w", src, i+1, err)
+		}
+		var p Profile
+		if head.Base != "" {
+			b, ok := builtins[head.Base]
+			if !ok {
+				return nil, fmt.Errorf("%s: profile %d (%q): unknown base %q; bases are the built-in profiles", src, i+1, head.Name, head.Base)
+			}
+			p = b
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&p); err != nil {
+			return nil, fmt.Errorf("%s: profile %d (%q): %w", src, i+1, head.Name, err)
+		}
+		if err := p.Validate(); err != nil {
+			return nil, fmt.Errorf("%s: %w", src, err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// Load returns the set of built-ins plus the profiles in the file path
+// (none when path is empty).
+func Load(path string) (*Set, error) {
+	if path == "" {
+		return NewSet()
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read profiles: %w", err)
+	}
+	extra, err := Parse(b, path)
+	if err != nil {
+		return nil, err
+	}
+	return NewSet(extra...)
+}
+
+// FromEnv resolves the profile PCFLOW_PROFILE names, with user profiles
+// from the file PCFLOW_PROFILES; getenv is os.Getenv in production.
+func FromEnv(getenv func(string) string) (Profile, error) {
+	s, err := Load(getenv("PCFLOW_PROFILES"))
+	if err != nil {
+		return Profile{}, err
+	}
+	return s.Get(getenv("PCFLOW_PROFILE"))
+}
