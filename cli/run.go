@@ -561,17 +561,8 @@ func keepBefore(p plan.Plan, prev workflows.InstructionResult, from string) (map
 	if p.Subtask(from) == nil {
 		return nil, fmt.Errorf("the run has no subtask %q (subtasks: %s)", from, subtaskNames(p))
 	}
-	redo := map[string]bool{from: true}
-	for changed := true; changed; {
-		changed = false
-		for _, s := range p.Subtasks {
-			for _, d := range s.DependsOn {
-				if redo[d] && !redo[s.Name] {
-					redo[s.Name], changed = true, true
-				}
-			}
-		}
-	}
+	redo := plan.SubtaskGraph(p.Subtasks).Dependents(from)
+	redo[from] = true
 	done := map[string]workflows.SubtaskResult{}
 	for _, r := range prev.Subtasks {
 		if !redo[r.Name] && r.Status == workflows.StatusSucceeded {

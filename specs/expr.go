@@ -29,6 +29,7 @@ type variable struct {
 	value     any
 	sensitive bool
 	declRange hcl.Range
+	block     hcl.Range // the whole variable block
 }
 
 // convert turns an HCL expression into a plan expression, reporting what it

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -36,10 +37,12 @@ func WriteDiagnostics(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnos
 			r := *d.Subject
 			ctx := ""
 			if f := files[r.Filename]; f != nil {
-				if cs, ok := f.Nav.(interface{ ContextString(int) string }); ok {
-					if hdr := cs.ContextString(r.Start.Byte); hdr != "" {
-						ctx = ", in " + hdr
-					}
+				in := r
+				if d.Context != nil && d.Context.Filename == r.Filename {
+					in = *d.Context
+				}
+				if hdr := blockPath(f, in); hdr != "" {
+					ctx = ", in " + hdr
 				}
 			}
 			fmt.Fprintf(&b, "\n  on %s:%d:%d%s:\n", r.Filename, r.Start.Line, r.Start.Column, ctx)
@@ -56,6 +59,39 @@ func WriteDiagnostics(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnos
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// blockPath names the blocks that enclose r, outermost first, down to the
+// block whose range is r: task "t" › subtask "a" › check "saved".
+func blockPath(f *hcl.File, r hcl.Range) string {
+	body, ok := f.Body.(*hclsyntax.Body)
+	if !ok {
+		return ""
+	}
+	var path []string
+	for body != nil {
+		var in *hclsyntax.Block
+		for _, b := range body.Blocks {
+			br := b.Range()
+			if br.Start.Byte <= r.Start.Byte && r.End.Byte <= br.End.Byte {
+				in = b
+				break
+			}
+		}
+		if in == nil {
+			break
+		}
+		hdr := in.Type
+		for _, l := range in.Labels {
+			hdr += " " + strconv.Quote(l)
+		}
+		path = append(path, hdr)
+		if br := in.Range(); br.Start.Byte == r.Start.Byte && br.End.Byte == r.End.Byte {
+			break
+		}
+		body = in.Body
+	}
+	return strings.Join(path, " › ")
 }
 
 // writeSnippet prints the first line of r with carets under the range.

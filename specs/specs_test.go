@@ -233,3 +233,36 @@ func FuzzParse(f *testing.F) {
 		Format("fuzz.hcl", src)
 	})
 }
+
+// TestDiagnosticContext checks that every diagnostic about a spot inside a
+// block carries that block's range as Context, and that the Context
+// encloses the Subject.
+func TestDiagnosticContext(t *testing.T) {
+	files, _ := filepath.Glob("testdata/invalid/*.hcl")
+	for _, f := range files {
+		if filepath.Base(f) == "syntax.hcl" {
+			continue // syntax errors come from the HCL parser, before any block is decoded
+		}
+		res, diags := ParseFile(f, Options{})
+		for _, d := range diags {
+			if d.Subject == nil {
+				continue
+			}
+			src := res.Files[f].Bytes
+			if d.Subject.Start.Line == 1 && d.Subject.Start.Column == 1 && d.Subject.End.Byte == 0 {
+				continue // the file as a whole
+			}
+			if d.Context == nil {
+				t.Errorf("%s: %q at %s has no Context", f, d.Summary, d.Subject)
+				continue
+			}
+			c, s := *d.Context, *d.Subject
+			if c.Start.Byte > s.Start.Byte || s.End.Byte > c.End.Byte {
+				t.Errorf("%s: %q: Context %s does not enclose Subject %s", f, d.Summary, c, s)
+			}
+			if b := src[c.End.Byte-1]; b != '}' {
+				t.Errorf("%s: %q: Context %s is not a whole block (ends in %q)", f, d.Summary, c, b)
+			}
+		}
+	}
+}

@@ -3,7 +3,6 @@ package workflows
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -252,11 +251,19 @@ func runChecks(ctx workflow.Context, checks []plan.Check, outs plan.Outputs, dev
 	if len(checks) == 0 {
 		return nil, true
 	}
-	order := checkOrder(checks)
+	names, err := plan.CheckGraph(checks).Order()
+	if err != nil {
+		return []activities.CheckResult{{Name: "checks", Detail: err.Error()}}, false
+	}
+	byName := map[string]plan.Check{}
+	for _, ck := range checks {
+		byName[ck.Name] = ck
+	}
 	passed := map[string]bool{}
 	var results []activities.CheckResult
 	all := true
-	for _, ck := range order {
+	for _, name := range names {
+		ck := byName[name]
 		r := activities.CheckResult{Name: ck.Name, Kind: ck.Kind}
 		blocked := ""
 		for _, dep := range ck.After {
@@ -310,36 +317,6 @@ func runChecks(ctx workflow.Context, checks []plan.Check, outs plan.Outputs, dev
 		results = append(results, r)
 	}
 	return results, all
-}
-
-// checkOrder sorts checks so every check follows those it is after,
-// keeping declaration order otherwise.
-func checkOrder(checks []plan.Check) []plan.Check {
-	idx := map[string]int{}
-	for i, c := range checks {
-		idx[c.Name] = i
-	}
-	done := map[string]bool{}
-	var out []plan.Check
-	var visit func(c plan.Check)
-	visit = func(c plan.Check) {
-		if done[c.Name] {
-			return
-		}
-		done[c.Name] = true
-		deps := append([]string(nil), c.After...)
-		sort.Strings(deps)
-		for _, d := range deps {
-			if i, ok := idx[d]; ok {
-				visit(checks[i])
-			}
-		}
-		out = append(out, c)
-	}
-	for _, c := range checks {
-		visit(c)
-	}
-	return out
 }
 
 func renderCheck(ck plan.Check, outs plan.Outputs) (activities.CheckInput, error) {

@@ -6,7 +6,6 @@ package plan
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 )
@@ -137,102 +136,6 @@ func (p *Plan) Device(name string) *Device {
 	for i := range p.Devices {
 		if p.Devices[i].Name == name {
 			return &p.Devices[i]
-		}
-	}
-	return nil
-}
-
-// Layers groups subtasks into dependency layers: every subtask of layer i
-// depends only on subtasks of earlier layers, so a layer's subtasks can run
-// in parallel. Names within a layer are sorted. It returns an error naming a
-// cycle if there is one.
-func Layers(subtasks []Subtask) ([][]string, error) {
-	deps := map[string][]string{}
-	for _, s := range subtasks {
-		deps[s.Name] = s.DependsOn
-	}
-	if cyc := FindCycle(deps); cyc != nil {
-		return nil, fmt.Errorf("dependency cycle: %s", strings.Join(cyc, " → "))
-	}
-	level := map[string]int{}
-	var depth func(string) int
-	depth = func(n string) int {
-		if l, ok := level[n]; ok {
-			return l
-		}
-		l := 0
-		for _, d := range deps[n] {
-			if _, known := deps[d]; known {
-				if dl := depth(d) + 1; dl > l {
-					l = dl
-				}
-			}
-		}
-		level[n] = l
-		return l
-	}
-	var layers [][]string
-	for _, s := range subtasks {
-		l := depth(s.Name)
-		for len(layers) <= l {
-			layers = append(layers, nil)
-		}
-		layers[l] = append(layers[l], s.Name)
-	}
-	for _, l := range layers {
-		sort.Strings(l)
-	}
-	return layers, nil
-}
-
-// FindCycle returns one dependency cycle as a closed path (first name
-// repeated at the end), or nil. Nodes are visited in sorted order so the
-// answer is stable.
-func FindCycle(deps map[string][]string) []string {
-	names := make([]string, 0, len(deps))
-	for n := range deps {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	const (
-		white = iota
-		grey
-		black
-	)
-	color := map[string]int{}
-	var stack []string
-	var found []string
-	var visit func(string) bool
-	visit = func(n string) bool {
-		color[n] = grey
-		stack = append(stack, n)
-		ds := append([]string(nil), deps[n]...)
-		sort.Strings(ds)
-		for _, d := range ds {
-			if _, ok := deps[d]; !ok {
-				continue
-			}
-			switch color[d] {
-			case grey:
-				for i, s := range stack {
-					if s == d {
-						found = append(append([]string(nil), stack[i:]...), d)
-						return true
-					}
-				}
-			case white:
-				if visit(d) {
-					return true
-				}
-			}
-		}
-		stack = stack[:len(stack)-1]
-		color[n] = black
-		return false
-	}
-	for _, n := range names {
-		if color[n] == white && visit(n) {
-			return found
 		}
 	}
 	return nil

@@ -1,0 +1,19 @@
+package specs
+
+import (
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/pcflow/pcflow/specs/plan"
+)
+
+// clipboardCheck: clipboard { contains, equals } reads the clipboard.
+func clipboardCheck() checkKind {
+	return checkKind{
+		name:   plan.CheckClipboard,
+		schema: &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "contains"}, {Name: "equals"}}},
+		decode: func(p *parser, st *scope, kb *hcl.Block, kc *hcl.BodyContent, ck *plan.Check) {
+			p.conditions(st, kc, ck, condNames{contains: "contains", equals: "equals"})
+			p.settleConditions(kb, kc, ck, true)
+		},
+	}
+}

@@ -1,0 +1,235 @@
+package specs
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/pcflow/pcflow/specs/plan"
+)
+
+// checkKind is one condition block a check may hold (file { ... },
+// command { ... }, ...): its schema and how its content becomes the plan's
+// check fields. Each kind lives in its own check_KIND.go; the device side
+// evaluates it in activities' check_KIND.go.
+type checkKind struct {
+	name   string
+	schema *hcl.BodySchema
+	// decode reads the kind's block content kc into ck, reporting problems.
+	decode func(p *parser, st *scope, kb *hcl.Block, kc *hcl.BodyContent, ck *plan.Check)
+}
+
+// checkKinds is the table of check kinds, in the order messages list them.
+type checkKinds []checkKind
+
+// newCheckKinds lists every check kind. Adding a kind is one line here and
+// one check_KIND.go file (plus its plan constant and its evaluation in
+// activities).
+func newCheckKinds() checkKinds {
+	return checkKinds{
+		fileCheck(),
+		commandCheck(),
+		windowTitleCheck(),
+		screenTextCheck(),
+		clipboardCheck(),
+		cellCheck(),
+	}
+}
+
+// Names returns the kinds' names in order.
+func (ks checkKinds) names() []string {
+	n := make([]string, len(ks))
+	for i, k := range ks {
+		n[i] = k.name
+	}
+	return n
+}
+
+func (ks checkKinds) get(name string) (checkKind, bool) {
+	for _, k := range ks {
+		if k.name == name {
+			return k, true
+		}
+	}
+	return checkKind{}, false
+}
+
+// schema is the check block's schema: after, expect, device and one block
+// per kind.
+func (ks checkKinds) schema() *hcl.BodySchema {
+	s := &hcl.BodySchema{
+		Attributes: []hcl.AttributeSchema{{Name: "after"}, {Name: "expect"}, {Name: "device"}},
+	}
+	for _, k := range ks {
+		s.Blocks = append(s.Blocks, hcl.BlockHeaderSchema{Type: k.name})
+	}
+	return s
+}
+
+// CheckKinds lists the condition blocks a check may hold, in the order the
+// language reference gives them (expect is not a block and is not listed).
+func CheckKinds() []string { return newCheckKinds().names() }
+
+// checks decodes the check blocks among blocks and orders them: after may
+// name only checks of the same owner, without cycles.
+func (p *parser) checks(st *scope, blocks hcl.Blocks, device, owner string) []plan.Check {
+	names := map[string]hcl.Range{}
+	blockOf := map[string]*hcl.Block{}
+	var out []plan.Check
+	var afterRanges [][]hcl.Range
+	for _, blk := range blocks {
+		if blk.Type != "check" {
+			continue
+		}
+		p.within(blk, func() {
+			name := blk.Labels[0]
+			if prev, dup := names[name]; dup {
+				p.diags = append(p.diags, duplicate("check", name, blk.LabelRanges[0], prev))
+				return
+			}
+			names[name] = blk.LabelRanges[0]
+			blockOf[name] = blk
+			ck, ar := p.check(st, blk, device)
+			out = append(out, ck)
+			afterRanges = append(afterRanges, ar)
+		})
+	}
+	for i, ck := range out {
+		for j, a := range ck.After {
+			if _, ok := names[a]; !ok {
+				p.diags = append(p.diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Reference to unknown check",
+					Detail:   fmt.Sprintf("No check %q is defined in %s.%s after may name checks of the same subtask (or of the task).", a, owner, didYouMean(a, keys(names))),
+					Subject:  afterRanges[i][j].Ptr(),
+					Context:  blockRange(blockOf[ck.Name]).Ptr(),
+				})
+			}
+		}
+	}
+	if cyc := plan.CheckGraph(out).Cycle(); cyc != nil {
+		p.diags = append(p.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Check cycle",
+			Detail:   fmt.Sprintf("These checks wait for each other: %s. Remove one of the after entries.", strings.Join(cyc, " → ")),
+			Subject:  names[cyc[0]].Ptr(),
+			Context:  blockRange(blockOf[cyc[0]]).Ptr(),
+		})
+	}
+	return out
+}
+
+// check decodes one check "NAME" { after, device, expect | KIND { ... } }.
+func (p *parser) check(st *scope, blk *hcl.Block, device string) (plan.Check, []hcl.Range) {
+	c, d := blk.Body.Content(p.kinds.schema())
+	p.diags = append(p.diags, d...)
+	ck := plan.Check{Name: blk.Labels[0]}
+	var afterRanges []hcl.Range
+	if a, ok := c.Attributes["after"]; ok {
+		ck.After, afterRanges = p.refList(a, "check")
+	}
+	var kinds []string
+	var kindRanges []hcl.Range
+	if a, ok := c.Attributes["expect"]; ok {
+		kinds = append(kinds, plan.CheckExpect)
+		kindRanges = append(kindRanges, a.NameRange)
+		x := p.template(st, a.Expr)
+		ck.Expect = &x
+		ck.Kind = plan.CheckExpect
+		if x.Kind == plan.ExprLit {
+			if _, isBool := x.Lit.(bool); !isBool {
+				p.diags = append(p.diags, exprDiag(a.Expr.Range(), "expect is not a condition", "expect takes a boolean expression, such as subtask.read.output.time == \"10:30\"."))
+			}
+		}
+	}
+	var kb *hcl.Block
+	for _, b := range c.Blocks {
+		kinds = append(kinds, b.Type)
+		kindRanges = append(kindRanges, b.TypeRange)
+		kb = b
+	}
+	if len(kinds) == 0 {
+		p.diags = append(p.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Check with no condition",
+			Detail:   fmt.Sprintf("Check %q says nothing to verify. Add one of: %s blocks, or expect = <boolean expression>.", ck.Name, strings.Join(p.kinds.names(), ", ")),
+			Subject:  blk.DefRange.Ptr(),
+		})
+		return ck, afterRanges
+	}
+	if len(kinds) > 1 {
+		p.diags = append(p.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Check with more than one condition kind",
+			Detail:   fmt.Sprintf("Check %q has %s; a check verifies one kind of thing. Split it into several checks (use after = [check.NAME] to order them).", ck.Name, strings.Join(kinds, " and ")),
+			Subject:  kindRanges[1].Ptr(),
+		})
+		return ck, afterRanges
+	}
+	if kb == nil {
+		return ck, afterRanges
+	}
+	ck.Kind = kb.Type
+	if a, ok := c.Attributes["device"]; ok {
+		ck.Device = p.deviceRef(a)
+	} else if device != "" {
+		ck.Device = device
+	} else {
+		ck.Device = p.bindDevice(c, "check", ck.Name, blk.DefRange)
+	}
+	kind, _ := p.kinds.get(kb.Type)
+	p.within(kb, func() {
+		kc, d := kb.Body.Content(kind.schema)
+		p.diags = append(p.diags, d...)
+		kind.decode(p, st, kb, kc, &ck)
+	})
+	return ck, afterRanges
+}
+
+// condNames name the attributes of a kind that hold its text conditions;
+// an empty name means the kind has no such condition.
+type condNames struct{ contains, matches, equals string }
+
+var textConds = condNames{contains: "contains", matches: "matches", equals: "equals"}
+
+// conditions reads a kind's text conditions into ck and checks a literal
+// pattern compiles.
+func (p *parser) conditions(st *scope, kc *hcl.BodyContent, ck *plan.Check, n condNames) {
+	get := func(name string) *plan.Expr {
+		if name == "" {
+			return nil
+		}
+		return p.templatePtr(st, kc, name)
+	}
+	ck.Contains, ck.Matches, ck.Equals = get(n.contains), get(n.matches), get(n.equals)
+	if ck.Matches != nil && ck.Matches.Kind == plan.ExprLit {
+		p.regex(plan.ToString(ck.Matches.Lit), kc.Attributes[n.matches].Expr.Range())
+	}
+}
+
+// settleConditions reports conditions that cannot hold together and, when
+// required, a kind block with none at all.
+func (p *parser) settleConditions(kb *hcl.Block, kc *hcl.BodyContent, ck *plan.Check, required bool) {
+	conds := 0
+	for _, x := range []*plan.Expr{ck.Contains, ck.Matches, ck.Equals} {
+		if x != nil {
+			conds++
+		}
+	}
+	switch {
+	case ck.Exists != nil && !*ck.Exists && conds > 0:
+		p.diags = append(p.diags, exprDiag(kc.Attributes["exists"].Expr.Range(), "Conflicting conditions",
+			"exists = false cannot hold together with contains, matches or equals: a missing file has no content. Keep one."))
+	case ck.Equals != nil && conds > 1:
+		p.diags = append(p.diags, exprDiag(kc.Attributes["equals"].NameRange, "Conflicting conditions",
+			"equals already fixes the whole value; drop contains/matches, or drop equals."))
+	case required && conds == 0 && ck.Exists == nil:
+		p.diags = append(p.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Check with no condition",
+			Detail:   fmt.Sprintf("The %s block of check %q needs contains, matches or equals.", kb.Type, ck.Name),
+			Subject:  kb.DefRange.Ptr(),
+		})
+	}
+}

@@ -1,0 +1,181 @@
+package specs
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/pcflow/pcflow/specs/plan"
+)
+
+var taskSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "instruction"},
+		{Name: "max_steps"},
+		{Name: "timeout"},
+		{Name: "max_tokens"},
+		{Name: "max_invalid"},
+		{Name: "knowledge"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{
+		{Type: "device", LabelNames: []string{"name"}},
+		{Type: "setup", LabelNames: []string{"name"}},
+		{Type: "subtask", LabelNames: []string{"name"}},
+		{Type: "check", LabelNames: []string{"name"}},
+	},
+}
+
+// task decodes the task block: its limits, then its devices and subtask
+// names (so references may point forward), setup steps, subtasks and
+// checks; then the rules across blocks (cycles, what checks may read).
+func (p *parser) task(b *hcl.Block) *plan.Plan {
+	pl := &plan.Plan{Task: b.Labels[0], MaxSteps: DefaultMaxSteps, Timeout: plan.Duration(DefaultTimeout), MaxInvalid: DefaultMaxInvalid}
+	c, d := b.Body.Content(taskSchema)
+	p.diags = append(p.diags, d...)
+	st := &scope{vars: p.vars}
+
+	if a, ok := c.Attributes["instruction"]; ok {
+		x := p.template(st, a.Expr)
+		if x.Kind == plan.ExprLit {
+			pl.Instruction = plan.ToString(x.Lit)
+		} else if !x.IsZero() {
+			p.diags = append(p.diags, exprDiag(a.Expr.Range(), "Sensitive value in task instruction", "The task instruction is shown to the Manager agent and in the UI; use sensitive variables in subtask instructions, which the device fills in."))
+		}
+	}
+	if a, ok := c.Attributes["max_steps"]; ok {
+		pl.MaxSteps = p.staticInt(st, a, 1)
+	}
+	if a, ok := c.Attributes["timeout"]; ok {
+		pl.Timeout = p.duration(st, a)
+	}
+	if a, ok := c.Attributes["max_tokens"]; ok {
+		pl.MaxTokens = p.staticInt(st, a, 1)
+	}
+	if a, ok := c.Attributes["max_invalid"]; ok {
+		pl.MaxInvalid = p.staticInt(st, a, 1)
+	}
+	if a, ok := c.Attributes["knowledge"]; ok {
+		pl.Knowledge = p.stringList(st, a)
+	}
+
+	// First pass: declare every name, so references may point forward.
+	var subtaskBlocks []*subtaskDecl
+	for _, blk := range c.Blocks {
+		switch blk.Type {
+		case "device":
+			p.within(blk, func() {
+				if dev, ok := p.device(st, blk); ok {
+					pl.Devices = append(pl.Devices, dev)
+				}
+			})
+		case "subtask":
+			p.within(blk, func() {
+				if sd := p.declareSubtask(blk); sd != nil {
+					subtaskBlocks = append(subtaskBlocks, sd)
+				}
+			})
+		}
+	}
+	if len(pl.Devices) == 0 {
+		pl.Devices = []plan.Device{{Name: DefaultDevice, Platform: "linux", Description: "the local display"}}
+		p.devices[DefaultDevice] = b.DefRange
+	}
+
+	setupNames := map[string]hcl.Range{}
+	for _, blk := range c.Blocks {
+		if blk.Type != "setup" {
+			continue
+		}
+		p.within(blk, func() {
+			name := blk.Labels[0]
+			if prev, dup := setupNames[name]; dup {
+				p.diags = append(p.diags, duplicate("setup", name, blk.LabelRanges[0], prev))
+				return
+			}
+			setupNames[name] = blk.LabelRanges[0]
+			pl.Setup = append(pl.Setup, p.setup(st, blk))
+		})
+	}
+
+	// Second pass: subtasks, with references resolved.
+	depRanges := map[string]map[string]hcl.Range{}
+	for _, sd := range subtaskBlocks {
+		p.within(sd.block, func() {
+			s, deps := p.subtask(pl, sd)
+			pl.Subtasks = append(pl.Subtasks, s)
+			depRanges[sd.name] = deps
+		})
+	}
+	taskScope := &scope{vars: p.vars, subtasks: p.subtasks, used: p.used}
+	pl.Checks = p.checks(taskScope, c.Blocks, "", "task")
+
+	if len(pl.Subtasks) == 0 && pl.Instruction == "" && !p.diags.HasErrors() {
+		p.diags = append(p.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Nothing to do",
+			Detail:   "The task has no subtask blocks and no instruction. Add instruction = \"...\" for the Manager agent to decompose, or subtask blocks.",
+			Subject:  b.DefRange.Ptr(),
+		})
+	}
+
+	// Cycles: name the whole cycle, pointing at the reference that closes it.
+	g := plan.SubtaskGraph(pl.Subtasks)
+	if cyc := g.Cycle(); cyc != nil {
+		from, to := cyc[len(cyc)-2], cyc[len(cyc)-1]
+		r := depRanges[from][to]
+		p.diags = append(p.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Dependency cycle",
+			Detail:   fmt.Sprintf("These subtasks wait for each other, so none can start: %s (each waits for the next). Remove one of the references or depends_on entries.", strings.Join(cyc, " → ")),
+			Subject:  r.Ptr(),
+			Context:  blockRange(p.subtasks[from].block).Ptr(),
+		})
+	}
+
+	// A subtask's checks run when it finishes: they may read its own
+	// outputs and those of subtasks it (transitively) waits for.
+	if !p.diags.HasErrors() {
+		for _, sd := range subtaskBlocks {
+			before := g.Ancestors(sd.name)
+			for _, n := range keys(sd.checkRefs) {
+				if n != sd.name && !before[n] {
+					p.diags = append(p.diags, &hcl.Diagnostic{
+						Severity: hcl.DiagError,
+						Summary:  "Check reads an output that may not exist yet",
+						Detail:   fmt.Sprintf("A check of subtask %q runs when %q finishes, but %q is not among the subtasks it waits for. Add subtask.%s to its depends_on, or move the check to the task.", sd.name, sd.name, n, n),
+						Subject:  sd.checkRefs[n].Ptr(),
+						Context:  blockRange(sd.block).Ptr(),
+					})
+				}
+			}
+		}
+	}
+
+	// Outputs nobody reads: a warning, they are still reported. Outputs of
+	// a subtask nothing waits for are the task's results, not a smell.
+	for _, sd := range subtaskBlocks {
+		if len(g.Dependents(sd.name)) == 0 {
+			continue
+		}
+		for _, k := range keys(sd.outputs) {
+			if !p.used[plan.OutputRef{Subtask: sd.name, Key: k}] {
+				p.diags = append(p.diags, &hcl.Diagnostic{
+					Severity: hcl.DiagWarning,
+					Summary:  "Output never used",
+					Detail:   fmt.Sprintf("No instruction or check reads subtask.%s.output.%s. It is still reported in the run's result; remove it if it is not needed.", sd.name, k),
+					Subject:  sd.outputs[k].Ptr(),
+					Context:  blockRange(sd.block).Ptr(),
+				})
+			}
+		}
+	}
+	for name, v := range p.vars {
+		if v.sensitive {
+			pl.Secrets = append(pl.Secrets, name)
+		}
+	}
+	sort.Strings(pl.Secrets)
+	return pl
+}
