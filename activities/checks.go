@@ -1,16 +1,10 @@
 package activities
 
 import (
-	"archive/zip"
 	"context"
-	"encoding/csv"
-	"encoding/xml"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"regexp"
-	"strconv"
+	"sort"
 	"strings"
 
 	"github.com/pcflow/pcflow/activities/screen"
@@ -41,16 +35,98 @@ type CheckResult struct {
 	Detail  string `json:"detail"`
 }
 
+// NewCheckInput renders a plan check's templates over the outputs known so
+// far. It is pure and deterministic: workflows call it.
+func NewCheckInput(ck plan.Check, outs plan.Outputs) (CheckInput, error) {
+	in := CheckInput{Name: ck.Name, Kind: ck.Kind, Cell: ck.Cell, Sheet: ck.Sheet, Exists: ck.Exists, ExitCode: ck.ExitCode}
+	str := func(e *plan.Expr) (*string, error) {
+		if e == nil {
+			return nil, nil
+		}
+		v, err := e.EvalString(outs)
+		if err != nil {
+			return nil, fmt.Errorf("check %s: %w", ck.Name, err)
+		}
+		return &v, nil
+	}
+	path, err := str(ck.Path)
+	if err != nil {
+		return in, err
+	}
+	if path != nil {
+		in.Path = *path
+	}
+	for _, x := range ck.Argv {
+		v, err := x.EvalString(outs)
+		if err != nil {
+			return in, fmt.Errorf("check %s: %w", ck.Name, err)
+		}
+		in.Argv = append(in.Argv, v)
+	}
+	if in.Contains, err = str(ck.Contains); err != nil {
+		return in, err
+	}
+	if in.Matches, err = str(ck.Matches); err != nil {
+		return in, err
+	}
+	if in.Equals, err = str(ck.Equals); err != nil {
+		return in, err
+	}
+	return in, nil
+}
+
+// conditions are a check's path and text conditions with secrets filled
+// in; the conditions that are set must all hold. red shows what the device
+// returned without the secrets it may hold.
+type conditions struct {
+	path                      string
+	contains, matches, equals *string
+	red                       *Redactor
+}
+
+// checkKind evaluates one kind of device check. It returns the text the
+// conditions are tested against, or a result when the kind decides by
+// itself (a file that must not exist, a list of windows). An error is an
+// infrastructure problem, not a failed check.
+type checkKind func(a *Activities, ctx context.Context, in CheckInput, c conditions) (subject string, decided *CheckResult, err error)
+
+// checkKinds is the table of device check kinds, one check_KIND.go each
+// (their schema and validation are in specs' check_KIND.go). Adding a kind
+// is one line here and one file.
+func checkKinds() map[string]checkKind {
+	return map[string]checkKind{
+		plan.CheckFile:        (*Activities).checkFile,
+		plan.CheckCommand:     (*Activities).checkCommand,
+		plan.CheckWindowTitle: (*Activities).checkWindowTitle,
+		plan.CheckScreenText:  (*Activities).checkScreenText,
+		plan.CheckClipboard:   (*Activities).checkClipboard,
+		plan.CheckCell:        (*Activities).checkCell,
+	}
+}
+
+// CheckKinds lists the device check kinds this worker evaluates.
+func CheckKinds() []string { return keysSorted(checkKinds()) }
+
+func keysSorted[V any](m map[string]V) []string {
+	k := make([]string, 0, len(m))
+	for n := range m {
+		k = append(k, n)
+	}
+	sort.Strings(k)
+	return k
+}
+
 // Check runs one check on the device. A check that cannot be evaluated (a
 // missing file) fails with a detail that says why; only infrastructure
-// problems are activity errors.
+// problems are activity errors. The subject (a file, a command's output,
+// the screen) may show a secret: the detail never does.
 func (a *Activities) Check(ctx context.Context, in CheckInput) (*CheckResult, error) {
 	defer heartbeat(ctx)()
-	r := &CheckResult{Name: in.Name, Kind: in.Kind}
+	kind, ok := checkKinds()[in.Kind]
+	if !ok {
+		return nil, fmt.Errorf("check %s: unknown kind %q (this worker knows %s)", in.Name, in.Kind, strings.Join(CheckKinds(), ", "))
+	}
 	red := a.redactor()
-	// The subject (a file, a command's output, the screen) may show a
-	// secret: the detail never does.
-	defer func() { r.Detail = red.String(r.Detail) }()
 	var rerr error
 	sec := func(p *string) *string {
 		if p == nil {
@@ -62,125 +138,45 @@ func (a *Activities) Check(ctx context.Context, in CheckInput) (*CheckResult, er
 		}
 		return &v
 	}
-	contains, matches, equals := sec(in.Contains), sec(in.Matches), sec(in.Equals)
-	path := sec(&in.Path)
+	c := conditions{contains: sec(in.Contains), matches: sec(in.Matches), equals: sec(in.Equals), path: *sec(&in.Path), red: red}
 	if rerr != nil {
 		return nil, rerr
 	}
-	var subject string
-	switch in.Kind {
-	case plan.CheckFile:
-		b, err := os.ReadFile(*path)
-		exists := err == nil
-		if in.Exists != nil && *in.Exists != exists {
-			r.Detail = fmt.Sprintf("%s: exists=%v, want %v", in.Path, exists, *in.Exists)
-			return r, nil
-		}
-		if !exists {
-			if in.Exists != nil && !*in.Exists {
-				r.Passed, r.Detail = true, in.Path+" does not exist"
-				return r, nil
-			}
-			r.Detail = fmt.Sprintf("%s: %v", in.Path, err)
-			return r, nil
-		}
-		subject = string(b)
-	case plan.CheckCommand:
-		argv, err := a.resolveArgv(in.Argv)
-		if err != nil {
-			return nil, err
-		}
-		out, code, err := runCommand(ctx, argv, a.secretEnv())
-		if err != nil {
-			r.Detail = fmt.Sprintf("%s: %v", strings.Join(in.Argv, " "), err)
-			return r, nil
-		}
-		if in.ExitCode != nil && code != *in.ExitCode {
-			r.Detail = fmt.Sprintf("%s exited %d, want %d: %s", strings.Join(in.Argv, " "), code, *in.ExitCode, trunc(red.String(out), 200))
-			return r, nil
-		}
-		subject = out
-	case plan.CheckWindowTitle:
-		wins, err := a.Device.Windows(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("check %s: %w", in.Name, err)
-		}
-		for _, w := range wins {
-			if ok, _ := holds(w, red, contains, matches, equals); ok {
-				r.Passed, r.Detail = true, fmt.Sprintf("window %q", w)
-				return r, nil
-			}
-		}
-		r.Detail = fmt.Sprintf("no window title fits; open windows: %s", strings.Join(wins, " | "))
-		return r, nil
-	case plan.CheckScreenText, plan.CheckClipboard:
-		s, err := a.Device.Observe(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("check %s: %w", in.Name, err)
-		}
-		if in.Kind == plan.CheckClipboard {
-			subject = s.Clipboard
-		} else {
-			subject = ScreenText(s)
-		}
-	case plan.CheckCell:
-		v, err := ReadCell(*path, in.Sheet, in.Cell)
-		if err != nil {
-			r.Detail = err.Error()
-			return r, nil
-		}
-		subject = v
-	default:
-		return nil, fmt.Errorf("check %s: unknown kind %q", in.Name, in.Kind)
+	subject, r, err := kind(a, ctx, in, c)
+	if err != nil {
+		return nil, err
 	}
-	ok, detail := holds(subject, red, contains, matches, equals)
-	r.Passed, r.Detail = ok, detail
-	if ok && r.Detail == "" {
-		r.Detail = "ok"
+	if r == nil {
+		r = &CheckResult{}
+		r.Passed, r.Detail = c.hold(subject)
+		if r.Passed && r.Detail == "" {
+			r.Detail = "ok"
+		}
 	}
+	r.Name, r.Kind, r.Detail = in.Name, in.Kind, red.String(r.Detail)
 	return r, nil
 }
 
-// holds tests every given condition against s. The detail shows s
+// hold tests every given condition against s. The detail shows s
 // redacted before it is shortened, so no part of a secret is shown.
-func holds(s string, red *Redactor, contains, matches, equals *string) (bool, string) {
-	shown := trunc(red.String(s), 200)
-	if contains != nil && !strings.Contains(s, *contains) {
-		return false, fmt.Sprintf("does not contain %q (got %q)", *contains, shown)
+func (c conditions) hold(s string) (bool, string) {
+	shown := trunc(c.red.String(s), 200)
+	if c.contains != nil && !strings.Contains(s, *c.contains) {
+		return false, fmt.Sprintf("does not contain %q (got %q)", *c.contains, shown)
 	}
-	if matches != nil {
-		re, err := regexp.Compile(*matches)
+	if c.matches != nil {
+		re, err := regexp.Compile(*c.matches)
 		if err != nil {
-			return false, fmt.Sprintf("bad pattern %q: %v", *matches, err)
+			return false, fmt.Sprintf("bad pattern %q: %v", *c.matches, err)
 		}
 		if !re.MatchString(s) {
-			return false, fmt.Sprintf("does not match %q (got %q)", *matches, shown)
+			return false, fmt.Sprintf("does not match %q (got %q)", *c.matches, shown)
 		}
 	}
-	if equals != nil && strings.TrimRight(s, "\r\n") != *equals {
-		return false, fmt.Sprintf("is %q, want %q", shown, *equals)
+	if c.equals != nil && strings.TrimRight(s, "\r\n") != *c.equals {
+		return false, fmt.Sprintf("is %q, want %q", shown, *c.equals)
 	}
 	return true, ""
-}
-
-// ScreenText is the text visible on screen: element names and values, and
-// OCR words, one per line.
-func ScreenText(s *screen.Screen) string {
-	var b strings.Builder
-	for _, e := range s.Elements {
-		b.WriteString(e.Name)
-		b.WriteByte('\n')
-		if e.Value != "" {
-			b.WriteString(e.Value)
-			b.WriteByte('\n')
-		}
-	}
-	for _, w := range Words(s) {
-		b.WriteString(w.Text)
-		b.WriteByte(' ')
-	}
-	b.WriteString("\n" + s.ActiveWindow)
-	return b.String()
 }
 
 // FindText locates text among OCR words: every run of consecutive words
@@ -210,142 +206,4 @@ func FindText(words []screen.Word, text string) []screen.Rect {
 		}
 	}
 	return hits
-}
-
-// ReadCell reads one cell of a spreadsheet: .ods (OpenDocument) or .csv.
-func ReadCell(path, sheet, cell string) (string, error) {
-	col, row, err := parseCell(cell)
-	if err != nil {
-		return "", err
-	}
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".csv":
-		f, err := os.Open(path)
-		if err != nil {
-			return "", err
-		}
-		defer f.Close()
-		recs, err := csv.NewReader(f).ReadAll()
-		if err != nil {
-			return "", fmt.Errorf("%s: %w", path, err)
-		}
-		if row < len(recs) && col < len(recs[row]) {
-			return recs[row][col], nil
-		}
-		return "", nil
-	case ".ods":
-		return readODSCell(path, sheet, col, row)
-	}
-	return "", fmt.Errorf("%s: cell checks read .ods and .csv files", path)
-}
-
-func parseCell(c string) (col, row int, err error) {
-	i := 0
-	for i < len(c) && c[i] >= 'A' && c[i] <= 'Z' {
-		col = col*26 + int(c[i]-'A'+1)
-		i++
-	}
-	r, err := strconv.Atoi(c[i:])
-	if i == 0 || err != nil || r < 1 {
-		return 0, 0, fmt.Errorf("bad cell reference %q", c)
-	}
-	return col - 1, r - 1, nil
-}
-
-func readODSCell(path, sheet string, col, row int) (string, error) {
-	zr, err := zip.OpenReader(path)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	defer zr.Close()
-	var content io.ReadCloser
-	for _, f := range zr.File {
-		if f.Name == "content.xml" {
-			content, err = f.Open()
-			if err != nil {
-				return "", err
-			}
-			break
-		}
-	}
-	if content == nil {
-		return "", fmt.Errorf("%s: not an OpenDocument spreadsheet (no content.xml)", path)
-	}
-	defer content.Close()
-	dec := xml.NewDecoder(content)
-	const tns = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
-	const ons = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
-	inSheet, sheetSeen := false, false
-	r, c := -1, 0
-	var text strings.Builder
-	var capturing bool
-	var value string
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return "", fmt.Errorf("%s: %w", path, err)
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			switch {
-			case t.Name.Space == tns && t.Name.Local == "table":
-				name := attr(t, tns, "name")
-				inSheet = !sheetSeen && (sheet == "" || name == sheet)
-				if inSheet {
-					sheetSeen = true
-				}
-				r = -1
-			case inSheet && t.Name.Space == tns && t.Name.Local == "table-row":
-				rep, _ := strconv.Atoi(attr(t, tns, "number-rows-repeated"))
-				r++
-				if rep > 1 && r+rep-1 < row {
-					r += rep - 1
-				}
-				c = 0
-			case inSheet && t.Name.Space == tns && (t.Name.Local == "table-cell" || t.Name.Local == "covered-table-cell"):
-				rep, _ := strconv.Atoi(attr(t, tns, "number-columns-repeated"))
-				if rep < 1 {
-					rep = 1
-				}
-				if r == row && col >= c && col < c+rep {
-					capturing = true
-					value = attr(t, ons, "value")
-					if value == "" {
-						value = attr(t, ons, "string-value")
-					}
-				}
-				c += rep
-			}
-		case xml.CharData:
-			if capturing {
-				text.Write(t)
-			}
-		case xml.EndElement:
-			if capturing && t.Name.Space == tns && (t.Name.Local == "table-cell" || t.Name.Local == "covered-table-cell") {
-				if s := text.String(); s != "" {
-					return s, nil
-				}
-				return value, nil
-			}
-			if inSheet && t.Name.Space == tns && t.Name.Local == "table" {
-				return "", nil
-			}
-		}
-	}
-	if !sheetSeen {
-		return "", fmt.Errorf("%s: no sheet %q", path, sheet)
-	}
-	return "", nil
-}
-
-func attr(t xml.StartElement, space, local string) string {
-	for _, a := range t.Attr {
-		if a.Name.Space == space && a.Name.Local == local {
-			return a.Value
-		}
-	}
-	return ""
 }

@@ -288,7 +288,7 @@ func runChecks(ctx workflow.Context, checks []plan.Check, outs plan.Outputs, dev
 				r.Detail = fmt.Sprintf("expect is %v", b)
 			}
 		default:
-			in, err := renderCheck(ck, outs)
+			in, err := activities.NewCheckInput(ck, outs)
 			if err != nil {
 				r.Detail = err.Error()
 				break
@@ -317,43 +317,4 @@ func runChecks(ctx workflow.Context, checks []plan.Check, outs plan.Outputs, dev
 		results = append(results, r)
 	}
 	return results, all
-}
-
-func renderCheck(ck plan.Check, outs plan.Outputs) (activities.CheckInput, error) {
-	in := activities.CheckInput{Name: ck.Name, Kind: ck.Kind, Cell: ck.Cell, Sheet: ck.Sheet, Exists: ck.Exists, ExitCode: ck.ExitCode}
-	str := func(e *plan.Expr) (*string, error) {
-		if e == nil {
-			return nil, nil
-		}
-		v, err := e.EvalString(outs)
-		if err != nil {
-			return nil, fmt.Errorf("check %s: %w", ck.Name, err)
-		}
-		return &v, nil
-	}
-	var err error
-	var path *string
-	if path, err = str(ck.Path); err != nil {
-		return in, err
-	}
-	if path != nil {
-		in.Path = *path
-	}
-	for _, x := range ck.Argv {
-		v, err := x.EvalString(outs)
-		if err != nil {
-			return in, fmt.Errorf("check %s: %w", ck.Name, err)
-		}
-		in.Argv = append(in.Argv, v)
-	}
-	if in.Contains, err = str(ck.Contains); err != nil {
-		return in, err
-	}
-	if in.Matches, err = str(ck.Matches); err != nil {
-		return in, err
-	}
-	if in.Equals, err = str(ck.Equals); err != nil {
-		return in, err
-	}
-	return in, nil
 }
