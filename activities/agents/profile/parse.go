@@ -36,7 +36,11 @@ func ParseText(format, content string) (Answer, error) {
 	case FormatHermes:
 		a, err = parseHermes(text)
 	case FormatUITARS:
-		a, err = parseUITARS(text)
+		if !uitarsAction.MatchString(text) && actionJSONLine.MatchString(text) {
+			a, err = parseActionJSON(text) // pcflow's actions UI-TARS has no name for
+		} else {
+			a, err = parseUITARS(text)
+		}
 	case FormatActionJSON, "":
 		a, err = parseActionJSON(text)
 	case FormatAuto:

@@ -1,0 +1,197 @@
+package scripted
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/pcflow/pcflow/activities/agents/profile"
+)
+
+// reBox reads an element's box from its line in the element list:
+// `[id] role "name" … at (x,y wxh)`, in the coordinates the model answers
+// in.
+var reBox = regexp.MustCompile(`at \((-?\d+),(-?\d+) (\d+)x(\d+)\)\s*$`)
+
+// elementPoint is the centre of element id's box as the prompt lists it.
+func elementPoint(prompt string, id int) (int, int, error) {
+	prefix := "[" + strconv.Itoa(id) + "] "
+	for _, line := range strings.Split(prompt, "\n") {
+		if !strings.HasPrefix(line, prefix) {
+			continue
+		}
+		m := reBox.FindStringSubmatch(line)
+		if m == nil {
+			return 0, 0, fmt.Errorf("element %d has no box in the element list: %q", id, line)
+		}
+		n := make([]int, 4)
+		for i := range n {
+			n[i], _ = strconv.Atoi(m[i+1])
+		}
+		return n[0] + n[2]/2, n[1] + n[3]/2, nil
+	}
+	return 0, 0, fmt.Errorf("element %d is not in the element list", id)
+}
+
+// profiled answers a scripted Decision step as a model of profile p would:
+// targets become points (the centre of the element's box in the element
+// list, which lists boxes in p's coordinate space) and the answer is in
+// p's wire format. A fault "out_of_range" answers a point outside p's
+// space, so the client's re-ask can be tested.
+func profiled(p profile.Profile, rec Request, st Step, args map[string]any, thought string, fault *Fault) (openai.ChatCompletionResponse, error) {
+	if id, ok := args["element"].(int); ok {
+		x, y, err := elementPoint(rec.Text, id)
+		if err != nil {
+			return openai.ChatCompletionResponse{}, err
+		}
+		delete(args, "element")
+		args["x"], args["y"] = x, y
+	}
+	if fault != nil && fault.Kind == "out_of_range" {
+		if _, ok := args["x"]; ok {
+			args["x"] = 5000
+		}
+	}
+	action := st.Action
+	switch p.Protocol {
+	case profile.ProtoOpenAITools:
+		return toolAnswer(rec, action, args, thought, fault), nil
+	case profile.ProtoText:
+		var content string
+		switch p.Format {
+		case profile.FormatUITARS:
+			content = "Thought: " + thought + "\nAction: " + uitarsAction(action, args, p.Space == profile.SpaceRelative1000)
+		case profile.FormatActionJSON:
+			b, _ := json.Marshal(args)
+			content = "Thought: " + thought + "\nAction: " + action + " " + string(b)
+		default:
+			call := qwenCall(action, args)
+			b, _ := json.Marshal(call)
+			content = thought + "\n<tool_call>\n" + string(b) + "\n</tool_call>"
+			if p.Space == profile.SpaceRelative1000 { // Qwen3-VL thinks aloud
+				content = "<think>\n" + thought + "\n</think>\n\n<tool_call>\n" + string(b) + "\n</tool_call>"
+			}
+		}
+		return toolAnswer(rec, "", nil, content, fault), nil
+	}
+	return openai.ChatCompletionResponse{}, fmt.Errorf("the scripted model does not speak the %s protocol over chat completions", p.Protocol)
+}
+
+func num(v any) string {
+	switch x := v.(type) {
+	case int:
+		return strconv.Itoa(x)
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	return fmt.Sprint(v)
+}
+
+func quoteUITARS(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\n", `\n`).Replace(s) + "'"
+}
+
+// doneContent is the one output's value, or all outputs as JSON.
+func doneContent(args map[string]any) string {
+	outs, _ := args["outputs"].(map[string]any)
+	if len(outs) == 1 {
+		for _, v := range outs {
+			if s, ok := v.(string); ok {
+				return s
+			}
+		}
+	}
+	b, _ := json.Marshal(outs)
+	return string(b)
+}
+
+// uitarsAction writes one action as UI-TARS does: boxes wrapped in
+// <|box_start|> tokens for UI-TARS 1.0, plain (x,y) for 1.5.
+func uitarsAction(action string, args map[string]any, tokens bool) string {
+	box := func(xk, yk string) string {
+		b := "(" + num(args[xk]) + "," + num(args[yk]) + ")"
+		if tokens {
+			b = "<|box_start|>" + b + "<|box_end|>"
+		}
+		return "'" + b + "'"
+	}
+	_, hasXY := args["x"]
+	switch action {
+	case "click", "double_click", "right_click":
+		if hasXY {
+			n := map[string]string{"click": "click", "double_click": "left_double", "right_click": "right_single"}[action]
+			return n + "(start_box=" + box("x", "y") + ")"
+		}
+	case "drag":
+		return "drag(start_box=" + box("x", "y") + ", end_box=" + box("x2", "y2") + ")"
+	case "type":
+		if !hasXY {
+			t, _ := args["text"].(string)
+			if e, _ := args["enter"].(bool); e {
+				t += "\n"
+			}
+			return "type(content=" + quoteUITARS(t) + ")"
+		}
+	case "hotkey":
+		var ks []string
+		for _, k := range anyStrings(args["keys"]) {
+			ks = append(ks, k)
+		}
+		return "hotkey(key=" + quoteUITARS(strings.Join(ks, " ")) + ")"
+	case "scroll":
+		d, _ := args["direction"].(string)
+		if hasXY {
+			return "scroll(start_box=" + box("x", "y") + ", direction='" + d + "')"
+		}
+	case "wait":
+		return "wait()"
+	case "done":
+		return "finished(content=" + quoteUITARS(doneContent(args)) + ")"
+	}
+	b, _ := json.Marshal(args)
+	return action + " " + string(b)
+}
+
+// qwenCall writes one action as Qwen's computer_use tool, or as pcflow's
+// own tool where computer_use has no equivalent.
+func qwenCall(action string, args map[string]any) map[string]any {
+	cu := func(a map[string]any) map[string]any { return map[string]any{"name": "computer_use", "arguments": a} }
+	_, hasXY := args["x"]
+	switch action {
+	case "click", "double_click", "right_click":
+		if hasXY {
+			n := map[string]string{"click": "left_click", "double_click": "double_click", "right_click": "right_click"}[action]
+			return cu(map[string]any{"action": n, "coordinate": []any{args["x"], args["y"]}})
+		}
+	case "type":
+		if e, _ := args["enter"].(bool); !e && !hasXY {
+			return cu(map[string]any{"action": "type", "text": args["text"]})
+		}
+	case "hotkey":
+		return cu(map[string]any{"action": "key", "keys": args["keys"]})
+	case "wait":
+		s, _ := args["seconds"].(float64)
+		return cu(map[string]any{"action": "wait", "time": max(s, 1)})
+	case "done":
+		return cu(map[string]any{"action": "answer", "text": doneContent(args)})
+	}
+	return map[string]any{"name": action, "arguments": args}
+}
+
+func anyStrings(v any) []string {
+	switch x := v.(type) {
+	case []string:
+		return x
+	case []any:
+		var out []string
+		for _, e := range x {
+			out = append(out, fmt.Sprint(e))
+		}
+		return out
+	}
+	return nil
+}
