@@ -104,3 +104,50 @@ func TestRunWithoutModelSaysHowToFix(t *testing.T) {
 		t.Errorf("run without a model = %d, %q; want 1 and how to configure one", code, errs)
 	}
 }
+
+// TestFlagHelp renders every command's --help: each flag's placeholder is
+// one word (Go's flag package takes a back-quoted phrase in the usage as
+// the type name), and no command lists flags it does not use.
+func TestFlagHelp(t *testing.T) {
+	cmds := [][]string{{"desktop", "up"}, {"desktop", "down"}, {"model", "serve"}}
+	for _, c := range commands() {
+		if c.name != "desktop" && c.name != "model" {
+			cmds = append(cmds, []string{c.name})
+		}
+	}
+	for _, c := range cmds {
+		code, out, errs := runCLI(t, append(c, "--help")...)
+		if code != 0 {
+			t.Errorf("pcflow %v --help = %d: %s", c, code, errs)
+			continue
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if !strings.HasPrefix(line, "  -") {
+				continue
+			}
+			head, _, _ := strings.Cut(line, "\t") // one-letter flags share the line
+			if f := strings.Fields(head); len(f) > 2 {
+				t.Errorf("pcflow %v --help: flag line %q has a placeholder of %d words", c, line, len(f)-1)
+			}
+		}
+	}
+	unused := map[string][]string{
+		"desktop up":   {"-port", "-temporal", "-ui-port"},
+		"desktop down": {"-port", "-temporal", "-ui-port", "-size"},
+		"server":       {"-temporal"},
+		"status":       {"-ui-port"},
+		"history":      {"-ui-port"},
+		"cancel":       {"-ui-port"},
+	}
+	for cmd, flags := range unused {
+		_, out, _ := runCLI(t, append(strings.Fields(cmd), "--help")...)
+		for _, f := range flags {
+			if strings.Contains(out, "  "+f+" ") || strings.Contains(out, "  "+f+"\n") {
+				t.Errorf("pcflow %s --help lists %s, which it does not use:\n%s", cmd, f, out)
+			}
+		}
+	}
+	if _, out, _ := runCLI(t, "desktop", "up", "--help"); !strings.Contains(out, "-display :N") || !strings.Contains(out, "-state DIR") {
+		t.Errorf("desktop up --help:\n%s", out)
+	}
+}

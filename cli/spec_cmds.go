@@ -21,8 +21,8 @@ type varFlags struct {
 }
 
 func (v *varFlags) register(fs *flag.FlagSet) {
-	fs.Var(&v.vars, "var", "set a variable: NAME=VALUE (repeatable)")
-	fs.Var(&v.varFiles, "var-file", "read variables from an HCL file of NAME = value lines (repeatable)")
+	fs.Var(&v.vars, "var", "set a variable: `NAME=VALUE` (repeatable)")
+	fs.Var(&v.varFiles, "var-file", "read variables from an HCL `FILE` of NAME = value lines (repeatable)")
 }
 
 func (v *varFlags) options(e *env) (specs.Options, error) {

@@ -1,0 +1,367 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/activities/artifacts"
+	"github.com/pcflow/pcflow/workflows"
+)
+
+// This file holds the one reader of a run's Temporal history: `history`,
+// `status`, `resume` and `--replay` all read a run through readRun.
+
+// runTrace is a run as its Temporal history tells it.
+type runTrace struct {
+	ID string
+	// Input is what the run was started with: the plan, the options, the
+	// queues. Nil when the history has no start event.
+	Input *workflows.InstructionInput
+	// Result is set once the run completed; Ended says how it ended
+	// otherwise (failed, terminated, timed out), with the reason.
+	Result *workflows.InstructionResult
+	Ended  string
+	// Calls are the run's own completed activities (setup, Manager, task
+	// checks); Children its subtasks', in the order they started.
+	Calls    []activityCall
+	Children []childTrace
+}
+
+// childTrace is one subtask's child workflow, across continue-as-new.
+type childTrace struct {
+	Subtask string
+	ID      string
+	Calls   []activityCall
+}
+
+// activityCall is one completed activity: its type, queue, input, result.
+type activityCall struct {
+	Type   string
+	Queue  string
+	Input  *commonpb.Payloads
+	Result *commonpb.Payloads
+}
+
+// decode decodes an activity's input or result; false when it does not fit.
+func (a activityCall) decode(input bool, v any) bool {
+	p := a.Result
+	if input {
+		p = a.Input
+	}
+	return p != nil && converter.GetDefaultDataConverter().FromPayloads(p, v) == nil
+}
+
+// readRun reads a run's history, and with children its subtasks' too.
+func readRun(ctx context.Context, c client.Client, id string, children bool) (*runTrace, error) {
+	dc := converter.GetDefaultDataConverter()
+	t := &runTrace{ID: id}
+	var childIDs []string
+	calls, err := walkCalls(ctx, c, id, func(ev *historypb.HistoryEvent) {
+		if a := ev.GetWorkflowExecutionStartedEventAttributes(); a != nil && t.Input == nil {
+			var in workflows.InstructionInput
+			if dc.FromPayloads(a.Input, &in) == nil {
+				t.Input = &in
+			}
+		}
+		if a := ev.GetChildWorkflowExecutionStartedEventAttributes(); a != nil {
+			childIDs = append(childIDs, a.WorkflowExecution.WorkflowId)
+		}
+		if a := ev.GetWorkflowExecutionCompletedEventAttributes(); a != nil {
+			var r workflows.InstructionResult
+			if dc.FromPayloads(a.Result, &r) == nil {
+				t.Result = &r
+			}
+		}
+		if a := ev.GetWorkflowExecutionFailedEventAttributes(); a != nil {
+			t.Ended = "failed: " + a.GetFailure().GetMessage()
+		}
+		if a := ev.GetWorkflowExecutionTerminatedEventAttributes(); a != nil {
+			t.Ended = "terminated: " + a.GetReason()
+		}
+		if ev.GetWorkflowExecutionTimedOutEventAttributes() != nil {
+			t.Ended = "timed out"
+		}
+		if ev.GetWorkflowExecutionCanceledEventAttributes() != nil {
+			t.Ended = "cancelled"
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	t.Calls = calls
+	if !children {
+		return t, nil
+	}
+	for _, cid := range childIDs {
+		calls, err := walkCalls(ctx, c, cid, nil)
+		if err != nil {
+			return nil, fmt.Errorf("subtask %s: %w", cid, err)
+		}
+		t.Children = append(t.Children, childTrace{Subtask: strings.TrimPrefix(cid, id+"/"), ID: cid, Calls: calls})
+	}
+	return t, nil
+}
+
+// walkCalls reads a workflow's events, following its continue-as-new chain
+// from the first run, and pairs each completed activity with its
+// scheduling event. fn, when set, sees every event.
+func walkCalls(ctx context.Context, c client.Client, id string, fn func(*historypb.HistoryEvent)) ([]activityCall, error) {
+	var calls []activityCall
+	runID := ""
+	for {
+		// Event ids restart with each continued run; a completion always
+		// follows its own scheduling event within the run.
+		scheduled := map[int64]*historypb.ActivityTaskScheduledEventAttributes{}
+		next := ""
+		it := c.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		for it.HasNext() {
+			ev, err := it.Next()
+			if err != nil {
+				return nil, fmt.Errorf("run %s: %w", id, err)
+			}
+			if fn != nil {
+				fn(ev)
+			}
+			if a := ev.GetWorkflowExecutionContinuedAsNewEventAttributes(); a != nil {
+				next = a.NewExecutionRunId
+			}
+			if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil {
+				scheduled[ev.EventId] = a
+			}
+			if a := ev.GetActivityTaskCompletedEventAttributes(); a != nil {
+				if sch := scheduled[a.ScheduledEventId]; sch != nil {
+					calls = append(calls, activityCall{Type: sch.ActivityType.GetName(), Queue: sch.TaskQueue.GetName(), Input: sch.Input, Result: a.Result})
+				}
+			}
+		}
+		if next == "" {
+			return calls, nil
+		}
+		runID = next
+	}
+}
+
+// exchanges lists the recorded model exchanges (artifact references) of
+// every activity of the run, in history order.
+func (t *runTrace) exchanges() []string {
+	var refs []string
+	add := func(calls []activityCall) {
+		for _, a := range calls {
+			var r struct {
+				Exchanges []string `json:"exchanges"`
+			}
+			if a.decode(false, &r) {
+				refs = append(refs, r.Exchanges...)
+			}
+		}
+	}
+	add(t.Calls)
+	for _, ch := range t.Children {
+		add(ch.Calls)
+	}
+	return refs
+}
+
+// Step is one step of a subtask as `pcflow history` shows it.
+type Step struct {
+	Subtask   string            `json:"subtask"`
+	Device    string            `json:"device,omitempty"`
+	Step      int               `json:"step"`
+	Thought   string            `json:"thought,omitempty"`
+	Action    string            `json:"action,omitempty"`
+	Outcome   string            `json:"outcome,omitempty"`
+	Verdict   string            `json:"verdict,omitempty"`
+	Reason    string            `json:"reason,omitempty"`
+	Progress  string            `json:"progress,omitempty"`
+	Memory    string            `json:"memory,omitempty"`
+	Tokens    int               `json:"tokens"`
+	Artifacts map[string]string `json:"artifacts,omitempty"`
+	Invalid   int               `json:"invalid,omitempty"`
+}
+
+// History is a run's record, read from Temporal.
+type History struct {
+	Run      string                              `json:"run"`
+	Subtasks []string                            `json:"subtasks"`
+	Steps    []Step                              `json:"steps"`
+	Checks   map[string][]activities.CheckResult `json:"checks,omitempty"`
+	Result   *workflows.InstructionResult        `json:"result,omitempty"`
+}
+
+// steps assembles the run's steps from its subtasks' activities.
+func (t *runTrace) steps(store artifacts.Dir) *History {
+	h := &History{Run: t.ID, Checks: map[string][]activities.CheckResult{}, Result: t.Result}
+	for _, ch := range t.Children {
+		name := ch.Subtask
+		h.Subtasks = append(h.Subtasks, name)
+		byStep := map[int]*Step{}
+		var order []int
+		st := func(n int) *Step {
+			s, ok := byStep[n]
+			if !ok {
+				s = &Step{Subtask: name, Step: n, Artifacts: map[string]string{}}
+				byStep[n] = s
+				order = append(order, n)
+			}
+			return s
+		}
+		for _, a := range ch.Calls {
+			switch a.Type {
+			case activities.DecideName:
+				var in activities.DecideInput
+				var out activities.DecideResult
+				if a.decode(true, &in) && a.decode(false, &out) {
+					s := st(in.Step)
+					s.Device = strings.TrimPrefix(a.Queue, "device.")
+					s.Thought, s.Action, s.Invalid = out.Thought, out.Action.Summary(), out.Invalid
+					s.Tokens += out.Usage.Total()
+					if out.Observation.Annotated != "" {
+						s.Artifacts["before"] = store.Path(out.Observation.Annotated)
+					}
+				}
+			case activities.ActName:
+				var in activities.ActInput
+				var out activities.ActResult
+				if a.decode(true, &in) && a.decode(false, &out) {
+					s := st(stepOf(in.ID))
+					s.Outcome = out.Outcome
+					if out.Note != "" {
+						s.Outcome += ": " + out.Note
+					}
+					if out.Error != "" {
+						s.Outcome += ": " + out.Error
+					}
+				}
+			case activities.ReflectName:
+				var in activities.ReflectInput
+				var out activities.ReflectResult
+				if a.decode(true, &in) && a.decode(false, &out) {
+					s := st(in.Step)
+					s.Verdict, s.Reason = out.Verdict, out.Reason
+					s.Tokens += out.Usage.Total()
+					if out.After.Annotated != "" {
+						s.Artifacts["after"] = store.Path(out.After.Annotated)
+					}
+				}
+			case activities.ProgressName:
+				var in activities.ProgressInput
+				var out activities.ProgressResult
+				if a.decode(true, &in) && a.decode(false, &out) {
+					s := st(in.Step)
+					s.Progress, s.Memory = out.Summary, out.Memory
+					s.Tokens += out.Usage.Total()
+				}
+			case activities.CheckName:
+				var out activities.CheckResult
+				if a.decode(false, &out) {
+					h.Checks[name] = append(h.Checks[name], out)
+				}
+			}
+		}
+		sort.Ints(order)
+		for _, n := range order {
+			h.Steps = append(h.Steps, *byStep[n])
+		}
+	}
+	return h
+}
+
+func stepOf(actionID string) int {
+	i := strings.LastIndex(actionID, "/step-")
+	if i < 0 {
+		return 0
+	}
+	var n int
+	fmt.Sscanf(actionID[i+6:], "%d", &n)
+	return n
+}
+
+func cmdHistory(ctx context.Context, e *env, args []string) int {
+	var ef engineFlags
+	fs := newFlags(e, "history", "RUN [--json]", "Every step of a run, read from Temporal's history: the Decision agent's thought\nand action, what the device did, the Reflection verdict, the Progress summary and\nmemory, and the screenshots (paths in the state folder's artifact store).")
+	ef.register(fs, e, false)
+	asJSON := fs.Bool("json", false, "print as JSON")
+	ids, code := parseFlags(fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(ids) != 1 {
+		fmt.Fprintln(e.stderr, "pcflow history: name one run id")
+		return 2
+	}
+	g, err := ef.connect(ctx, e, false)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "pcflow history:", err)
+		return 1
+	}
+	defer g.close()
+	t, err := readRun(ctx, g.client, ids[0], true)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "pcflow history:", err)
+		return 1
+	}
+	h := t.steps(artifacts.Dir{Root: filepath.Join(ef.state, "artifacts")})
+	if *asJSON {
+		b, _ := json.MarshalIndent(h, "", "  ")
+		fmt.Fprintln(e.stdout, string(b))
+		return 0
+	}
+	cur := ""
+	for _, s := range h.Steps {
+		if s.Subtask != cur {
+			cur = s.Subtask
+			fmt.Fprintf(e.stdout, "\nsubtask %s on %s\n", s.Subtask, s.Device)
+		}
+		fmt.Fprintf(e.stdout, "  step %d\n", s.Step)
+		if s.Thought != "" {
+			fmt.Fprintf(e.stdout, "    thought:  %s\n", oneLine(s.Thought, 160))
+		}
+		fmt.Fprintf(e.stdout, "    action:   %s\n", s.Action)
+		if s.Outcome != "" {
+			fmt.Fprintf(e.stdout, "    device:   %s\n", s.Outcome)
+		}
+		if s.Verdict != "" {
+			fmt.Fprintf(e.stdout, "    verdict:  %s — %s\n", s.Verdict, oneLine(s.Reason, 140))
+		}
+		if s.Progress != "" {
+			fmt.Fprintf(e.stdout, "    progress: %s\n", oneLine(s.Progress, 160))
+		}
+		if s.Memory != "" {
+			fmt.Fprintf(e.stdout, "    memory:   %s\n", oneLine(s.Memory, 160))
+		}
+		keys := make([]string, 0, len(s.Artifacts))
+		for k := range s.Artifacts {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(e.stdout, "    %-9s %s\n", k+":", s.Artifacts[k])
+		}
+	}
+	if h.Result != nil {
+		fmt.Fprintln(e.stdout)
+		printResult(e, h.Run, h.Result, "")
+	} else if t.Ended != "" {
+		fmt.Fprintf(e.stdout, "\nrun %s %s\n", t.ID, t.Ended)
+	}
+	return 0
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len([]rune(s)) > n {
+		return string([]rune(s)[:n]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pcflow/pcflow/workflows"
+)
+
+func (s *session) announce(e *env, id string) {
+	fmt.Fprintf(e.stdout, "run %s started\n", id)
+	if s.eng.uiURL != "" {
+		fmt.Fprintf(e.stdout, "Temporal UI: %s/namespaces/default/workflows/%s\n", s.eng.uiURL, id)
+	}
+}
+
+// follow shows live progress until the run ends, then the result.
+func (s *session) follow(ctx context.Context, e *env, id, runID string, quiet bool) int {
+	c := s.eng.client
+	done := make(chan error, 1)
+	var res workflows.InstructionResult
+	go func() { done <- c.GetWorkflow(ctx, id, runID).Get(ctx, &res) }()
+	seen := map[string]string{}
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			if !quiet {
+				s.progress(ctx, e, id, seen)
+			}
+			if err != nil {
+				if ctx.Err() != nil {
+					return interrupted(e, id)
+				}
+				fmt.Fprintf(e.stderr, "run %s: %v\n", id, err)
+				return 1
+			}
+			return printResult(e, id, &res, s.eng.uiURL)
+		case <-ctx.Done():
+			return interrupted(e, id)
+		case <-tick.C:
+			if !quiet {
+				s.progress(ctx, e, id, seen)
+			}
+		}
+	}
+}
+
+func interrupted(e *env, id string) int {
+	fmt.Fprintf(e.stderr, "\ninterrupted: run %s is saved and continues with `pcflow resume %s`\n", id, id)
+	return 130
+}
+
+// progress prints what changed since the last call.
+func (s *session) progress(ctx context.Context, e *env, id string, seen map[string]string) {
+	qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	v, err := s.eng.client.QueryWorkflow(qctx, id, "", workflows.ProgressQuery)
+	if err != nil {
+		return
+	}
+	var live workflows.Live
+	if v.Get(&live) != nil {
+		return
+	}
+	if live.Phase != seen["#phase"] {
+		seen["#phase"] = live.Phase
+		switch live.Phase {
+		case "running":
+			var ls []string
+			for i, l := range live.Layers {
+				ls = append(ls, fmt.Sprintf("%d: %s", i+1, strings.Join(l, ", ")))
+			}
+			fmt.Fprintf(e.stdout, "plan: %s\n", strings.Join(ls, " │ "))
+		case "setup", "planning", "checking":
+			fmt.Fprintf(e.stdout, "… %s\n", live.Phase)
+		}
+	}
+	names := make([]string, 0, len(live.Subtasks))
+	for n := range live.Subtasks {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		st := live.Subtasks[n]
+		if child, ok := live.Children[n]; ok && st == workflows.StatusRunning {
+			cv, err := s.eng.client.QueryWorkflow(qctx, child, "", workflows.ProgressQuery)
+			if err == nil {
+				var sl workflows.SubtaskLive
+				if cv.Get(&sl) == nil && sl.Done > 0 {
+					key := fmt.Sprintf("%d", sl.Done)
+					if seen[n+"#step"] != key {
+						seen[n+"#step"] = key
+						fmt.Fprintf(e.stdout, "  %-14s step %d/%d  %-28s → %s\n", n, sl.Done, sl.MaxSteps, sl.LastAction, sl.Verdict)
+					}
+				}
+			}
+		}
+		if seen[n] != st {
+			seen[n] = st
+			switch st {
+			case workflows.StatusRunning:
+				fmt.Fprintf(e.stdout, "▶ %s started\n", n)
+			case workflows.StatusSucceeded:
+				fmt.Fprintf(e.stdout, "✓ %s succeeded\n", n)
+			case workflows.StatusFailed:
+				fmt.Fprintf(e.stdout, "✗ %s failed: %s\n", n, live.Reasons[n])
+			case workflows.StatusSkipped:
+				fmt.Fprintf(e.stdout, "- %s skipped\n", n)
+			}
+		}
+	}
+}
+
+func printResult(e *env, id string, r *workflows.InstructionResult, ui string) int {
+	fmt.Fprintf(e.stdout, "\nrun %s: %s (%s)\n", id, strings.ToUpper(r.Status), r.Reason)
+	if r.Error != "" {
+		fmt.Fprintf(e.stdout, "  %s\n", r.Error)
+	}
+	fmt.Fprintf(e.stdout, "%-16s %-10s %-10s %-16s %5s %7s  %s\n", "SUBTASK", "DEVICE", "STATUS", "REASON", "STEPS", "TOKENS", "OUTPUTS")
+	for _, s := range r.Subtasks {
+		fmt.Fprintf(e.stdout, "%-16s %-10s %-10s %-16s %5d %7d  %s\n", s.Name, s.Device, s.Status, s.Reason, s.Steps, s.Usage.Total(), formatOutputs(s.Outputs))
+		for _, c := range s.Checks {
+			fmt.Fprintf(e.stdout, "    check %-12s %s  %s\n", c.Name, passMark(c.Passed, c.Skipped), c.Detail)
+		}
+	}
+	for _, c := range r.Checks {
+		fmt.Fprintf(e.stdout, "task check %-12s %s  %s\n", c.Name, passMark(c.Passed, c.Skipped), c.Detail)
+	}
+	m := r.Metrics
+	fmt.Fprintf(e.stdout, "metrics: SR=%.0f SSR=%.2f CR=%.2f EE=%.3f CE=%.3f  steps=%d tokens=%d model calls=%d\n",
+		m.SR, m.SSR, m.CR, m.EE, m.CE, r.Steps, r.Usage.Total(), r.Usage.Calls)
+	fmt.Fprintf(e.stdout, "every step: pcflow history %s\n", id)
+	if ui != "" {
+		fmt.Fprintf(e.stdout, "in the UI:  %s/namespaces/default/workflows/%s\n", ui, id)
+	}
+	if r.Status == workflows.StatusSucceeded {
+		return 0
+	}
+	return 1
+}
+
+func passMark(ok, skipped bool) string {
+	switch {
+	case skipped:
+		return "skipped"
+	case ok:
+		return "pass"
+	}
+	return "FAIL"
+}
+
+func formatOutputs(o map[string]string) string {
+	keys := make([]string, 0, len(o))
+	for k := range o {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s=%q", k, o[k]))
+	}
+	return strings.Join(parts, " ")
+}
