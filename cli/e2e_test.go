@@ -90,8 +90,15 @@ func freePort(t *testing.T) int {
 	return 0
 }
 
+// flags are the flags of commands that start work (run, resume, server):
+// the state folder and the embedded server's ports.
 func (w *world) flags(extra ...string) []string {
-	return append(extra, "--state", w.state, "--port", fmt.Sprint(w.port), "--ui-port", fmt.Sprint(w.uiPort))
+	return append(w.iflags(extra...), "--ui-port", fmt.Sprint(w.uiPort))
+}
+
+// iflags are the flags of commands that inspect (status, history, cancel).
+func (w *world) iflags(extra ...string) []string {
+	return append(extra, "--state", w.state, "--port", fmt.Sprint(w.port))
 }
 
 func (w *world) cmd(args ...string) *exec.Cmd {
@@ -143,7 +150,7 @@ func TestExampleCalculator(t *testing.T) {
 	}
 	// The run is inspectable: every step is in Temporal's history.
 	id := runID(out)
-	code, hist := w.pcflow(w.flags("history", id, "--json")...)
+	code, hist := w.pcflow(w.iflags("history", id, "--json")...)
 	if code != 0 {
 		t.Fatalf("history = %d: %s", code, hist)
 	}
@@ -161,15 +168,15 @@ func TestExampleCalculator(t *testing.T) {
 	if _, err := os.Stat(s.Artifacts["before"]); err != nil {
 		t.Errorf("step 2's screenshot is not in the artifact store: %v", err)
 	}
-	code, st := w.pcflow(w.flags("status")...)
+	code, st := w.pcflow(w.iflags("status")...)
 	if code != 0 || !strings.Contains(st, id) || !strings.Contains(st, "completed") {
 		t.Errorf("status = %d\n%s", code, st)
 	}
 	// Runs are findable by task name and pcflow status.
-	if code, st := w.pcflow(w.flags("status", "--task", "calculator", "--status", "succeeded")...); code != 0 || !strings.Contains(st, id) {
+	if code, st := w.pcflow(w.iflags("status", "--task", "calculator", "--status", "succeeded")...); code != 0 || !strings.Contains(st, id) {
 		t.Errorf("status --task calculator --status succeeded = %d\n%s", code, st)
 	}
-	if code, st := w.pcflow(w.flags("status", "--task", "calculator", "--status", "failed")...); code != 0 || strings.Contains(st, id) {
+	if code, st := w.pcflow(w.iflags("status", "--task", "calculator", "--status", "failed")...); code != 0 || strings.Contains(st, id) {
 		t.Errorf("status --status failed lists the succeeded run = %d\n%s", code, st)
 	}
 }
@@ -353,7 +360,7 @@ func TestCrashAndResume(t *testing.T) {
 	// repeated and the agent was told. (A scripted model cannot look at the
 	// screen and repair it; a real one does.)
 	t.Logf("action(s) %v were cut off mid-way and not repeated", unknown)
-	_, hist := w.pcflow(w.flags("history", id)...)
+	_, hist := w.pcflow(w.iflags("history", id)...)
 	if !strings.Contains(hist, "device:   unknown: the worker stopped while this action ran") {
 		t.Errorf("history does not record the unknown outcome:\n%s", hist)
 	}

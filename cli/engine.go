@@ -26,7 +26,7 @@ func stateFlag(fs *flag.FlagSet, e *env, p *string) {
 		home, _ := os.UserHomeDir()
 		def = filepath.Join(home, ".pcflow")
 	}
-	fs.StringVar(p, "state", def, "state folder `DIR`: the embedded server's database, artifacts, action logs, run records (default $PCFLOW_STATE or ~/.pcflow)")
+	fs.StringVar(p, "state", def, "the state folder `DIR`: the embedded server's database, artifacts, action logs, run records ($PCFLOW_STATE)")
 }
 
 // engineFlags are the flags of commands that talk to Temporal: --temporal
