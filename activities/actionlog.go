@@ -21,7 +21,10 @@ const (
 
 // LogEntry is one line of the device's action log.
 type LogEntry struct {
-	ID      string        `json:"id"`
+	ID string `json:"id"`
+	// Run is the Temporal run that executed the action: an id reused by a
+	// later run (pcflow run --id X twice) names new actions.
+	Run     string        `json:"run,omitempty"`
 	Phase   string        `json:"phase"`
 	Time    time.Time     `json:"time"`
 	Action  screen.Action `json:"action"`
@@ -50,7 +53,7 @@ func OpenActionLog(path string) (*ActionLog, error) {
 		return nil, err
 	}
 	for _, e := range entries {
-		l.last[e.ID] = e
+		l.last[logKey(e.ID, e.Run)] = e
 	}
 	return l, nil
 }
@@ -78,13 +81,15 @@ func ReadActionLog(path string) ([]LogEntry, error) {
 	return out, sc.Err()
 }
 
-// Last returns the latest entry for an action id.
-func (l *ActionLog) Last(id string) (LogEntry, bool) {
+// Last returns the latest entry for an action id of a run.
+func (l *ActionLog) Last(id, run string) (LogEntry, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	e, ok := l.last[id]
+	e, ok := l.last[logKey(id, run)]
 	return e, ok
 }
+
+func logKey(id, run string) string { return id + "\x00" + run }
 
 // Append writes and syncs one entry.
 func (l *ActionLog) Append(e LogEntry) error {
@@ -105,6 +110,6 @@ func (l *ActionLog) Append(e LogEntry) error {
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("action log: %w", err)
 	}
-	l.last[e.ID] = e
+	l.last[logKey(e.ID, e.Run)] = e
 	return nil
 }

@@ -296,7 +296,13 @@ type ActResult struct {
 // Act executes an action at most once per id (see the package doc).
 func (a *Activities) Act(ctx context.Context, in ActInput) (*ActResult, error) {
 	defer heartbeat(ctx)()
-	if e, ok := a.Log.Last(in.ID); ok {
+	// The log answers for this run only: the same action id in a later run
+	// of a reused workflow id is a new action.
+	run := ""
+	if activity.IsActivity(ctx) {
+		run = activity.GetInfo(ctx).WorkflowExecution.RunID
+	}
+	if e, ok := a.Log.Last(in.ID, run); ok {
 		switch e.Phase {
 		case PhaseFinished:
 			return &ActResult{Outcome: OutcomeDone, Note: e.Note}, nil
@@ -322,7 +328,7 @@ func (a *Activities) Act(ctx context.Context, in ActInput) (*ActResult, error) {
 		}
 		*f = v
 	}
-	if err := a.Log.Append(LogEntry{ID: in.ID, Phase: PhaseStarted, Time: now(), Action: logged, Summary: in.Action.Summary()}); err != nil {
+	if err := a.Log.Append(LogEntry{ID: in.ID, Run: run, Phase: PhaseStarted, Time: now(), Action: logged, Summary: in.Action.Summary()}); err != nil {
 		return nil, err
 	}
 	note, err := a.Device.Act(ctx, act)
@@ -331,12 +337,12 @@ func (a *Activities) Act(ctx context.Context, in ActInput) (*ActResult, error) {
 	note = red.String(note)
 	if err != nil {
 		msg := red.String(err.Error())
-		if lerr := a.Log.Append(LogEntry{ID: in.ID, Phase: PhaseFailed, Time: now(), Action: logged, Error: msg, Summary: in.Action.Summary()}); lerr != nil {
+		if lerr := a.Log.Append(LogEntry{ID: in.ID, Run: run, Phase: PhaseFailed, Time: now(), Action: logged, Error: msg, Summary: in.Action.Summary()}); lerr != nil {
 			return nil, lerr
 		}
 		return &ActResult{Outcome: OutcomeError, Error: msg}, nil
 	}
-	if err := a.Log.Append(LogEntry{ID: in.ID, Phase: PhaseFinished, Time: now(), Action: logged, Note: note, Summary: in.Action.Summary()}); err != nil {
+	if err := a.Log.Append(LogEntry{ID: in.ID, Run: run, Phase: PhaseFinished, Time: now(), Action: logged, Note: note, Summary: in.Action.Summary()}); err != nil {
 		return nil, err
 	}
 	return &ActResult{Outcome: OutcomeDone, Note: note}, nil
