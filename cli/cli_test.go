@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pcflow/pcflow/activities/agents"
 )
 
 func runCLI(t *testing.T, args ...string) (int, string, string) {
@@ -149,5 +153,66 @@ func TestFlagHelp(t *testing.T) {
 	}
 	if _, out, _ := runCLI(t, "desktop", "up", "--help"); !strings.Contains(out, "-display :N") || !strings.Contains(out, "-state DIR") {
 		t.Errorf("desktop up --help:\n%s", out)
+	}
+}
+
+// TestFmtWriteIsAtomic runs fmt -w with a file size limit smaller than the
+// formatted file, as a full disk would: the task file must keep its old
+// content, not be cut off.
+func TestFmtWriteIsAtomic(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "t.hcl")
+	var src strings.Builder
+	src.WriteString("# a long task\ntask \"t\" {\n")
+	for i := 0; i < 60; i++ {
+		fmt.Fprintf(&src, "subtask \"s%d\" {\ninstruction=\"step %d of the long task\"\n}\n", i, i)
+	}
+	src.WriteString("}\n")
+	if err := os.WriteFile(f, []byte(src.String()), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	// ulimit -f counts 512-byte blocks: the formatted file (3.4 KB) cannot
+	// be written in full.
+	out, err := exec.Command("sh", "-c", `ulimit -f 1; exec "$0" fmt -w "$1"`, pcflowBin, f).CombinedOutput()
+	if err == nil {
+		t.Fatalf("fmt -w under a 512-byte file size limit succeeded:\n%s", out)
+	}
+	got, _ := os.ReadFile(f)
+	if string(got) != src.String() {
+		t.Errorf("fmt -w that could not write left the file with %d of %d bytes (want it unchanged); said:\n%s", len(got), src.Len(), out)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("fmt -w left temporary files behind: %v", ents)
+	}
+	// Without the limit it succeeds, keeps the permissions, and writes
+	// through a symbolic link to its target.
+	link := filepath.Join(dir, "link.hcl")
+	if err := os.Symlink(f, link); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runCLI(t, "fmt", "-w", link); code != 0 {
+		t.Fatalf("fmt -w = %d: %s", code, errs)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("fmt -w replaced the symbolic link %s with a file", link)
+	}
+	st, _ := os.Stat(f)
+	b, _ := os.ReadFile(f)
+	if st.Mode().Perm() != 0o640 || !strings.Contains(string(b), `instruction = "step 59 of the long task"`) {
+		t.Errorf("after fmt -w: mode %v (want 0640), content:\n%s", st.Mode().Perm(), b)
+	}
+}
+
+// TestWorkerRefusesUnsafeDeviceName: a device name becomes the action log's
+// file name, so one with path separators must not reach the file system
+// (pcflow worker --device takes it from the command line, not a task file).
+func TestWorkerRefusesUnsafeDeviceName(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	_, err := startWorker(nil, state, "../escaped", nil, agents.Config{}, nil, nil, false, false)
+	if err == nil || !strings.Contains(err.Error(), `device name "../escaped"`) {
+		t.Errorf("startWorker(device ../escaped) = %v, want a device name error", err)
+	}
+	if _, err := os.Stat(filepath.Join(state, "escaped.jsonl")); err == nil {
+		t.Errorf("the worker wrote %s, outside the actions folder", filepath.Join(state, "escaped.jsonl"))
 	}
 }

@@ -159,6 +159,10 @@ func (d *deviceFlags) open(ctx context.Context, state string, warn io.Writer) (*
 
 // startWorker runs a worker for device (and the shared queue).
 func startWorker(g *engine, state, device string, dev activities.Device, cfg agents.Config, secrets map[string]string, logger *slog.Logger, workflowsToo, record bool) (*worker.Worker, error) {
+	if !plan.ValidName(device) {
+		// The name becomes a file name under the state folder.
+		return nil, fmt.Errorf("device name %q: %s", device, plan.NameRule)
+	}
 	log, err := activities.OpenActionLog(filepath.Join(state, "actions", device+".jsonl"))
 	if err != nil {
 		return nil, err

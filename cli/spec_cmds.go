@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -148,7 +149,7 @@ func cmdFmt(ctx context.Context, e *env, args []string) int {
 			}
 		case *write:
 			if changed {
-				if err := os.WriteFile(f, out, 0o644); err != nil {
+				if err := writeFileAtomic(f, out); err != nil {
 					fmt.Fprintf(e.stderr, "pcflow fmt: %v\n", err)
 					status = 1
 				}
@@ -158,4 +159,39 @@ func cmdFmt(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	return status
+}
+
+// writeFileAtomic replaces the file at path (following symbolic links) with
+// data: it writes a temporary file in the same directory, keeps the old
+// file's permissions, and renames it over the old one, so a full disk or a
+// crash leaves either the old file or the new one, never a cut-off one.
+func writeFileAtomic(path string, data []byte) error {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("%s left unchanged: %w", path, err)
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("%s left unchanged: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("%s left unchanged: %w", path, err)
+	}
+	return os.Rename(tmp.Name(), path)
 }

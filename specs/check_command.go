@@ -21,7 +21,7 @@ func commandCheck() checkKind {
 			}
 			code := 0
 			if a, ok := kc.Attributes["exit_code"]; ok {
-				code = p.staticInt(st, a, 0)
+				code = p.count(st, a, exitRange)
 			}
 			ck.ExitCode = &code
 			p.settleConditions(kb, kc, ck, false)

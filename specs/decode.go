@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/hashicorp/hcl/v2"
 
@@ -51,33 +50,6 @@ func (p *parser) staticString(st *scope, a *hcl.Attribute) string {
 		}
 	}
 	return plan.ToString(v)
-}
-
-func (p *parser) staticInt(st *scope, a *hcl.Attribute, min int) int {
-	v := p.static(st, a.Expr)
-	if v == nil {
-		return 0
-	}
-	f, ok := v.(float64)
-	if !ok || f != float64(int(f)) || int(f) < min {
-		p.diags = append(p.diags, exprDiag(a.Expr.Range(), "Invalid value", fmt.Sprintf("%s must be a whole number of at least %d.", a.Name, min)))
-		return 0
-	}
-	return int(f)
-}
-
-func (p *parser) duration(st *scope, a *hcl.Attribute) plan.Duration {
-	s := p.staticString(st, a)
-	if s == "" {
-		return 0
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		p.diags = append(p.diags, exprDiag(a.Expr.Range(), "Invalid duration",
-			fmt.Sprintf("%q is not a duration. Write a positive number with a unit, such as \"90s\", \"10m\" or \"1h30m\".", s)))
-		return 0
-	}
-	return plan.Duration(d)
 }
 
 func (p *parser) stringList(st *scope, a *hcl.Attribute) []string {

@@ -23,6 +23,13 @@
 //   - Expressions can call only the pure functions of plan.Functions: no
 //     time, randomness or I/O, because templates are rendered inside
 //     deterministic workflows.
+//   - Block names (devices, setup steps, subtasks, outputs, checks) are
+//     plain identifiers (plan.ValidName); counts and durations lie in
+//     fixed ranges; files, plans and expression nesting have limits
+//     (MaxSourceBytes, MaxPlanBytes, MaxNesting) checked before the
+//     recursive HCL parser runs, so hostile input is a diagnostic, never a
+//     crash. Every diagnostic inside a block has that block as Context.
+//   - WriteDiagnostics escapes control characters from the file.
 //   - Format is idempotent and keeps comments; it refuses files that do not
 //     parse.
 //

@@ -3,6 +3,7 @@ package specs
 import (
 	"fmt"
 	"math/big"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -91,6 +92,13 @@ func (s *scope) convert(e hcl.Expression) (plan.Expr, hcl.Diagnostics) {
 			c, d := s.convert(a)
 			diags = append(diags, d...)
 			out.Args = append(out.Args, c)
+		}
+		if i := plan.PatternArg(x.Name); i >= 0 && i < len(out.Args) && !diags.HasErrors() && isStatic(out.Args[i]) {
+			if v, err := out.Args[i].Eval(nil); err == nil {
+				if _, err := regexp.Compile(plan.ToString(v)); err != nil {
+					diags = append(diags, exprDiag(x.Args[i].Range(), "Invalid regular expression", fmt.Sprintf("%s. Use Go (RE2) syntax.", err)))
+				}
+			}
 		}
 		return out, diags
 	case *hclsyntax.BinaryOpExpr:

@@ -91,6 +91,17 @@ func Parse(filename string, src []byte, opts Options) (*Result, hcl.Diagnostics)
 		kinds:    newCheckKinds(),
 	}
 	res := &Result{Files: p.files, Secrets: p.secrets}
+	if len(src) > MaxSourceBytes {
+		return res, hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Task file too large",
+			Detail:   fmt.Sprintf("%s is %s; a task file may hold at most %s. Move long text into files the task's setup writes or the agent reads.", filename, byteSize(len(src)), byteSize(MaxSourceBytes)),
+		}}
+	}
+	if diags := checkNesting(src, filename); diags.HasErrors() {
+		p.files[filename] = &hcl.File{Body: hcl.EmptyBody(), Bytes: src}
+		return res, diags
+	}
 	f, diags := hclsyntax.ParseConfig(src, filename, hcl.Pos{Line: 1, Column: 1, Byte: 0})
 	p.files[filename] = f
 	if diags.HasErrors() {
@@ -134,6 +145,9 @@ func Parse(filename string, src []byte, opts Options) (*Result, hcl.Diagnostics)
 	var pl *plan.Plan
 	p.within(tasks[0], func() { pl = p.task(tasks[0]) })
 	pl.File = filename
+	if !p.diags.HasErrors() {
+		p.checkPlanSize(pl, tasks[0])
+	}
 	if p.diags.HasErrors() {
 		return res, p.diags
 	}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -29,9 +31,9 @@ func WriteDiagnostics(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnos
 			if d.Severity == hcl.DiagWarning {
 				code = "33"
 			}
-			fmt.Fprintf(&b, "\x1b[1;%sm%s:\x1b[0m \x1b[1m%s\x1b[0m\n", code, sev, d.Summary)
+			fmt.Fprintf(&b, "\x1b[1;%sm%s:\x1b[0m \x1b[1m%s\x1b[0m\n", code, sev, printable(d.Summary, false))
 		} else {
-			fmt.Fprintf(&b, "%s: %s\n", sev, d.Summary)
+			fmt.Fprintf(&b, "%s: %s\n", sev, printable(d.Summary, false))
 		}
 		if d.Subject != nil {
 			r := *d.Subject
@@ -45,14 +47,14 @@ func WriteDiagnostics(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnos
 					ctx = ", in " + hdr
 				}
 			}
-			fmt.Fprintf(&b, "\n  on %s:%d:%d%s:\n", r.Filename, r.Start.Line, r.Start.Column, ctx)
+			fmt.Fprintf(&b, "\n  on %s:%d:%d%s:\n", printable(r.Filename, false), r.Start.Line, r.Start.Column, ctx)
 			if f := files[r.Filename]; f != nil {
 				writeSnippet(&b, f.Bytes, r)
 			}
 		}
 		if d.Detail != "" {
 			b.WriteString("\n")
-			b.WriteString(wrap(d.Detail, 78))
+			b.WriteString(wrap(printable(d.Detail, true), 78))
 			b.WriteString("\n")
 		}
 		b.WriteString("\n")
@@ -100,21 +102,49 @@ func writeSnippet(b *bytes.Buffer, src []byte, r hcl.Range) {
 	if r.Start.Line < 1 || r.Start.Line > len(lines) {
 		return
 	}
-	line := strings.TrimRight(string(lines[r.Start.Line-1]), "\r")
-	prefix := fmt.Sprintf("  %4d | ", r.Start.Line)
-	fmt.Fprintf(b, "%s%s\n", prefix, strings.ReplaceAll(line, "\t", " "))
-	start := r.Start.Column - 1
-	end := r.End.Column - 1
+	off := 0
+	for _, l := range lines[:r.Start.Line-1] {
+		off += len(l) + 1
+	}
+	raw := bytes.TrimRight(lines[r.Start.Line-1], "\r")
+	clamp := func(n int) int { return min(max(n, 0), len(raw)) }
+	start, end := clamp(r.Start.Byte-off), clamp(r.End.Byte-off)
 	if r.End.Line != r.Start.Line {
-		end = len([]rune(line))
+		end = len(raw)
 	}
-	if start < 0 {
-		start = 0
+	end = max(end, start)
+	prefix := fmt.Sprintf("  %4d | ", r.Start.Line)
+	fmt.Fprintf(b, "%s%s\n", prefix, printable(string(raw), false))
+	col := utf8.RuneCountInString(printable(string(raw[:start]), false))
+	n := max(utf8.RuneCountInString(printable(string(raw[start:end]), false)), 1)
+	fmt.Fprintf(b, "%s%s%s\n", strings.Repeat(" ", 2+4), " | ", strings.Repeat(" ", col)+strings.Repeat("^", n))
+}
+
+// printable makes text from a task file safe to print on a terminal:
+// control characters (escape sequences among them), invalid UTF-8 and
+// bidirectional overrides are shown as \xNN or \uNNNN; a tab becomes a
+// space; newlines are kept only when keepNewlines is set.
+func printable(s string, keepNewlines bool) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case r == '\t':
+			b.WriteByte(' ')
+		case r == '\n' && keepNewlines:
+			b.WriteByte('\n')
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, "\\x%02x", r)
+		case unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == 0x2028 || r == 0x2029:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
 	}
-	if end <= start {
-		end = start + 1
-	}
-	fmt.Fprintf(b, "%s%s%s\n", strings.Repeat(" ", 2+4), " | ", strings.Repeat(" ", start)+strings.Repeat("^", end-start))
+	return b.String()
 }
 
 // wrap folds text at width columns on word boundaries.
@@ -141,6 +171,9 @@ func wrap(s string, width int) string {
 // Format returns src in canonical HCL layout; comments are kept. It refuses
 // files that do not parse, so a syntax error is never "formatted" away.
 func Format(filename string, src []byte) ([]byte, hcl.Diagnostics) {
+	if diags := checkNesting(src, filename); diags.HasErrors() {
+		return nil, diags
+	}
 	_, diags := hclsyntax.ParseConfig(src, filename, hcl.Pos{Line: 1, Column: 1})
 	if diags.HasErrors() {
 		return nil, diags
@@ -152,6 +185,10 @@ func Format(filename string, src []byte) ([]byte, hcl.Diagnostics) {
 // template syntax (for example by the Manager agent) into a plan expression.
 // outputs lists, per subtask, the outputs that may be referenced.
 func ParseTemplate(text string, outputs map[string][]string) (plan.Expr, error) {
+	toks, _ := hclsyntax.LexTemplate([]byte(text), "instruction", hcl.InitialPos)
+	if diags := nestingOf(toks); diags.HasErrors() {
+		return plan.Expr{}, fmt.Errorf("instruction template: %s", diagString(diags))
+	}
 	e, diags := hclsyntax.ParseTemplate([]byte(text), "instruction", hcl.Pos{Line: 1, Column: 1})
 	if diags.HasErrors() {
 		return plan.Expr{}, fmt.Errorf("instruction template: %s", diagString(diags))

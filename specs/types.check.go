@@ -84,6 +84,7 @@ func (p *parser) checks(st *scope, blocks hcl.Blocks, device, owner string) []pl
 		}
 		p.within(blk, func() {
 			name := blk.Labels[0]
+			p.label(blk, "check")
 			if prev, dup := names[name]; dup {
 				p.diags = append(p.diags, duplicate("check", name, blk.LabelRanges[0], prev))
 				return

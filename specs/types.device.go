@@ -19,6 +19,7 @@ var deviceSchema = &hcl.BodySchema{
 // declares its name; ok is false for a duplicate.
 func (p *parser) device(st *scope, blk *hcl.Block) (plan.Device, bool) {
 	name := blk.Labels[0]
+	p.label(blk, "device")
 	if prev, dup := p.devices[name]; dup {
 		p.diags = append(p.diags, duplicate("device", name, blk.LabelRanges[0], prev))
 		return plan.Device{}, false

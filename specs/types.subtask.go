@@ -44,6 +44,7 @@ type subtaskDecl struct {
 // duplicate.
 func (p *parser) declareSubtask(blk *hcl.Block) *subtaskDecl {
 	name := blk.Labels[0]
+	p.label(blk, "subtask")
 	if prev, dup := p.subtasks[name]; dup {
 		p.diags = append(p.diags, duplicate("subtask", name, blk.LabelRanges[0], prev.block.LabelRanges[0]))
 		return nil
@@ -56,6 +57,7 @@ func (p *parser) declareSubtask(blk *hcl.Block) *subtaskDecl {
 			continue
 		}
 		k := ob.Labels[0]
+		p.within(ob, func() { p.label(ob, "output") })
 		if prev, dup := sd.outputs[k]; dup {
 			p.diags = append(p.diags, duplicate("output", k, ob.LabelRanges[0], prev))
 			continue
@@ -110,13 +112,13 @@ func (p *parser) subtask(pl *plan.Plan, sd *subtaskDecl) (plan.Subtask, map[stri
 	}
 	s.DependsOn = keys(deps)
 	if a, ok := c.Attributes["max_steps"]; ok {
-		s.MaxSteps = p.staticInt(st, a, 1)
+		s.MaxSteps = p.count(st, a, stepsRange)
 	}
 	if a, ok := c.Attributes["timeout"]; ok {
-		s.Timeout = p.duration(st, a)
+		s.Timeout = p.duration(st, a, timeoutRange)
 	}
 	if a, ok := c.Attributes["max_tokens"]; ok {
-		s.MaxTokens = p.staticInt(st, a, 1)
+		s.MaxTokens = p.count(st, a, tokensRange)
 	}
 	if a, ok := c.Attributes["knowledge"]; ok {
 		s.Knowledge = p.stringList(st, a)

@@ -45,16 +45,16 @@ func (p *parser) task(b *hcl.Block) *plan.Plan {
 		}
 	}
 	if a, ok := c.Attributes["max_steps"]; ok {
-		pl.MaxSteps = p.staticInt(st, a, 1)
+		pl.MaxSteps = p.count(st, a, stepsRange)
 	}
 	if a, ok := c.Attributes["timeout"]; ok {
-		pl.Timeout = p.duration(st, a)
+		pl.Timeout = p.duration(st, a, timeoutRange)
 	}
 	if a, ok := c.Attributes["max_tokens"]; ok {
-		pl.MaxTokens = p.staticInt(st, a, 1)
+		pl.MaxTokens = p.count(st, a, tokensRange)
 	}
 	if a, ok := c.Attributes["max_invalid"]; ok {
-		pl.MaxInvalid = p.staticInt(st, a, 1)
+		pl.MaxInvalid = p.count(st, a, invalidRange)
 	}
 	if a, ok := c.Attributes["knowledge"]; ok {
 		pl.Knowledge = p.stringList(st, a)
@@ -90,6 +90,7 @@ func (p *parser) task(b *hcl.Block) *plan.Plan {
 		}
 		p.within(blk, func() {
 			name := blk.Labels[0]
+			p.label(blk, "setup step")
 			if prev, dup := setupNames[name]; dup {
 				p.diags = append(p.diags, duplicate("setup", name, blk.LabelRanges[0], prev))
 				return

@@ -15,6 +15,16 @@ type Function struct {
 	Call  func(args []any) (any, error)
 }
 
+// PatternArg returns the index of function fn's argument that is a regular
+// expression, or -1, so that literal patterns can be checked before a run.
+func PatternArg(fn string) int {
+	switch fn {
+	case "regex", "regexmatch":
+		return 0
+	}
+	return -1
+}
+
 // FunctionNames lists the available functions, sorted.
 func FunctionNames() []string {
 	n := make([]string, 0, len(Functions))

@@ -151,11 +151,14 @@ func (p *Plan) Validate() error {
 	devs := map[string]bool{}
 	for _, d := range p.Devices {
 		devs[d.Name] = true
+		if !ValidName(d.Name) {
+			errs = append(errs, fmt.Sprintf("device name %q: %s", d.Name, NameRule))
+		}
 	}
 	outs := map[string]map[string]bool{}
 	for _, s := range p.Subtasks {
-		if s.Name == "" || !validName(s.Name) {
-			errs = append(errs, fmt.Sprintf("subtask name %q: use letters, digits and underscores, starting with a letter", s.Name))
+		if !ValidName(s.Name) {
+			errs = append(errs, fmt.Sprintf("subtask name %q: %s", s.Name, NameRule))
 		}
 		if _, dup := outs[s.Name]; dup {
 			errs = append(errs, fmt.Sprintf("subtask %q is defined twice", s.Name))
@@ -209,7 +212,21 @@ func (p *Plan) deviceNames() []string {
 	return n
 }
 
-func validName(s string) bool {
+// MaxNameLen is the longest name a device, subtask, setup step, check or
+// output may have.
+const MaxNameLen = 64
+
+// NameRule says which names ValidName accepts.
+const NameRule = "use letters, digits, '_' and '-', starting with a letter, at most 64 characters"
+
+// ValidName reports whether s may name a device, subtask, setup step, check
+// or output: a letter, then letters, digits, '_' or '-', at most MaxNameLen
+// bytes. Names become file names, task queue names and prompt text, so
+// nothing else (no '/', '.', spaces or control characters) is allowed.
+func ValidName(s string) bool {
+	if s == "" || len(s) > MaxNameLen {
+		return false
+	}
 	for i, r := range s {
 		switch {
 		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z':
@@ -221,5 +238,5 @@ func validName(s string) bool {
 			return false
 		}
 	}
-	return s != ""
+	return true
 }
