@@ -36,6 +36,9 @@ func TestDeepNestingIsADiagnostic(t *testing.T) {
 			if err := WriteDiagnostics(&buf, res.Files, diags, false); err != nil {
 				t.Fatal(err)
 			}
+			if buf.Len() > 2000 {
+				t.Errorf("the diagnostic is %d bytes long: the snippet should show the line around the spot only", buf.Len())
+			}
 			if _, d := Format("deep.hcl", src); !d.HasErrors() {
 				t.Errorf("Format(%s) accepted it", tt.name)
 			}

@@ -113,10 +113,25 @@ func writeSnippet(b *bytes.Buffer, src []byte, r hcl.Range) {
 		end = len(raw)
 	}
 	end = max(end, start)
+	pre, mid, post := printable(string(raw[:start]), false), printable(string(raw[start:end]), false), printable(string(raw[end:]), false)
+	// A very long line (a minified or hostile file) is shown around the
+	// range only.
+	const side, most = 60, 80
+	if len([]rune(pre))+len([]rune(mid))+len([]rune(post)) > 2*side+most {
+		if r := []rune(pre); len(r) > side {
+			pre = "…" + string(r[len(r)-side:])
+		}
+		if r := []rune(mid); len(r) > most {
+			mid = string(r[:most]) + "…"
+		}
+		if r := []rune(post); len(r) > side {
+			post = string(r[:side]) + "…"
+		}
+	}
 	prefix := fmt.Sprintf("  %4d | ", r.Start.Line)
-	fmt.Fprintf(b, "%s%s\n", prefix, printable(string(raw), false))
-	col := utf8.RuneCountInString(printable(string(raw[:start]), false))
-	n := max(utf8.RuneCountInString(printable(string(raw[start:end]), false)), 1)
+	fmt.Fprintf(b, "%s%s%s%s\n", prefix, pre, mid, post)
+	col := utf8.RuneCountInString(pre)
+	n := max(utf8.RuneCountInString(mid), 1)
 	fmt.Fprintf(b, "%s%s%s\n", strings.Repeat(" ", 2+4), " | ", strings.Repeat(" ", col)+strings.Repeat("^", n))
 }
 
