@@ -1,0 +1,262 @@
+package office
+
+import (
+	"archive/zip"
+	"context"
+	"encoding/csv"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+const (
+	nsTable  = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
+	nsOffice = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+	nsText   = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+	nsStyle  = "urn:oasis:names:tc:opendocument:xmlns:style:1.0"
+	nsFO     = "urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0"
+)
+
+// maxRepeat bounds the cells a repeated row or column expands to: files
+// repeat empty cells up to the sheet's edge (1,048,576 rows).
+const maxRepeat = 1000
+
+// readODS reads every sheet's values and formulas from content.xml.
+func (w *Workbook) readODS() error {
+	content, closeFn, err := zipPart(w.path, "content.xml")
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	w.cells = map[string]map[[2]int]Cell{}
+	dec := xml.NewDecoder(content)
+	var sheet string
+	row, col := -1, 0
+	rowRep, colRep := 1, 1
+	var cur *Cell
+	var valueType string
+	var text strings.Builder
+	paras := 0
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", w.path, err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch {
+			case t.Name.Space == nsTable && t.Name.Local == "table":
+				sheet = attr(t, nsTable, "name")
+				w.sheets = append(w.sheets, sheet)
+				w.cells[sheet] = map[[2]int]Cell{}
+				row = -1
+			case t.Name.Space == nsTable && t.Name.Local == "table-row":
+				row++
+				col = 0
+				rowRep = max(atoi(attr(t, nsTable, "number-rows-repeated")), 1)
+			case t.Name.Space == nsTable && (t.Name.Local == "table-cell" || t.Name.Local == "covered-table-cell"):
+				cur = &Cell{Formula: NormalizeFormula(attr(t, nsTable, "formula"))}
+				colRep = max(atoi(attr(t, nsTable, "number-columns-repeated")), 1)
+				text.Reset()
+				paras = 0
+				valueType = attr(t, nsOffice, "value-type")
+				switch valueType {
+				case "boolean":
+					cur.Value = strings.ToUpper(attr(t, nsOffice, "boolean-value"))
+				case "date":
+					cur.Value = attr(t, nsOffice, "date-value")
+				case "time":
+					cur.Value = attr(t, nsOffice, "time-value")
+				case "string", "":
+					cur.Value = attr(t, nsOffice, "string-value")
+				default: // float, percentage, currency
+					cur.Value = attr(t, nsOffice, "value")
+				}
+			case cur != nil && t.Name.Space == nsText && t.Name.Local == "p":
+				if paras > 0 {
+					text.WriteByte('\n')
+				}
+				paras++
+			case cur != nil && t.Name.Space == nsText && t.Name.Local == "s":
+				text.WriteString(strings.Repeat(" ", max(atoi(attr(t, nsText, "c")), 1)))
+			case cur != nil && t.Name.Space == nsText && t.Name.Local == "tab":
+				text.WriteByte('\t')
+			}
+		case xml.CharData:
+			if cur != nil {
+				text.Write(t)
+			}
+		case xml.EndElement:
+			switch {
+			case cur != nil && t.Name.Space == nsTable && (t.Name.Local == "table-cell" || t.Name.Local == "covered-table-cell"):
+				// A number's stored value is exact; its paragraph shows it
+				// formatted. Text cells hold their text in paragraphs.
+				if cur.Value == "" && (valueType == "string" || valueType == "") {
+					cur.Value = text.String()
+				}
+				if cur.Value != "" || cur.Formula != "" {
+					for dr := 0; dr < min(rowRep, maxRepeat); dr++ {
+						for dc := 0; dc < min(colRep, maxRepeat); dc++ {
+							w.cells[sheet][[2]int{col + dc, row + dr}] = *cur
+						}
+					}
+				}
+				col += colRep
+				cur = nil
+			case t.Name.Space == nsTable && t.Name.Local == "table-row":
+				row += rowRep - 1
+			}
+		}
+	}
+	if len(w.sheets) == 0 {
+		return fmt.Errorf("%s: not an OpenDocument spreadsheet (no table in content.xml)", w.path)
+	}
+	return nil
+}
+
+// readCSV reads a .csv file as one sheet named after the file.
+func (w *Workbook) readCSV() error {
+	f, err := os.Open(w.path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = -1
+	recs, err := r.ReadAll()
+	if err != nil {
+		return fmt.Errorf("%s: %w", w.path, err)
+	}
+	name := strings.TrimSuffix(filepath.Base(w.path), filepath.Ext(w.path))
+	w.sheets = []string{name}
+	w.cells = map[string]map[[2]int]Cell{name: {}}
+	for ri, rec := range recs {
+		for ci, v := range rec {
+			if v != "" {
+				w.cells[name][[2]int{ci, ri}] = Cell{Value: v}
+			}
+		}
+	}
+	return nil
+}
+
+var odfRef = regexp.MustCompile(`\[\$?'?([^\]\.]*?)'?\.(\$?[A-Z]+\$?[0-9]+)(?::\$?'?([^\]\.]*?)'?\.(\$?[A-Z]+\$?[0-9]+))?\]`)
+
+// NormalizeFormula brings a formula to one comparable form: Excel syntax
+// without the leading "=" and OpenDocument's namespace prefix, references
+// unbracketed (of:=SUM([.A1:.A3]) and =SUM(A1:A3) both become SUM(A1:A3)),
+// upper case outside string literals, spaces outside literals removed.
+func NormalizeFormula(f string) string {
+	f = strings.TrimSpace(f)
+	if f == "" {
+		return ""
+	}
+	for _, p := range []string{"of:", "oooc:", "msoxl:"} {
+		f = strings.TrimPrefix(f, p)
+	}
+	f = strings.TrimPrefix(f, "=")
+	f = odfRef.ReplaceAllStringFunc(f, func(m string) string {
+		g := odfRef.FindStringSubmatch(m)
+		ref := g[2]
+		if g[1] != "" {
+			ref = g[1] + "!" + ref
+		}
+		if g[4] != "" {
+			ref += ":" + g[4]
+		}
+		return ref
+	})
+	var b strings.Builder
+	inStr := false
+	for _, r := range f {
+		switch {
+		case r == '"':
+			inStr = !inStr
+			b.WriteRune(r)
+		case inStr:
+			b.WriteRune(r)
+		case r == ' ':
+		case r == ';':
+			b.WriteRune(',') // OpenDocument separates arguments with ;
+		default:
+			b.WriteString(strings.ToUpper(string(r)))
+		}
+	}
+	return b.String()
+}
+
+func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
+
+func attr(t xml.StartElement, space, local string) string {
+	for _, a := range t.Attr {
+		if a.Name.Space == space && a.Name.Local == local {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+// zipPart opens one part of a zip package.
+func zipPart(path, name string) (io.Reader, func(), error) {
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: not a zip package (%w)", path, err)
+	}
+	for _, f := range zr.File {
+		if f.Name == name {
+			r, err := f.Open()
+			if err != nil {
+				zr.Close()
+				return nil, nil, err
+			}
+			return r, func() { r.Close(); zr.Close() }, nil
+		}
+	}
+	zr.Close()
+	return nil, nil, fmt.Errorf("%s: no %s inside (is it really this format?)", path, name)
+}
+
+// Soffice converts files with LibreOffice in headless mode. Each conversion
+// uses a profile of its own, so it neither waits for nor disturbs a
+// LibreOffice the agent has open.
+type Soffice struct {
+	// Bin is the program; "" means soffice on PATH.
+	Bin string
+}
+
+// Convert implements Converter.
+func (s Soffice) Convert(ctx context.Context, path, format, dir string) (string, error) {
+	bin := s.Bin
+	if bin == "" {
+		bin = "soffice"
+	}
+	if _, err := exec.LookPath(bin); err != nil {
+		return "", fmt.Errorf("converting %s to .%s needs LibreOffice (%s not found): install libreoffice-calc/-writer on the device", path, format, bin)
+	}
+	prof, err := os.MkdirTemp("", "pcflow-lo-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(prof)
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.CommandContext(ctx, bin, "-env:UserInstallation=file://"+prof, "--headless", "--norestore",
+		"--convert-to", format, "--outdir", dir, abs)
+	out, err := cmd.CombinedOutput()
+	want := filepath.Join(dir, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))+"."+format)
+	if _, statErr := os.Stat(want); statErr != nil {
+		return "", fmt.Errorf("soffice could not convert %s to .%s: %v: %s", path, format, err, strings.TrimSpace(string(out)))
+	}
+	return want, nil
+}
