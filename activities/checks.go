@@ -24,6 +24,12 @@ type CheckInput struct {
 	Matches  *string  `json:"matches,omitempty"`
 	Equals   *string  `json:"equals,omitempty"`
 	ExitCode *int     `json:"exit_code,omitempty"`
+
+	NotContains *string `json:"not_contains,omitempty"`
+	// Office holds the conditions of cell, sheet and document checks; Gold
+	// is its reference file's rendered path.
+	Office *plan.Office `json:"office,omitempty"`
+	Gold   string       `json:"gold,omitempty"`
 }
 
 // CheckResult is the outcome of one check.
@@ -72,6 +78,21 @@ func NewCheckInput(ck plan.Check, outs plan.Outputs) (CheckInput, error) {
 	if in.Equals, err = str(ck.Equals); err != nil {
 		return in, err
 	}
+	if in.NotContains, err = str(ck.NotContains); err != nil {
+		return in, err
+	}
+	if ck.Office != nil {
+		o := *ck.Office
+		gold, err := str(o.Gold)
+		if err != nil {
+			return in, err
+		}
+		if gold != nil {
+			in.Gold = *gold
+		}
+		o.Gold = nil
+		in.Office = &o
+	}
 	return in, nil
 }
 
@@ -79,9 +100,9 @@ func NewCheckInput(ck plan.Check, outs plan.Outputs) (CheckInput, error) {
 // in; the conditions that are set must all hold. red shows what the device
 // returned without the secrets it may hold.
 type conditions struct {
-	path                      string
-	contains, matches, equals *string
-	red                       *Redactor
+	path                                   string
+	contains, matches, equals, notContains *string
+	red                                    *Redactor
 }
 
 // checkKind evaluates one kind of device check. It returns the text the
@@ -101,6 +122,8 @@ func checkKinds() map[string]checkKind {
 		plan.CheckScreenText:  (*Activities).checkScreenText,
 		plan.CheckClipboard:   (*Activities).checkClipboard,
 		plan.CheckCell:        (*Activities).checkCell,
+		plan.CheckSheet:       (*Activities).checkSheet,
+		plan.CheckDocument:    (*Activities).checkDocument,
 	}
 }
 
@@ -138,7 +161,7 @@ func (a *Activities) Check(ctx context.Context, in CheckInput) (*CheckResult, er
 		}
 		return &v
 	}
-	c := conditions{contains: sec(in.Contains), matches: sec(in.Matches), equals: sec(in.Equals), path: *sec(&in.Path), red: red}
+	c := conditions{contains: sec(in.Contains), matches: sec(in.Matches), equals: sec(in.Equals), notContains: sec(in.NotContains), path: *sec(&in.Path), red: red}
 	if rerr != nil {
 		return nil, rerr
 	}
@@ -163,6 +186,9 @@ func (c conditions) hold(s string) (bool, string) {
 	shown := trunc(c.red.String(s), 200)
 	if c.contains != nil && !strings.Contains(s, *c.contains) {
 		return false, fmt.Sprintf("does not contain %q (got %q)", *c.contains, shown)
+	}
+	if c.notContains != nil && strings.Contains(s, *c.notContains) {
+		return false, fmt.Sprintf("contains %q, which it must not (got %q)", *c.notContains, shown)
 	}
 	if c.matches != nil {
 		re, err := regexp.Compile(*c.matches)

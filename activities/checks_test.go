@@ -56,6 +56,10 @@ func TestCheckFileAndCommand(t *testing.T) {
 		{"missing file must not exist", plan.Check{Kind: plan.CheckFile, Path: str(memo + ".no"), Exists: &f}, true, "does not exist"},
 		{"missing file", plan.Check{Kind: plan.CheckFile, Path: str(memo + ".no"), Exists: &tr}, false, "exists=false, want true"},
 		{"command output", plan.Check{Kind: plan.CheckCommand, Argv: []plan.Expr{plan.Lit("cat"), plan.Lit(memo)}, ExitCode: &zero, Contains: str("84")}, true, "ok"},
+		{"file not_contains", plan.Check{Kind: plan.CheckFile, Path: str(memo), NotContains: str("total 84")}, false, `contains "total 84", which it must not`},
+		{"file not_contains holds", plan.Check{Kind: plan.CheckFile, Path: str(memo), NotContains: str("ERROR")}, true, "ok"},
+		{"command stdout equals", plan.Check{Kind: plan.CheckCommand, Argv: []plan.Expr{plan.Lit("echo"), plan.Lit("a b")}, ExitCode: &zero, Equals: str("a b")}, true, "ok"},
+		{"command stdout differs", plan.Check{Kind: plan.CheckCommand, Argv: []plan.Expr{plan.Lit("echo"), plan.Lit("a b")}, ExitCode: &zero, Equals: str("a c")}, false, `is "a b\n", want "a c"`},
 		{"command exit code", plan.Check{Kind: plan.CheckCommand, Argv: []plan.Expr{plan.Lit("false")}, ExitCode: &zero}, false, "exited 1, want 0"},
 	}
 	a := &Activities{}

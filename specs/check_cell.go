@@ -12,17 +12,28 @@ import (
 
 var cellRef = regexp.MustCompile(`^[A-Z]{1,3}[1-9][0-9]{0,6}$`)
 
-// cellCheck: cell { path, cell, sheet, equals, contains } reads one cell of
-// a spreadsheet on the device.
+// cellFormat are the formatting attributes of a cell check.
+var cellFormat = []string{"bold", "italic", "underline", "font", "font_size", "color", "fill", "number_format"}
+
+// cellCheck: cell { path, cell, sheet, equals, contains, not_contains,
+// matches, approx, tolerance, less_than, greater_than, formula, bold,
+// italic, underline, font, font_size, color, fill, number_format } reads
+// one cell of a spreadsheet (.xlsx, .xls, .ods, .csv) on the device.
 func cellCheck() checkKind {
+	attrs := []hcl.AttributeSchema{
+		{Name: "path", Required: true}, {Name: "cell", Required: true}, {Name: "sheet"},
+		{Name: "equals"}, {Name: "contains"}, {Name: "not_contains"}, {Name: "matches"},
+		{Name: "approx"}, {Name: "tolerance"}, {Name: "less_than"}, {Name: "greater_than"}, {Name: "formula"},
+	}
+	for _, n := range cellFormat {
+		attrs = append(attrs, hcl.AttributeSchema{Name: n})
+	}
 	return checkKind{
-		name: plan.CheckCell,
-		schema: &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-			{Name: "path", Required: true}, {Name: "cell", Required: true}, {Name: "sheet"}, {Name: "equals"}, {Name: "contains"},
-		}},
+		name:   plan.CheckCell,
+		schema: &hcl.BodySchema{Attributes: attrs},
 		decode: func(p *parser, st *scope, kb *hcl.Block, kc *hcl.BodyContent, ck *plan.Check) {
-			ck.Path = p.templatePtr(st, kc, "path")
-			p.conditions(st, kc, ck, condNames{contains: "contains", equals: "equals"})
+			p.officePath(st, kc, ck, plan.SheetFormats)
+			p.conditions(st, kc, ck, textConds)
 			if a, ok := kc.Attributes["cell"]; ok {
 				ck.Cell = strings.ToUpper(p.staticString(st, a))
 				if !cellRef.MatchString(ck.Cell) {
@@ -31,6 +42,10 @@ func cellCheck() checkKind {
 			}
 			if a, ok := kc.Attributes["sheet"]; ok {
 				ck.Sheet = p.staticString(st, a)
+			}
+			o := plan.Office{Number: p.number(st, kc), Formula: p.stringAttr(st, kc, "formula"), Format: p.format(st, kc, cellFormat...)}
+			if o.Number != nil || o.Formula != nil || o.Format != nil {
+				ck.Office = &o
 			}
 			p.settleConditions(kb, kc, ck, true)
 		},

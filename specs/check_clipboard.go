@@ -6,13 +6,14 @@ import (
 	"github.com/pcflow/pcflow/specs/plan"
 )
 
-// clipboardCheck: clipboard { contains, equals } reads the clipboard.
+// clipboardCheck: clipboard { contains, not_contains, matches, equals }
+// reads the clipboard.
 func clipboardCheck() checkKind {
 	return checkKind{
 		name:   plan.CheckClipboard,
-		schema: &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "contains"}, {Name: "equals"}}},
+		schema: &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "contains"}, {Name: "not_contains"}, {Name: "matches"}, {Name: "equals"}}},
 		decode: func(p *parser, st *scope, kb *hcl.Block, kc *hcl.BodyContent, ck *plan.Check) {
-			p.conditions(st, kc, ck, condNames{contains: "contains", equals: "equals"})
+			p.conditions(st, kc, ck, textConds)
 			p.settleConditions(kb, kc, ck, true)
 		},
 	}

@@ -6,13 +6,13 @@ import (
 	"github.com/pcflow/pcflow/specs/plan"
 )
 
-// fileCheck: file { path, exists, contains, matches, equals } reads a file
+// fileCheck: file { path, exists, contains, not_contains, matches, equals } reads a file
 // on the device; with no condition it checks that the file exists.
 func fileCheck() checkKind {
 	return checkKind{
 		name: plan.CheckFile,
 		schema: &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-			{Name: "path", Required: true}, {Name: "exists"}, {Name: "contains"}, {Name: "matches"}, {Name: "equals"},
+			{Name: "path", Required: true}, {Name: "exists"}, {Name: "contains"}, {Name: "not_contains"}, {Name: "matches"}, {Name: "equals"},
 		}},
 		decode: func(p *parser, st *scope, kb *hcl.Block, kc *hcl.BodyContent, ck *plan.Check) {
 			ck.Path = p.templatePtr(st, kc, "path")

@@ -34,6 +34,8 @@ func newCheckKinds() checkKinds {
 		screenTextCheck(),
 		clipboardCheck(),
 		cellCheck(),
+		sheetCheck(),
+		documentCheck(),
 	}
 }
 
@@ -190,9 +192,9 @@ func (p *parser) check(st *scope, blk *hcl.Block, device string) (plan.Check, []
 
 // condNames name the attributes of a kind that hold its text conditions;
 // an empty name means the kind has no such condition.
-type condNames struct{ contains, matches, equals string }
+type condNames struct{ contains, matches, equals, notContains string }
 
-var textConds = condNames{contains: "contains", matches: "matches", equals: "equals"}
+var textConds = condNames{contains: "contains", matches: "matches", equals: "equals", notContains: "not_contains"}
 
 // conditions reads a kind's text conditions into ck and checks a literal
 // pattern compiles.
@@ -203,7 +205,7 @@ func (p *parser) conditions(st *scope, kc *hcl.BodyContent, ck *plan.Check, n co
 		}
 		return p.templatePtr(st, kc, name)
 	}
-	ck.Contains, ck.Matches, ck.Equals = get(n.contains), get(n.matches), get(n.equals)
+	ck.Contains, ck.Matches, ck.Equals, ck.NotContains = get(n.contains), get(n.matches), get(n.equals), get(n.notContains)
 	if ck.Matches != nil && ck.Matches.Kind == plan.ExprLit {
 		p.regex(plan.ToString(ck.Matches.Lit), kc.Attributes[n.matches].Expr.Range())
 	}
@@ -213,23 +215,26 @@ func (p *parser) conditions(st *scope, kc *hcl.BodyContent, ck *plan.Check, n co
 // required, a kind block with none at all.
 func (p *parser) settleConditions(kb *hcl.Block, kc *hcl.BodyContent, ck *plan.Check, required bool) {
 	conds := 0
-	for _, x := range []*plan.Expr{ck.Contains, ck.Matches, ck.Equals} {
+	for _, x := range []*plan.Expr{ck.Contains, ck.Matches, ck.Equals, ck.NotContains} {
 		if x != nil {
 			conds++
 		}
+	}
+	if ck.Office != nil {
+		conds++ // office conditions count as conditions
 	}
 	switch {
 	case ck.Exists != nil && !*ck.Exists && conds > 0:
 		p.diags = append(p.diags, exprDiag(kc.Attributes["exists"].Expr.Range(), "Conflicting conditions",
 			"exists = false cannot hold together with contains, matches or equals: a missing file has no content. Keep one."))
-	case ck.Equals != nil && conds > 1:
+	case ck.Equals != nil && (ck.Contains != nil || ck.Matches != nil):
 		p.diags = append(p.diags, exprDiag(kc.Attributes["equals"].NameRange, "Conflicting conditions",
 			"equals already fixes the whole value; drop contains/matches, or drop equals."))
 	case required && conds == 0 && ck.Exists == nil:
 		p.diags = append(p.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  "Check with no condition",
-			Detail:   fmt.Sprintf("The %s block of check %q needs contains, matches or equals.", kb.Type, ck.Name),
+			Detail:   fmt.Sprintf("The %s block of check %q needs a condition: contains, not_contains, matches or equals, or one of the kind's own.", kb.Type, ck.Name),
 			Subject:  kb.DefRange.Ptr(),
 		})
 	}

@@ -2,7 +2,7 @@ package office
 
 import (
 	"fmt"
-	"io"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -150,25 +150,114 @@ func spanIn(p Paragraph, text string) [][]Format {
 	}
 }
 
-func readPDF(path string) (*Document, error) {
+func readPDF(path string) (d *Document, err error) {
 	f, r, err := pdf.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a readable PDF: %w", path, err)
 	}
 	defer f.Close()
-	tr, err := r.GetPlainText()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	b, err := io.ReadAll(tr)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	d := &Document{}
-	for _, line := range strings.Split(string(b), "\n") {
-		if s := strings.TrimSpace(line); s != "" {
-			d.Paragraphs = append(d.Paragraphs, Paragraph{Text: s, Runs: []Run{{Text: s}}})
+	defer func() {
+		// The PDF library panics on some malformed files.
+		if p := recover(); p != nil {
+			d, err = nil, fmt.Errorf("%s: not a readable PDF: %v", path, p)
+		}
+	}()
+	d = &Document{}
+	for i := 1; i <= r.NumPage(); i++ {
+		pg := r.Page(i)
+		if pg.V.IsNull() || pg.V.Key("Contents").Kind() == pdf.Null {
+			continue
+		}
+		for _, line := range pdfLines(pg) {
+			d.Paragraphs = append(d.Paragraphs, Paragraph{Text: line, Runs: []Run{{Text: line}}})
 		}
 	}
 	return d, nil
+}
+
+// pdfLines reads a page's text in content order, starting a new line only
+// where the text position moves down by more than half the font size, so
+// that runs in other fonts, subscripts and superscripts stay on their line
+// (the library's own GetPlainText breaks at every text object).
+func pdfLines(pg pdf.Page) []string {
+	fonts := map[string]*pdf.Font{}
+	for _, name := range pg.Fonts() {
+		f := pg.Font(name)
+		fonts[name] = &f
+	}
+	var enc pdf.TextEncoding
+	var lines []string
+	var cur strings.Builder
+	var y, lineY, size, scale float64 = 0, math.NaN(), 1, 1
+	flush := func() {
+		if s := strings.Join(strings.Fields(cur.String()), " "); s != "" {
+			lines = append(lines, s)
+		}
+		cur.Reset()
+	}
+	show := func(s string) {
+		if enc != nil {
+			s = enc.Decode(s)
+		}
+		if !math.IsNaN(lineY) && math.Abs(y-lineY) > 0.5*math.Abs(size*scale) {
+			if y < lineY-0.5*math.Abs(size*scale) {
+				flush()
+				lineY = y
+			}
+		}
+		if math.IsNaN(lineY) {
+			lineY = y
+		}
+		cur.WriteString(s)
+	}
+	pdf.Interpret(pg.V.Key("Contents"), func(stk *pdf.Stack, op string) {
+		n := stk.Len()
+		args := make([]pdf.Value, n)
+		for i := n - 1; i >= 0; i-- {
+			args[i] = stk.Pop()
+		}
+		switch op {
+		case "BT": // each text object starts from the identity matrix
+			y, scale = 0, 1
+		case "Tf":
+			if n == 2 {
+				if f, ok := fonts[args[0].Name()]; ok {
+					enc = f.Encoder()
+				} else {
+					enc = nil
+				}
+				size = args[1].Float64()
+			}
+		case "Tm":
+			if n == 6 {
+				y, scale = args[5].Float64(), args[3].Float64()
+				if scale == 0 {
+					scale = 1
+				}
+			}
+		case "Td", "TD":
+			if n == 2 {
+				y += args[1].Float64() * scale
+			}
+		case "T*":
+			y -= size * scale
+		case "Tj", "'", "\"":
+			if n >= 1 {
+				show(args[n-1].RawString())
+			}
+		case "TJ":
+			if n == 1 {
+				v := args[0]
+				for i := 0; i < v.Len(); i++ {
+					if x := v.Index(i); x.Kind() == pdf.String {
+						show(x.RawString())
+					} else if x.Float64() < -200 {
+						cur.WriteByte(' ') // a wide negative kern is a space
+					}
+				}
+			}
+		}
+	})
+	flush()
+	return lines
 }

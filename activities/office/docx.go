@@ -230,15 +230,15 @@ func readDOCX(path string) (*Document, error) {
 	d := &Document{}
 	dec := xml.NewDecoder(r)
 	var (
-		para      *Paragraph
-		paraProps props
-		runProps  props
-		inRun     bool
-		inText    bool
-		tblDepth  int
-		tables    []*Table // open tables, innermost last
-		cellText  []string
-		inDeleted int
+		para              *Paragraph
+		paraProps         props
+		runProps          props
+		inRun             bool
+		inText            bool
+		tblDepth          int
+		tables            []*Table // open tables, innermost last
+		cellText          []string
+		inDeleted         int
 		paraDirectOutline int
 	)
 	for {

@@ -103,6 +103,9 @@ type Check struct {
 	Equals   *Expr  `json:"equals,omitempty"`
 	ExitCode *int   `json:"exit_code,omitempty"`
 	Expect   *Expr  `json:"expect,omitempty"`
+
+	NotContains *Expr   `json:"not_contains,omitempty"`
+	Office      *Office `json:"office,omitempty"`
 }
 
 // Duration is a time.Duration that reads and writes as "1m30s" in JSON.

@@ -1,0 +1,47 @@
+package activities
+
+import (
+	"context"
+
+	"github.com/pcflow/pcflow/activities/office"
+)
+
+// checkSheet checks a spreadsheet beyond one cell: a range against a table
+// or a reference file, sheet names and order, frozen panes, the auto
+// filter, charts and conditional formats.
+func (a *Activities) checkSheet(ctx context.Context, in CheckInput, c conditions) (string, *CheckResult, error) {
+	o := in.Office
+	if o == nil {
+		return "", &CheckResult{Passed: true, Detail: "ok"}, nil
+	}
+	conv := office.Soffice{}
+	w, err := office.OpenWorkbook(ctx, c.path, conv)
+	if err != nil {
+		return "", &CheckResult{Detail: err.Error()}, nil
+	}
+	defer w.Close()
+	fail := func(detail string, err error) (string, *CheckResult, error) {
+		if err != nil {
+			detail = err.Error()
+		}
+		return "", &CheckResult{Detail: detail}, nil
+	}
+	if o.Table != nil || in.Gold != "" {
+		rc := office.RangeCond{Range: o.Range, Expect: o.Table, Gold: in.Gold, GoldSheet: o.GoldSheet}
+		if o.Number != nil {
+			rc.Tolerance = o.Number.Tolerance
+		}
+		if ok, detail, err := rc.Eval(ctx, w, in.Sheet, conv); err != nil || !ok {
+			return fail(detail, err)
+		}
+	}
+	bc := office.BookCond{
+		Sheets: o.Sheets, Frozen: o.Frozen, Filter: o.Filter,
+		ChartType: o.ChartType, ChartTitle: o.ChartTitle, ChartSeries: o.ChartSeries,
+		ConditionalFormat: o.ConditionalFormat,
+	}
+	if ok, detail, err := bc.Eval(w, in.Sheet); err != nil || !ok {
+		return fail(detail, err)
+	}
+	return "", &CheckResult{Passed: true, Detail: "ok"}, nil
+}

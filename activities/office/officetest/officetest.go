@@ -1,0 +1,172 @@
+// Package officetest makes office files with the real LibreOffice for
+// tests: a workbook written with excelize (formulas, styles, a chart,
+// panes, a filter, a conditional format) is opened and saved again by
+// soffice as .xlsx, .ods and .csv, and a flat OpenDocument text is saved as
+// .docx, .odt and .pdf. The "wrong" set differs from the right one in every
+// property the tests check.
+package officetest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/pcflow/pcflow/activities/office"
+)
+
+// Make writes the source files into dir/src and converts them with soffice
+// into dir: sales.xlsx, sales.ods, sales.csv, report.docx, report.odt,
+// report.pdf. dir/src/sales.xlsx is excelize's own file (it keeps the frozen
+// pane, which headless LibreOffice drops). wrong makes the variants that
+// differ in every checked property.
+func Make(ctx context.Context, dir string, wrong bool) error {
+	if _, err := exec.LookPath("soffice"); err != nil {
+		return fmt.Errorf("soffice not found: install libreoffice-calc and libreoffice-writer (scripts/setup.sh does)")
+	}
+	src := filepath.Join(dir, "src")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		return err
+	}
+	if err := writeWorkbook(filepath.Join(src, "sales.xlsx"), wrong); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(src, "report.fodt"), []byte(reportFODT(wrong)), 0o644); err != nil {
+		return err
+	}
+	conv := office.Soffice{}
+	for _, c := range []struct{ in, format string }{
+		{"sales.xlsx", "xlsx"}, {"sales.xlsx", "ods"}, {"sales.xlsx", "csv"},
+		{"report.fodt", "docx"}, {"report.fodt", "odt"}, {"report.fodt", "pdf"},
+	} {
+		if _, err := conv.Convert(ctx, filepath.Join(src, c.in), c.format, dir); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeWorkbook(path string, wrong bool) error {
+	f := excelize.NewFile()
+	defer f.Close()
+	const s = "Sales"
+	if err := f.SetSheetName("Sheet1", s); err != nil {
+		return err
+	}
+	rows := [][]any{
+		{"Region", "Q1", "Q2", "Total"},
+		{"North", 1250, 980},
+		{"South", 700.5, 300},
+		{"East", 10, 20},
+	}
+	if wrong {
+		rows[2][1] = 701.5
+	}
+	for i, r := range rows {
+		if err := f.SetSheetRow(s, fmt.Sprintf("A%d", i+1), &r); err != nil {
+			return err
+		}
+	}
+	formulas := []string{"B2+C2", "SUM(B3:C3)", "B4+C4"}
+	if wrong {
+		formulas[1] = "B3+C3"
+	}
+	for i, fm := range formulas {
+		if err := f.SetCellFormula(s, fmt.Sprintf("D%d", i+2), fm); err != nil {
+			return err
+		}
+	}
+	head, err := f.NewStyle(&excelize.Style{
+		Font: &excelize.Font{Bold: !wrong, Family: "Liberation Sans", Size: 12, Color: "#C00000"},
+		Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{map[bool]string{false: "#FFFF00", true: "#00FF00"}[wrong]}},
+	})
+	if err != nil {
+		return err
+	}
+	if err := f.SetCellStyle(s, "A1", "D1", head); err != nil {
+		return err
+	}
+	nf := map[bool]string{false: "#,##0.00", true: "0.0"}[wrong]
+	money, err := f.NewStyle(&excelize.Style{CustomNumFmt: &nf})
+	if err != nil {
+		return err
+	}
+	if err := f.SetCellStyle(s, "B2", "D4", money); err != nil {
+		return err
+	}
+	if !wrong {
+		if err := f.SetPanes(s, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
+			return err
+		}
+		if err := f.AutoFilter(s, "A1:D4", nil); err != nil {
+			return err
+		}
+		red, err := f.NewConditionalStyle(&excelize.Style{Font: &excelize.Font{Color: "#9A0511"}})
+		if err != nil {
+			return err
+		}
+		if err := f.SetConditionalFormat(s, "D2:D4", []excelize.ConditionalFormatOptions{{Type: "cell", Criteria: ">", Format: &red, Value: "1000"}}); err != nil {
+			return err
+		}
+	}
+	typ := excelize.Col
+	if wrong {
+		typ = excelize.Line
+	}
+	if err := f.AddChart(s, "F2", &excelize.Chart{
+		Type:   typ,
+		Series: []excelize.ChartSeries{{Name: "Sales!$D$1", Categories: "Sales!$A$2:$A$4", Values: "Sales!$D$2:$D$4"}},
+		Title:  excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "Totals by region"}}},
+	}); err != nil {
+		return err
+	}
+	notes := map[bool]string{false: "Notes", true: "Comments"}[wrong]
+	if _, err := f.NewSheet(notes); err != nil {
+		return err
+	}
+	if err := f.SetCellValue(notes, "A1", "checked"); err != nil {
+		return err
+	}
+	return f.SaveAs(path)
+}
+
+func reportFODT(wrong bool) string {
+	bold, sub, orient, w, h, left := "bold", "sub 58%", "landscape", "29.7cm", "21cm", "1.5cm"
+	heading2, level, color, italic, under, super := "Results", "high", "#ff0000", "italic", "solid", "super 58%"
+	if wrong {
+		bold, sub, orient, w, h, left, heading2, level, color = "normal", "0% 100%", "portrait", "21cm", "29.7cm", "2cm", "Outcome", "low", "#0000ff"
+		italic, under, super = "normal", "none", "0% 100%"
+	}
+	return `<?xml version="1.0" encoding="UTF-8"?>
+<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0" xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0" office:version="1.3" office:mimetype="application/vnd.oasis.opendocument.text">
+ <office:font-face-decls><style:font-face style:name="Liberation Serif" svg:font-family="'Liberation Serif'"/></office:font-face-decls>
+ <office:styles>
+  <style:style style:name="Standard" style:family="paragraph" style:class="text"/>
+  <style:style style:name="Heading" style:family="paragraph" style:parent-style-name="Standard" style:class="text"><style:text-properties fo:font-size="14pt" fo:font-weight="bold"/></style:style>
+  <style:style style:name="Heading_20_1" style:display-name="Heading 1" style:family="paragraph" style:parent-style-name="Heading" style:default-outline-level="1" style:class="text"><style:text-properties fo:font-size="18pt"/></style:style>
+  <style:style style:name="Heading_20_2" style:display-name="Heading 2" style:family="paragraph" style:parent-style-name="Heading" style:default-outline-level="2" style:class="text"/>
+ </office:styles>
+ <office:automatic-styles>
+  <style:style style:name="T1" style:family="text"><style:text-properties fo:font-weight="` + bold + `"/></style:style>
+  <style:style style:name="T2" style:family="text"><style:text-properties fo:font-style="` + italic + `" style:text-underline-style="` + under + `" style:text-underline-width="auto" style:text-underline-color="font-color"/></style:style>
+  <style:style style:name="T3" style:family="text"><style:text-properties style:text-position="` + sub + `"/></style:style>
+  <style:style style:name="T4" style:family="text"><style:text-properties fo:color="` + color + `" fo:font-size="14pt" style:font-name="Liberation Serif" fo:background-color="#ffff00"/></style:style>
+  <style:style style:name="T5" style:family="text"><style:text-properties style:text-position="` + super + `"/></style:style>
+  <style:page-layout style:name="pm1"><style:page-layout-properties fo:page-width="` + w + `" fo:page-height="` + h + `" style:print-orientation="` + orient + `" fo:margin-top="1cm" fo:margin-bottom="1cm" fo:margin-left="` + left + `" fo:margin-right="1.5cm"/></style:page-layout>
+ </office:automatic-styles>
+ <office:master-styles><style:master-page style:name="Standard" style:page-layout-name="pm1"/></office:master-styles>
+ <office:body><office:text>
+  <text:h text:style-name="Heading_20_1" text:outline-level="1">Quarterly report</text:h>
+  <text:p text:style-name="Standard">Sales were <text:span text:style-name="T1">strong</text:span> and <text:span text:style-name="T2">steady</text:span>. NO<text:span text:style-name="T3">x</text:span> fell; E = mc<text:span text:style-name="T5">2</text:span>. Costs are <text:span text:style-name="T4">red</text:span>.</text:p>
+  <text:h text:style-name="Heading_20_2" text:outline-level="2">` + heading2 + `</text:h>
+  <table:table table:name="Levels"><table:table-column table:number-columns-repeated="2"/>
+   <table:table-row><table:table-cell><text:p>Region</text:p></table:table-cell><table:table-cell><text:p>Level</text:p></table:table-cell></table:table-row>
+   <table:table-row><table:table-cell><text:p>North</text:p></table:table-cell><table:table-cell><text:p>` + level + `</text:p></table:table-cell></table:table-row>
+  </table:table>
+  <text:p text:style-name="Standard">The end.</text:p>
+ </office:text></office:body></office:document>
+`
+}

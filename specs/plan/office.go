@@ -1,0 +1,86 @@
+package plan
+
+// Check kinds that read office files.
+const (
+	// CheckSheet compares ranges, sheets, charts, panes and filters of a
+	// spreadsheet.
+	CheckSheet = "sheet"
+	// CheckDocument reads a text document's paragraphs, headings, tables,
+	// character formatting and page setup.
+	CheckDocument = "document"
+)
+
+// Number is a check on a numeric value: within Tolerance of Approx, below
+// Less, above Greater (those that are set).
+type Number struct {
+	Approx    *float64 `json:"approx,omitempty"`
+	Tolerance float64  `json:"tolerance,omitempty"`
+	Less      *float64 `json:"less_than,omitempty"`
+	Greater   *float64 `json:"greater_than,omitempty"`
+}
+
+// Format is character or cell formatting a check expects; unset fields are
+// not checked. Colours are RRGGBB or a name (red, yellow…); Size is in
+// points; VertAlign is superscript, subscript or baseline.
+type Format struct {
+	Bold         *bool    `json:"bold,omitempty"`
+	Italic       *bool    `json:"italic,omitempty"`
+	Underline    *bool    `json:"underline,omitempty"`
+	Strike       *bool    `json:"strike,omitempty"`
+	VertAlign    *string  `json:"vert_align,omitempty"`
+	Font         *string  `json:"font,omitempty"`
+	Size         *float64 `json:"font_size,omitempty"`
+	Color        *string  `json:"color,omitempty"`
+	Fill         *string  `json:"fill,omitempty"`
+	Highlight    *string  `json:"highlight,omitempty"`
+	NumberFormat *string  `json:"number_format,omitempty"`
+}
+
+// IsZero reports whether no formatting is asked for.
+func (f Format) IsZero() bool { return f == Format{} }
+
+// Office holds the conditions of cell, sheet and document checks beyond
+// their text conditions.
+type Office struct {
+	Number  *Number `json:"number,omitempty"`
+	Formula *string `json:"formula,omitempty"`
+	Format  *Format `json:"format,omitempty"`
+
+	// sheet
+	Range             string     `json:"range,omitempty"`
+	Table             [][]string `json:"table,omitempty"`
+	Gold              *Expr      `json:"gold,omitempty"`
+	GoldSheet         string     `json:"gold_sheet,omitempty"`
+	Sheets            []string   `json:"sheets,omitempty"`
+	Frozen            *string    `json:"frozen,omitempty"`
+	Filter            *string    `json:"filter,omitempty"`
+	ChartType         *string    `json:"chart_type,omitempty"`
+	ChartTitle        *string    `json:"chart_title,omitempty"`
+	ChartSeries       []string   `json:"chart_series,omitempty"`
+	ConditionalFormat *string    `json:"conditional_format,omitempty"`
+
+	// document
+	Paragraph    int                `json:"paragraph,omitempty"`
+	Headings     []string           `json:"headings,omitempty"`
+	HeadingLevel int                `json:"heading_level,omitempty"`
+	TableIndex   int                `json:"table_index,omitempty"`
+	Span         string             `json:"text,omitempty"`
+	Orientation  *string            `json:"orientation,omitempty"`
+	Margins      map[string]float64 `json:"margins,omitempty"`
+}
+
+// Formats the office check kinds read, by file extension (lower case).
+var (
+	SheetFormats    = []string{".xlsx", ".xlsm", ".xls", ".ods", ".csv"}
+	DocumentFormats = []string{".docx", ".odt", ".pdf"}
+)
+
+// ChartTypes are the chart kinds a sheet check may name (DrawingML's plot
+// names: bar covers bars and columns).
+var ChartTypes = []string{"bar", "line", "pie", "area", "scatter", "doughnut", "radar", "bubble", "stock", "surface", "ofPie"}
+
+// VertAligns are the values Format.VertAlign takes.
+var VertAligns = []string{"superscript", "subscript", "baseline"}
+
+// PageSides are the margins a document check may name.
+var PageSides = []string{"top", "bottom", "left", "right"}
