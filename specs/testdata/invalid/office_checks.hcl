@@ -33,7 +33,9 @@ task "office" {
     }
   }
   check "empty" {
-    sheet { path = "/tmp/sales.ods" }
+    sheet {
+      path = "/tmp/sales.ods"
+    }
   }
   check "doc" {
     document {
