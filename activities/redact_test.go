@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"log/slog"
@@ -219,4 +220,37 @@ func ptr(s string) *string { return &s }
 func jsonString(v any) (string, error) {
 	b, err := json.Marshal(v)
 	return string(b), err
+}
+
+// BenchmarkRedactScreen: redacting one observation of a busy screen (120
+// elements, 400 OCR words, a 1440×900 screenshot) where a secret shows in
+// one field, so the pixels are masked too.
+func BenchmarkRedactScreen(b *testing.B) {
+	r := activities.NewRedactor(secrets)
+	img := image.NewRGBA(image.Rect(0, 0, 1440, 900))
+	var els []screen.Element
+	for i := 0; i < 120; i++ {
+		els = append(els, screen.Element{ID: i + 1, Role: "push button", Name: fmt.Sprintf("Button number %d", i), Box: screen.Rect{X: i * 10 % 1400, Y: i * 7 % 880, W: 40, H: 20}})
+	}
+	els[5].Value = "token " + dashed
+	var words []screen.Word
+	for i := 0; i < 400; i++ {
+		words = append(words, screen.Word{Text: fmt.Sprintf("word%d", i), Box: screen.Rect{X: i * 3 % 1400, Y: i % 880, W: 30, H: 12}})
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s := &screen.Screen{Image: img, Elements: append([]screen.Element(nil), els...), Words: append([]screen.Word(nil), words...), ActiveWindow: "Editor"}
+		r.Screen(s)
+	}
+}
+
+// BenchmarkRedactValue: redacting an activity result in place, as the
+// worker does for every activity.
+func BenchmarkRedactValue(b *testing.B) {
+	r := activities.NewRedactor(secrets)
+	for i := 0; i < b.N; i++ {
+		res := &activities.DecideResult{Thought: strings.Repeat("thinking about the screen ", 20), Action: screen.Action{Kind: "type", Text: "hello " + dashed},
+			Errors: []string{"a", "b"}, Exchanges: []string{"sha256-x.json"}}
+		r.Value(res)
+	}
 }

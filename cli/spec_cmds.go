@@ -51,6 +51,11 @@ func loadSpec(e *env, path string, v *varFlags) *specs.Result {
 	if diags.HasErrors() {
 		return nil
 	}
+	for _, name := range res.Plan.Secrets {
+		if _, ok := o.Vars[name]; ok {
+			fmt.Fprintf(e.stderr, "pcflow: warning: --var %s: this command line, with the sensitive value in it, is visible to every user of this machine (ps); give it in a --var-file or as PCFLOW_VAR_%s in the environment\n", name, name)
+		}
+	}
 	return res
 }
 

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"fmt"
 
 	"go.temporal.io/sdk/interceptor"
 
@@ -33,6 +34,12 @@ type redactActivity struct {
 }
 
 func (a *redactActivity) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (interface{}, error) {
+	defer func() {
+		// The worker turns a panic into a failure carrying its value.
+		if p := recover(); p != nil {
+			panic(a.r.String(fmt.Sprint(p)))
+		}
+	}()
 	res, err := a.Next.ExecuteActivity(ctx, in)
 	a.r.Value(res)
 	return res, a.r.Error(err)

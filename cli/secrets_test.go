@@ -1,0 +1,18 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestSensitiveVarOnCommandLineWarns: a sensitive value given with --var
+// is visible in ps; pcflow says so and how to give it instead.
+func TestSensitiveVarOnCommandLineWarns(t *testing.T) {
+	code, _, errs := runCLI(t, "validate", "../specs/testdata/valid/parallel.hcl", "--var", "password=topsecret")
+	if code != 0 || !strings.Contains(errs, "warning: --var password") || !strings.Contains(errs, "PCFLOW_VAR_password") || strings.Contains(errs, "topsecret") {
+		t.Errorf("validate --var password=… = %d, %q; want a warning naming --var-file and PCFLOW_VAR_password", code, errs)
+	}
+	if _, _, errs := runCLI(t, "validate", "../specs/testdata/valid/parallel.hcl"); strings.Contains(errs, "warning: --var") {
+		t.Errorf("validate without --var warned: %q", errs)
+	}
+}
