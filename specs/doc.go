@@ -30,6 +30,15 @@
 //     recursive HCL parser runs, so hostile input is a diagnostic, never a
 //     crash. Every diagnostic inside a block has that block as Context.
 //   - WriteDiagnostics escapes control characters from the file.
+//   - Office checks (cell, sheet, document) take a path whose extension
+//     they read (.xlsx .xlsm .xls .ods .csv; .docx .odt .pdf): a literal
+//     path with another extension is an error, a literal reference file
+//     (gold) that does not exist at validate time a warning. Their static
+//     values are checked at parse time: colours (hex or a name), chart
+//     types, vertical alignments, orientations, ranges, tables (lists of
+//     rows), and conditions that cannot hold together (greater_than above
+//     less_than, tolerance without approx, equals with gold, formatting
+//     without the text it applies to).
 //   - Format is idempotent and keeps comments; it refuses files that do not
 //     parse.
 //
