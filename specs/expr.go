@@ -91,6 +91,7 @@ func (s *scope) convert(e hcl.Expression) (plan.Expr, hcl.Diagnostics) {
 		for _, a := range x.Args {
 			c, d := s.convert(a)
 			diags = append(diags, d...)
+			diags = append(diags, secretComputed(c, a.Range(), x.Name+"()")...)
 			out.Args = append(out.Args, c)
 		}
 		if i := plan.PatternArg(x.Name); i >= 0 && i < len(out.Args) && !diags.HasErrors() && isStatic(out.Args[i]) {
@@ -108,16 +109,23 @@ func (s *scope) convert(e hcl.Expression) (plan.Expr, hcl.Diagnostics) {
 		}
 		l, d1 := s.convert(x.LHS)
 		r, d2 := s.convert(x.RHS)
-		return plan.Expr{Kind: plan.ExprBinary, Op: op, Args: []plan.Expr{l, r}}, append(d1, d2...)
+		d := append(d1, d2...)
+		d = append(d, secretComputed(l, x.LHS.Range(), "the operator "+op)...)
+		d = append(d, secretComputed(r, x.RHS.Range(), "the operator "+op)...)
+		return plan.Expr{Kind: plan.ExprBinary, Op: op, Args: []plan.Expr{l, r}}, d
 	case *hclsyntax.UnaryOpExpr:
 		op := "!"
 		if x.Op == hclsyntax.OpNegate {
 			op = "-"
 		}
 		v, d := s.convert(x.Val)
+		d = append(d, secretComputed(v, x.Val.Range(), "the operator "+op)...)
 		return plan.Expr{Kind: plan.ExprUnary, Op: op, Args: []plan.Expr{v}}, d
 	case *hclsyntax.ConditionalExpr:
 		c, d1 := s.convert(x.Condition)
+		if c.Kind == plan.ExprSecret || c.Kind == plan.ExprTemplate { // operators and calls report themselves
+			d1 = append(d1, secretComputed(c, x.Condition.Range(), "a condition")...)
+		}
 		t, d2 := s.convert(x.TrueResult)
 		f, d3 := s.convert(x.FalseResult)
 		return plan.Expr{Kind: plan.ExprCond, Args: []plan.Expr{c, t, f}}, append(append(d1, d2...), d3...)
@@ -303,6 +311,20 @@ func didYouMean(given string, candidates []string) string {
 		return ""
 	}
 	return fmt.Sprintf(" Did you mean %q?", best)
+}
+
+// secretComputed refuses a sensitive variable as the operand of a
+// function, an operator or a condition: workflows hold only its
+// placeholder, so the computation would silently work on "{{secret.NAME}}"
+// instead of the value.
+func secretComputed(x plan.Expr, r hcl.Range, what string) hcl.Diagnostics {
+	name := secretIn(x)
+	if name == "" {
+		return nil
+	}
+	return hcl.Diagnostics{exprDiag(r, "Sensitive value in a computation",
+		fmt.Sprintf("var.%s is sensitive: the engine holds only its placeholder {{secret.%s}}, never the value, so %s cannot compute on it. "+
+			"Use it as it is, in text: \"${var.%s}\", or give the computed value as another sensitive variable.", name, name, what, name))}
 }
 
 // isStatic reports whether e reads no outputs and no secrets.
