@@ -19,9 +19,9 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/pcflow/pcflow/activities/agents"
+	"github.com/pcflow/pcflow/activities/agent"
 	"github.com/pcflow/pcflow/activities/screen"
-	"github.com/pcflow/pcflow/specs"
+	"github.com/pcflow/pcflow/internal/text"
 	"github.com/pcflow/pcflow/specs/plan"
 )
 
@@ -39,14 +39,11 @@ const (
 	CheckName    = "Check"
 )
 
-// Error types of non-retryable failures; workflows branch on these.
+// Error types of non-retryable device failures; workflows branch on these.
+// Model failures carry the agent.ErrType* types.
 const (
-	ErrTypeModelAuth     = agents.ErrTypeAuth
-	ErrTypeModelNotFound = agents.ErrTypeNotFound
-	ErrTypeModelRequest  = agents.ErrTypeBadRequest
-	ErrTypeInvalidOutput = agents.ErrTypeInvalid
-	ErrTypeDevice        = "DeviceError"
-	ErrTypeSetup         = "SetupFailed"
+	ErrTypeDevice = "DeviceError"
+	ErrTypeSetup  = "SetupFailed"
 )
 
 // Act outcomes.
@@ -60,10 +57,13 @@ const (
 // methods through a nil *Activities; the worker registers a real one.
 type Activities struct {
 	Device    Device
-	Model     *agents.Client
+	Model     Model
 	Artifacts ArtifactStore
 	Log       *ActionLog
 	Logger    *slog.Logger
+	// CompileInstruction compiles the Manager's proposed instructions; Manage
+	// needs it.
+	CompileInstruction InstructionCompiler
 	// Secrets are the values of sensitive variables, substituted for their
 	// placeholders only here, on the device.
 	Secrets map[string]string
@@ -108,24 +108,27 @@ func heartbeat(ctx context.Context) func() {
 	return func() { close(done) }
 }
 
-// modelError turns an agents error into a Temporal error of the right kind.
+// modelError turns a model error into a Temporal error of the right kind.
 func modelError(err error) error {
-	var api *agents.APIError
-	if errors.As(err, &api) && !api.Retryable {
-		return temporal.NewNonRetryableApplicationError(api.Msg, api.Type, nil)
+	var api *agent.APIError
+	if errors.As(err, &api) {
+		if api.Retryable {
+			return temporal.NewApplicationErrorWithCause(api.Msg, api.Type, err)
+		}
+		return temporal.NewNonRetryableApplicationError(api.Msg, api.Type, err)
 	}
-	var inv *agents.ErrInvalidOutput
+	var inv *agent.InvalidOutputError
 	if errors.As(err, &inv) {
-		return temporal.NewNonRetryableApplicationError(inv.Error(), ErrTypeInvalidOutput, nil)
+		return temporal.NewNonRetryableApplicationError(inv.Error(), agent.ErrTypeInvalidOutput, err)
 	}
 	return err
 }
 
-func (a *Activities) recorder(refs *[]string) func(agents.Exchange) {
+func (a *Activities) recorder(refs *[]string) func(agent.Exchange) {
 	if !a.RecordExchanges {
 		return nil
 	}
-	return func(ex agents.Exchange) {
+	return func(ex agent.Exchange) {
 		b, err := json.Marshal(ex)
 		if err == nil {
 			// A copy is redacted: the agent goes on with the answer.
@@ -220,19 +223,9 @@ func (a *Activities) loadObservation(obs screen.Observation) (image.Image, obser
 	return img, f, err
 }
 
-// DecideInput is the state the Decision agent decides from.
+// DecideInput is the turn the Decision agent decides on.
 type DecideInput struct {
-	Subtask     string        `json:"subtask"`
-	Instruction string        `json:"instruction"`
-	Knowledge   []string      `json:"knowledge,omitempty"`
-	Outputs     []plan.Output `json:"outputs,omitempty"`
-	Step        int           `json:"step"`
-	MaxSteps    int           `json:"max_steps"`
-	Progress    string        `json:"progress,omitempty"`
-	Memory      string        `json:"memory,omitempty"`
-	LastAction  string        `json:"last_action,omitempty"`
-	LastVerdict string        `json:"last_verdict,omitempty"`
-	LastReason  string        `json:"last_reason,omitempty"`
+	agent.Turn
 }
 
 // DecideResult is one chosen action and the observation it was chosen on.
@@ -255,21 +248,22 @@ func (a *Activities) Decide(ctx context.Context, in DecideInput) (*DecideResult,
 		return nil, err
 	}
 	res := &DecideResult{Observation: obs}
-	outs := make([]agents.OutputSpec, len(in.Outputs))
-	for i, o := range in.Outputs {
-		outs[i] = agents.OutputSpec{Key: o.Key, Description: o.Description}
-	}
-	var locate func(string) []screen.Rect
+	var locate func(string) ([]screen.Rect, error)
 	if s.Words != nil || s.OCR != nil {
-		locate = func(text string) []screen.Rect { return FindText(Words(s), text) }
+		locate = func(target string) ([]screen.Rect, error) {
+			if s.Words == nil {
+				w, err := s.OCR()
+				if err != nil {
+					return nil, err
+				}
+				s.Words = w
+			}
+			return FindText(s.Words, target), nil
+		}
 	}
-	d, err := a.Model.Decide(ctx, agents.DecisionInput{
-		Subtask: in.Subtask, Instruction: in.Instruction, Knowledge: in.Knowledge, Outputs: outs,
-		Step: in.Step, MaxSteps: in.MaxSteps, Progress: in.Progress, Memory: in.Memory,
-		LastAction: in.LastAction, LastVerdict: in.LastVerdict, LastReason: in.LastReason,
-		ActiveWindow: s.ActiveWindow, Windows: s.Windows, Clipboard: s.Clipboard,
-		Elements: s.Elements, Image: ann, Locate: locate,
-		Record: a.recorder(&res.Exchanges),
+	d, err := a.Model.Decide(ctx, agent.DecisionInput{
+		Turn: in.Turn, ActiveWindow: s.ActiveWindow, Windows: s.Windows, Clipboard: s.Clipboard,
+		Elements: s.Elements, Image: ann, Locate: locate, Record: a.recorder(&res.Exchanges),
 	}, &res.Usage)
 	if d != nil {
 		res.Thought, res.Action, res.Invalid, res.Errors, res.PromptBytes = d.Thought, d.Action, d.Invalid, d.Errors, d.Prompt
@@ -392,7 +386,7 @@ func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (*ReflectResu
 	if in.Outcome.Error != "" {
 		note = "the device reported an error: " + in.Outcome.Error
 	}
-	r, err := a.Model.Reflect(ctx, agents.ReflectionInput{
+	r, err := a.Model.Reflect(ctx, agent.ReflectionInput{
 		Subtask: in.Subtask, Instruction: in.Instruction, Action: in.Action.Summary(), Thought: in.Thought,
 		Note: note, Step: in.Step, BeforeWindow: in.Before.ActiveWindow, AfterWindow: after.ActiveWindow,
 		Before: before.Elements, After: after.Elements, BeforeImage: beforeImg, AfterImage: afterImg,
@@ -405,18 +399,11 @@ func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (*ReflectResu
 	return res, nil
 }
 
-// ProgressInput is the step the Progress agent folds into its summary.
+// ProgressInput is the step the Progress agent folds into its summary: the
+// turn just taken and its outcome.
 type ProgressInput struct {
-	Subtask     string   `json:"subtask"`
-	Instruction string   `json:"instruction"`
-	Outputs     []string `json:"outputs,omitempty"`
-	Summary     string   `json:"summary,omitempty"`
-	Memory      string   `json:"memory,omitempty"`
-	Step        int      `json:"step"`
-	Action      string   `json:"action"`
-	Thought     string   `json:"thought"`
-	Verdict     string   `json:"verdict"`
-	Reason      string   `json:"reason,omitempty"`
+	agent.Turn
+	agent.Outcome
 }
 
 // ProgressResult is the new summary and memory.
@@ -432,11 +419,7 @@ type ProgressResult struct {
 func (a *Activities) Progress(ctx context.Context, in ProgressInput) (*ProgressResult, error) {
 	defer heartbeat(ctx)()
 	res := &ProgressResult{}
-	p, err := a.Model.UpdateProgress(ctx, agents.ProgressInput{
-		Subtask: in.Subtask, Instruction: in.Instruction, Outputs: in.Outputs, Summary: in.Summary, Memory: in.Memory,
-		Step: in.Step, Action: in.Action, Thought: in.Thought, Verdict: in.Verdict, Reason: in.Reason,
-		Record: a.recorder(&res.Exchanges),
-	}, &res.Usage)
+	p, err := a.Model.UpdateProgress(ctx, agent.ProgressInput{Turn: in.Turn, Outcome: in.Outcome, Record: a.recorder(&res.Exchanges)}, &res.Usage)
 	if err != nil {
 		return res, modelError(err)
 	}
@@ -471,7 +454,10 @@ func (a *Activities) Manage(ctx context.Context, in ManageInput) (*ManageResult,
 		devs = append(devs, strings.TrimSuffix(d.Name+": "+d.Description, ": "))
 	}
 	var built []plan.Subtask
-	validate := func(ps []agents.PlannedSubtask) error {
+	if a.CompileInstruction == nil {
+		return nil, temporal.NewNonRetryableApplicationError("manage: this worker has no instruction compiler (Activities.CompileInstruction)", agent.ErrTypeModelRequest, nil)
+	}
+	validate := func(ps []agent.PlannedSubtask) error {
 		built = built[:0]
 		outs := map[string][]string{}
 		for _, s := range ps {
@@ -485,9 +471,9 @@ func (a *Activities) Manage(ctx context.Context, in ManageInput) (*ManageResult,
 			if st.Device == "" && len(in.Devices) == 1 {
 				st.Device = in.Devices[0].Name
 			}
-			x, err := specs.ParseTemplate(s.Instruction, outs)
+			x, err := a.CompileInstruction(s.Instruction, outs)
 			if err != nil {
-				return fmt.Errorf("subtask %q: %v", s.Name, err)
+				return fmt.Errorf("subtask %q: %w", s.Name, err)
 			}
 			st.Instruction = x
 			for _, o := range s.Outputs {
@@ -498,11 +484,13 @@ func (a *Activities) Manage(ctx context.Context, in ManageInput) (*ManageResult,
 		p := plan.Plan{Devices: in.Devices, Subtasks: built}
 		return p.Validate()
 	}
-	_, invalid, err := a.Model.Manage(ctx, agents.ManagerInput{
+	p, err := a.Model.Manage(ctx, agent.ManagerInput{
 		Instruction: in.Instruction, Devices: devs, Knowledge: in.Knowledge, Validate: validate,
 		Record: a.recorder(&res.Exchanges),
 	}, &res.Usage)
-	res.Invalid = invalid
+	if p != nil {
+		res.Invalid = p.Invalid
+	}
 	if err != nil {
 		return res, modelError(err)
 	}
@@ -538,9 +526,13 @@ func (a *Activities) Setup(ctx context.Context, in SetupInput) (*SetupResult, er
 	defer heartbeat(ctx)()
 	res := &SetupResult{}
 	red := a.redactor()
-	fail := func(format string, args ...any) error {
+	// fail keeps the cause, redacted: its text reaches history too.
+	fail := func(cause error, format string, args ...any) error {
 		msg := red.String(fmt.Sprintf("setup %q: ", in.Name) + fmt.Sprintf(format, args...))
-		return temporal.NewNonRetryableApplicationError(msg, ErrTypeSetup, nil)
+		if cause != nil {
+			cause = errors.New(red.String(cause.Error()))
+		}
+		return temporal.NewNonRetryableApplicationError(msg, ErrTypeSetup, cause)
 	}
 	for _, w := range in.WriteFiles {
 		path, err := red.Resolve(w.Path, a.Secrets)
@@ -552,7 +544,7 @@ func (a *Activities) Setup(ctx context.Context, in SetupInput) (*SetupResult, er
 			return nil, err
 		}
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return nil, fail("%v", err)
+			return nil, fail(err, "%v", err)
 		}
 		// A file that holds a secret is readable by its owner only.
 		mode := os.FileMode(0o644)
@@ -560,7 +552,7 @@ func (a *Activities) Setup(ctx context.Context, in SetupInput) (*SetupResult, er
 			mode = 0o600
 		}
 		if err := writeFileMode(path, []byte(content), mode); err != nil {
-			return nil, fail("%v", err)
+			return nil, fail(err, "%v", err)
 		}
 		res.Notes = append(res.Notes, "wrote "+w.Path)
 	}
@@ -571,7 +563,7 @@ func (a *Activities) Setup(ctx context.Context, in SetupInput) (*SetupResult, er
 		}
 		out, code, err := runCommand(ctx, argv, a.secretEnv())
 		if err != nil || code != 0 {
-			return nil, fail("command %s exited %d: %v %s", strings.Join(in.Command, " "), code, err, trunc(red.String(out), 300))
+			return nil, fail(err, "command %s exited %d: %v %s", strings.Join(in.Command, " "), code, err, text.Trunc(red.String(out), 300))
 		}
 		res.Notes = append(res.Notes, "ran "+strings.Join(in.Command, " "))
 	}
@@ -579,7 +571,7 @@ func (a *Activities) Setup(ctx context.Context, in SetupInput) (*SetupResult, er
 	if in.WaitForWindow != "" {
 		var err error
 		if re, err = regexp.Compile(in.WaitForWindow); err != nil {
-			return nil, fail("wait_for_window: %v", err)
+			return nil, fail(err, "wait_for_window: %v", err)
 		}
 	}
 	if len(in.Launch) > 0 {
@@ -595,7 +587,7 @@ func (a *Activities) Setup(ctx context.Context, in SetupInput) (*SetupResult, er
 				return nil, err
 			}
 			if err := a.Device.Launch(ctx, argv); err != nil {
-				return nil, fail("launch %s: %v", strings.Join(in.Launch, " "), err)
+				return nil, fail(err, "launch %s: %v", strings.Join(in.Launch, " "), err)
 			}
 			res.Notes = append(res.Notes, "launched "+strings.Join(in.Launch, " "))
 		}
@@ -614,7 +606,7 @@ func (a *Activities) Setup(ctx context.Context, in SetupInput) (*SetupResult, er
 				break
 			}
 			if time.Now().After(deadline) {
-				return nil, fail("no window matching %q after %s (open windows: %s)", in.WaitForWindow, timeout, strings.Join(wins, " | "))
+				return nil, fail(nil, "no window matching %q after %s (open windows: %s)", in.WaitForWindow, timeout, strings.Join(wins, " | "))
 			}
 			select {
 			case <-ctx.Done():
@@ -689,11 +681,4 @@ func runCommand(ctx context.Context, argv []string, env []string) (string, int, 
 		code = -1
 	}
 	return out.String(), code, err
-}
-
-func trunc(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

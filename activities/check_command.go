@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/pcflow/pcflow/internal/text"
 )
 
 // checkCommand runs a program on the device and tests its exit code and
@@ -18,7 +20,7 @@ func (a *Activities) checkCommand(ctx context.Context, in CheckInput, c conditio
 		return "", &CheckResult{Detail: fmt.Sprintf("%s: %v", strings.Join(in.Argv, " "), err)}, nil
 	}
 	if in.ExitCode != nil && code != *in.ExitCode {
-		return "", &CheckResult{Detail: fmt.Sprintf("%s exited %d, want %d: %s", strings.Join(in.Argv, " "), code, *in.ExitCode, trunc(c.red.String(out), 200))}, nil
+		return "", &CheckResult{Detail: fmt.Sprintf("%s exited %d, want %d: %s", strings.Join(in.Argv, " "), code, *in.ExitCode, text.Trunc(c.red.String(out), 200))}, nil
 	}
 	return out, nil, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pcflow/pcflow/activities/screen"
+	"github.com/pcflow/pcflow/internal/text"
 	"github.com/pcflow/pcflow/specs/plan"
 )
 
@@ -183,7 +184,7 @@ func (a *Activities) Check(ctx context.Context, in CheckInput) (*CheckResult, er
 // hold tests every given condition against s. The detail shows s
 // redacted before it is shortened, so no part of a secret is shown.
 func (c conditions) hold(s string) (bool, string) {
-	shown := trunc(c.red.String(s), 200)
+	shown := text.Trunc(c.red.String(s), 200)
 	if c.contains != nil && !strings.Contains(s, *c.contains) {
 		return false, fmt.Sprintf("does not contain %q (got %q)", *c.contains, shown)
 	}

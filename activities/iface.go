@@ -4,7 +4,9 @@ import (
 	"context"
 	"time"
 
+	"github.com/pcflow/pcflow/activities/agent"
 	"github.com/pcflow/pcflow/activities/screen"
+	"github.com/pcflow/pcflow/specs/plan"
 )
 
 // Device is what the activities need of a computer.
@@ -20,6 +22,23 @@ type Device interface {
 	// Windows lists the titles of the open windows, the active one first.
 	Windows(ctx context.Context) ([]string, error)
 }
+
+// Model is what the activities need of a model: the four agent roles. Each
+// adds what its calls cost to u as it goes, so usage survives a failure.
+// Errors are *agent.APIError or *agent.InvalidOutputError.
+// activities/agents implements it over an OpenAI-compatible endpoint.
+type Model interface {
+	Decide(ctx context.Context, in agent.DecisionInput, u *screen.Usage) (*agent.Decision, error)
+	Reflect(ctx context.Context, in agent.ReflectionInput, u *screen.Usage) (*agent.Reflection, error)
+	UpdateProgress(ctx context.Context, in agent.ProgressInput, u *screen.Usage) (*agent.Progress, error)
+	Manage(ctx context.Context, in agent.ManagerInput, u *screen.Usage) (*agent.Plan, error)
+}
+
+// InstructionCompiler compiles a Manager-proposed instruction, which may
+// refer to the outputs of other subtasks (subtask name → output keys), into
+// a plan expression. The task language (specs.ParseTemplate) provides it;
+// the worker injects it, so activities stay free of the language's parser.
+type InstructionCompiler func(instruction string, outputs map[string][]string) (plan.Expr, error)
 
 // ArtifactStore keeps screenshots and other large data out of history.
 type ArtifactStore interface {

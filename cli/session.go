@@ -15,6 +15,7 @@ import (
 	"github.com/pcflow/pcflow/activities/agents/scripted"
 	"github.com/pcflow/pcflow/activities/artifacts"
 	"github.com/pcflow/pcflow/activities/x11"
+	"github.com/pcflow/pcflow/specs"
 	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/worker"
 )
@@ -169,7 +170,7 @@ func startWorker(g *engine, state, device string, dev activities.Device, cfg age
 	}
 	acts := &activities.Activities{
 		Device: dev, Model: agents.New(cfg), Artifacts: artifacts.Dir{Root: filepath.Join(state, "artifacts")},
-		Log: log, Logger: logger, Secrets: secrets, SettleDelay: 300 * time.Millisecond,
+		Log: log, Logger: logger, Secrets: secrets, SettleDelay: 300 * time.Millisecond, CompileInstruction: specs.ParseTemplate,
 		RecordExchanges: record || os.Getenv("PCFLOW_RECORD") == "1",
 	}
 	name := device

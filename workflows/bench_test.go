@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/activities/agent"
 	"github.com/pcflow/pcflow/activities/agents/scripted"
 	"github.com/pcflow/pcflow/activities/fakedevice"
 	"github.com/pcflow/pcflow/activities/screen"
@@ -70,10 +71,11 @@ func BenchmarkDurableVsInProcess(b *testing.B) {
 // inProcess is the agent loop without Temporal: the same activity methods,
 // called in order.
 func inProcess(ctx context.Context, a *activities.Activities, steps int) error {
-	st := struct{ progress, memory, last, verdict string }{}
+	goal := agent.Goal{Subtask: "s", Instruction: "click A", MaxSteps: steps + 5}
+	var st agent.State
 	for step := 1; step <= steps; step++ {
-		d, err := a.Decide(ctx, activities.DecideInput{Subtask: "s", Instruction: "click A", Step: step, MaxSteps: steps + 5,
-			Progress: st.progress, Memory: st.memory, LastAction: st.last, LastVerdict: st.verdict})
+		turn := agent.Turn{Goal: goal, Step: step, State: st}
+		d, err := a.Decide(ctx, activities.DecideInput{Turn: turn})
 		if err != nil {
 			return err
 		}
@@ -88,12 +90,11 @@ func inProcess(ctx context.Context, a *activities.Activities, steps int) error {
 		if err != nil {
 			return err
 		}
-		p, err := a.Progress(ctx, activities.ProgressInput{Subtask: "s", Instruction: "click A", Summary: st.progress, Memory: st.memory,
-			Step: step, Action: d.Action.Summary(), Thought: d.Thought, Verdict: r.Verdict})
+		p, err := a.Progress(ctx, activities.ProgressInput{Turn: turn, Outcome: agent.Outcome{Action: d.Action.Summary(), Thought: d.Thought, Verdict: r.Verdict}})
 		if err != nil {
 			return err
 		}
-		st.progress, st.memory, st.last, st.verdict = p.Summary, p.Memory, d.Action.Summary(), r.Verdict
+		st = agent.State{Progress: p.Summary, Memory: p.Memory, LastAction: d.Action.Summary(), LastVerdict: r.Verdict}
 	}
 	return fmt.Errorf("did not finish in %d steps", steps)
 }

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/activities/agent"
 	"github.com/pcflow/pcflow/activities/screen"
 	"github.com/pcflow/pcflow/specs/plan"
 )
@@ -33,8 +34,8 @@ func deviceOptions(o Options, device string, deadline time.Time, now time.Time) 
 			BackoffCoefficient: 2,
 			MaximumInterval:    time.Minute,
 			NonRetryableErrorTypes: []string{
-				activities.ErrTypeModelAuth, activities.ErrTypeModelNotFound, activities.ErrTypeModelRequest,
-				activities.ErrTypeInvalidOutput, activities.ErrTypeSetup,
+				agent.ErrTypeModelAuth, agent.ErrTypeModelNotFound, agent.ErrTypeModelRequest,
+				agent.ErrTypeInvalidOutput, activities.ErrTypeSetup,
 			},
 		},
 	}
@@ -68,9 +69,9 @@ func reasonFor(err error, device string, o Options) (string, string) {
 		return ReasonTimeout, "the subtask's time ran out while an activity was retrying: " + err.Error()
 	case errors.As(err, &appErr):
 		switch appErr.Type() {
-		case activities.ErrTypeInvalidOutput:
+		case agent.ErrTypeInvalidOutput:
 			return ReasonInvalidOutput, appErr.Message()
-		case activities.ErrTypeModelAuth, activities.ErrTypeModelNotFound, activities.ErrTypeModelRequest:
+		case agent.ErrTypeModelAuth, agent.ErrTypeModelNotFound, agent.ErrTypeModelRequest:
 			return ReasonAgentFailed, "model: " + appErr.Message()
 		}
 		return ReasonDeviceError, appErr.Message()
@@ -100,10 +101,7 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 		return nil, err
 	}
 	wfID := workflow.GetInfo(ctx).WorkflowExecution.ID
-	var outKeys []string
-	for _, out := range s.Outputs {
-		outKeys = append(outKeys, out.Key)
-	}
+	goal := agent.Goal{Subtask: s.Name, Instruction: in.Instruction, Knowledge: in.Knowledge, Outputs: s.Outputs, MaxSteps: s.MaxSteps}
 
 	res := &SubtaskResult{Name: s.Name, Device: s.Device, Status: StatusFailed}
 	finish := func(reason, msg string) (*SubtaskResult, error) {
@@ -137,12 +135,10 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 		mctx := workflow.WithActivityOptions(ctx, modelOptions(o, in.Deadline, now))
 		live.Step, live.Phase = step, "deciding"
 
+		turn := agent.Turn{Goal: goal, Step: step, State: st.State}
 		var d activities.DecideResult
-		err := workflow.ExecuteActivity(withSummary(dctx, fmt.Sprintf("step %d: observe and decide", step)), a.Decide, activities.DecideInput{
-			Subtask: s.Name, Instruction: in.Instruction, Knowledge: in.Knowledge, Outputs: s.Outputs,
-			Step: step, MaxSteps: s.MaxSteps, Progress: st.Progress, Memory: st.Memory,
-			LastAction: st.LastAction, LastVerdict: st.LastVerdict, LastReason: st.LastReason,
-		}).Get(ctx, &d)
+		err := workflow.ExecuteActivity(withSummary(dctx, fmt.Sprintf("step %d: observe and decide", step)), a.Decide,
+			activities.DecideInput{Turn: turn}).Get(ctx, &d)
 		st.Usage.Add(d.Usage)
 		live.Tokens = st.Usage.Total()
 		if err != nil {
@@ -209,8 +205,7 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 		live.Phase = "updating progress"
 		var pr activities.ProgressResult
 		err = workflow.ExecuteActivity(withSummary(mctx, fmt.Sprintf("step %d: progress (%s)", step, r.Verdict)), a.Progress, activities.ProgressInput{
-			Subtask: s.Name, Instruction: in.Instruction, Outputs: outKeys, Summary: st.Progress, Memory: st.Memory,
-			Step: step, Action: summary, Thought: d.Thought, Verdict: r.Verdict, Reason: r.Reason,
+			Turn: turn, Outcome: agent.Outcome{Action: summary, Thought: d.Thought, Verdict: r.Verdict, Reason: r.Reason},
 		}).Get(ctx, &pr)
 		st.Usage.Add(pr.Usage)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/activities/agent"
 	"github.com/pcflow/pcflow/activities/screen"
 	"github.com/pcflow/pcflow/specs/plan"
 )
@@ -99,14 +100,11 @@ type SubtaskInput struct {
 	State    *LoopState   `json:"state,omitempty"`
 }
 
-// LoopState is what a subtask carries across continue-as-new.
+// LoopState is what a subtask carries across continue-as-new: the steps
+// taken, the agent's state (see agent.Turn) and the run's accounts.
 type LoopState struct {
-	Step            int                `json:"step"`
-	Progress        string             `json:"progress,omitempty"`
-	Memory          string             `json:"memory,omitempty"`
-	LastAction      string             `json:"last_action,omitempty"`
-	LastVerdict     string             `json:"last_verdict,omitempty"`
-	LastReason      string             `json:"last_reason,omitempty"`
+	Step int `json:"step"`
+	agent.State
 	LastObservation screen.Observation `json:"last_observation"`
 	Usage           screen.Usage       `json:"usage"`
 	Invalid         int                `json:"invalid"`

@@ -2,8 +2,10 @@ package agents_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"image"
 	"net"
 	"os"
@@ -14,9 +16,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/pcflow/pcflow/activities/agent"
 	"github.com/pcflow/pcflow/activities/agents"
 	"github.com/pcflow/pcflow/activities/agents/scripted"
 	"github.com/pcflow/pcflow/activities/screen"
+	"github.com/pcflow/pcflow/specs/plan"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -38,11 +42,16 @@ var els = []screen.Element{
 	{ID: 2, Role: "text", Name: "", Value: "hello", Box: screen.Rect{X: 10, Y: 100, W: 400, H: 300}},
 }
 
-func input() agents.DecisionInput {
-	return agents.DecisionInput{Subtask: "save", Instruction: "save the file", Step: 1, MaxSteps: 5,
-		Memory: "the file is memo.txt", Progress: "typed the text", ActiveWindow: "memo.txt - Mousepad",
-		Windows: []string{"memo.txt - Mousepad"}, Elements: els, Image: image.NewRGBA(image.Rect(0, 0, 800, 600)),
-		Outputs: []agents.OutputSpec{{Key: "path"}}}
+func input() agent.DecisionInput {
+	return agent.DecisionInput{
+		Turn: agent.Turn{
+			Goal:  agent.Goal{Subtask: "save", Instruction: "save the file", MaxSteps: 5, Outputs: []plan.Output{{Key: "path"}}},
+			Step:  1,
+			State: agent.State{Memory: "the file is memo.txt", Progress: "typed the text"},
+		},
+		ActiveWindow: "memo.txt - Mousepad", Windows: []string{"memo.txt - Mousepad"}, Elements: els,
+		Image: image.NewRGBA(image.Rect(0, 0, 800, 600)),
+	}
 }
 
 func script(steps ...scripted.Step) scripted.Script {
@@ -140,7 +149,7 @@ func TestInvalidAnswersAreReasked(t *testing.T) {
 				}
 				return
 			}
-			var inv *agents.ErrInvalidOutput
+			var inv *agent.InvalidOutputError
 			if !errors.As(err, &inv) || !strings.Contains(err.Error(), tt.wantErr) || len(reqs) != 3 {
 				t.Errorf("Decide = %v after %d requests, want ErrInvalidOutput mentioning %q after 3", err, len(reqs), tt.wantErr)
 			}
@@ -164,11 +173,11 @@ func TestErrorClasses(t *testing.T) {
 		typ       string
 		msg       string
 	}{
-		{"429", true, "", "busy or failing (HTTP 429)"},
-		{"500", true, "", "HTTP 500"},
-		{"401", false, agents.ErrTypeAuth, "API key rejected by http://127.0.0.1"},
-		{"404", false, agents.ErrTypeNotFound, "model m-decision not found at"},
-		{"400", false, agents.ErrTypeBadRequest, "request rejected by"},
+		{"429", true, agent.ErrTypeModelUnavailable, "busy or failing (HTTP 429)"},
+		{"500", true, agent.ErrTypeModelUnavailable, "HTTP 500"},
+		{"401", false, agent.ErrTypeModelAuth, "API key rejected by http://127.0.0.1"},
+		{"404", false, agent.ErrTypeModelNotFound, "model m-decision not found at"},
+		{"400", false, agent.ErrTypeModelRequest, "request rejected by"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.kind, func(t *testing.T) {
@@ -176,7 +185,7 @@ func TestErrorClasses(t *testing.T) {
 			s.Faults = []scripted.Fault{{Role: "decision", Kind: tt.kind}}
 			srv, cfg := serve(t, s)
 			_, err := agents.New(cfg).Decide(context.Background(), input(), &screen.Usage{})
-			var api *agents.APIError
+			var api *agent.APIError
 			if !errors.As(err, &api) {
 				t.Fatalf("err = %v, want an APIError", err)
 			}
@@ -194,7 +203,7 @@ func TestErrorClasses(t *testing.T) {
 		l.Close()
 		cfg := agents.Config{BaseURL: "http://" + addr + "/v1", APIKey: "k", DecisionModel: "m", Timeout: 2 * time.Second, MaxReasks: 1}
 		_, err := agents.New(cfg).Decide(context.Background(), input(), &screen.Usage{})
-		var api *agents.APIError
+		var api *agent.APIError
 		if !errors.As(err, &api) || !api.Retryable || !strings.Contains(api.Msg, "unreachable") {
 			t.Errorf("err = %v, want a retryable 'unreachable' error", err)
 		}
@@ -223,12 +232,13 @@ func TestReflectionAndProgress(t *testing.T) {
 	c := agents.New(cfg)
 	var u screen.Usage
 	img := image.NewRGBA(image.Rect(0, 0, 100, 100))
-	r, err := c.Reflect(context.Background(), agents.ReflectionInput{Subtask: "save", Step: 1, Action: `click #1 "Save"`,
+	r, err := c.Reflect(context.Background(), agent.ReflectionInput{Subtask: "save", Step: 1, Action: `click #1 "Save"`,
 		Before: els, After: els, BeforeImage: img, AfterImage: img}, &u)
 	if err != nil || r.Verdict != "no_effect" {
 		t.Fatalf("Reflect = %+v, %v; want no_effect", r, err)
 	}
-	p, err := c.UpdateProgress(context.Background(), agents.ProgressInput{Subtask: "save", Step: 1, Action: `click #1 "Save"`, Verdict: "no_effect"}, &u)
+	p, err := c.UpdateProgress(context.Background(), agent.ProgressInput{Turn: agent.Turn{Goal: agent.Goal{Subtask: "save"}, Step: 1},
+		Outcome: agent.Outcome{Action: `click #1 "Save"`, Verdict: "no_effect"}}, &u)
 	if err != nil || p.Memory != "saved as memo.txt" || !strings.Contains(p.Summary, "no_effect") {
 		t.Fatalf("UpdateProgress = %+v, %v", p, err)
 	}
@@ -281,8 +291,8 @@ func promptSizes(n int) (first, last, fullHistory int) {
 		last = size
 		action := `click #1 "Save"`
 		history = append(history, "step "+action+" → correct: the dialog opened as expected and the name field has focus")
-		p, err := c.UpdateProgress(context.Background(), agents.ProgressInput{Subtask: "save", Step: step, Action: action,
-			Thought: "Click Save to open the dialog.", Verdict: "correct", Summary: in.Progress, Memory: in.Memory}, &screen.Usage{})
+		p, err := c.UpdateProgress(context.Background(), agent.ProgressInput{Turn: agent.Turn{Goal: agent.Goal{Subtask: "save"}, Step: step, State: in.State},
+			Outcome: agent.Outcome{Action: action, Thought: "Click Save to open the dialog.", Verdict: "correct"}}, &screen.Usage{})
 		if err == nil {
 			in.Progress, in.Memory = p.Summary, p.Memory
 		}
@@ -308,11 +318,13 @@ func TestPromptGoldens(t *testing.T) {
 	in.LastAction, in.LastVerdict, in.LastReason = `type "hello"`, "correct", "the text appeared"
 	got := map[string]string{
 		"decision.txt": agents.DecisionPrompt(in, 400, 300, ""),
-		"progress.txt": agents.ProgressPrompt(agents.ProgressInput{Subtask: "save", Instruction: "save the file", Outputs: []string{"path"},
-			Summary: "typed the text", Memory: "file is memo.txt", Step: 3, Action: `hotkey ctrl+s`, Thought: "Save.", Verdict: "correct", Reason: "dialog opened"}),
-		"reflection.txt": agents.ReflectionPrompt(agents.ReflectionInput{Subtask: "save", Instruction: "save the file", Action: `click #1 "Save"`,
+		"progress.txt": agents.ProgressPrompt(agent.ProgressInput{
+			Turn: agent.Turn{Goal: agent.Goal{Subtask: "save", Instruction: "save the file", Outputs: []plan.Output{{Key: "path"}}},
+				Step: 3, State: agent.State{Progress: "typed the text", Memory: "file is memo.txt"}},
+			Outcome: agent.Outcome{Action: `hotkey ctrl+s`, Thought: "Save.", Verdict: "correct", Reason: "dialog opened"}}, ""),
+		"reflection.txt": agents.ReflectionPrompt(agent.ReflectionInput{Subtask: "save", Instruction: "save the file", Action: `click #1 "Save"`,
 			Thought: "Save it.", Note: "click at (130,60)", Step: 4, BeforeWindow: "memo.txt - Mousepad", AfterWindow: "Save As", Before: els, After: els[:1]}),
-		"manager.txt": agents.ManagerPrompt(agents.ManagerInput{Instruction: "Note the product of 6 and 7 in a file.",
+		"manager.txt": agents.ManagerPrompt(agent.ManagerInput{Instruction: "Note the product of 6 and 7 in a file.",
 			Devices: []string{"desktop: the local display"}, Knowledge: []string{"galculator is the calculator."}}, "subtask \"b\": unknown device"),
 	}
 	for name, text := range got {
@@ -328,5 +340,82 @@ func TestPromptGoldens(t *testing.T) {
 		if diff := cmp.Diff(string(want), text); diff != "" {
 			t.Errorf("%s changed (-want +got); if intended, bump PromptVersion and run -update:\n%s", name, diff)
 		}
+	}
+}
+
+// TestEveryRoleReasksTheSameWay drives each role through the one re-ask
+// loop: a malformed answer is asked again with the problem fed back, and an
+// answer with another tool never counts as a success.
+func TestEveryRoleReasksTheSameWay(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 100, 100))
+	roles := map[string]func(c *agents.Client, u *screen.Usage) error{
+		agent.RoleDecision: func(c *agents.Client, u *screen.Usage) error {
+			_, err := c.Decide(context.Background(), input(), u)
+			return err
+		},
+		agent.RoleReflection: func(c *agents.Client, u *screen.Usage) error {
+			_, err := c.Reflect(context.Background(), agent.ReflectionInput{Subtask: "save", Step: 1, Before: els, After: els, BeforeImage: img, AfterImage: img}, u)
+			return err
+		},
+		agent.RoleProgress: func(c *agents.Client, u *screen.Usage) error {
+			p, err := c.UpdateProgress(context.Background(), agent.ProgressInput{Turn: agent.Turn{Goal: agent.Goal{Subtask: "save"}, Step: 1},
+				Outcome: agent.Outcome{Action: `click #1 "Save"`, Verdict: "correct"}}, u)
+			if err == nil && (p.Memory != "saved as memo.txt" || p.Summary == "") {
+				return fmt.Errorf("progress = %+v, want the scripted summary and memory", p)
+			}
+			return err
+		},
+		agent.RoleManager: func(c *agents.Client, u *screen.Usage) error {
+			_, err := c.Manage(context.Background(), agent.ManagerInput{Instruction: "save"}, u)
+			return err
+		},
+	}
+	for role, call := range roles {
+		for _, fault := range []string{"malformed", "wrong_tool", "no_tool"} {
+			t.Run(role+"/"+fault, func(t *testing.T) {
+				s := script(scripted.Step{Action: "click", Target: "Save", Memory: "saved as memo.txt"})
+				s.Manager = json.RawMessage(`{"subtasks": [{"name": "save", "instruction": "save it"}]}`)
+				s.Faults = []scripted.Fault{{Role: role, Kind: fault, Times: 1}}
+				srv, cfg := serve(t, s)
+				var u screen.Usage
+				if err := call(agents.New(cfg), &u); err != nil {
+					t.Fatalf("%s after one %s answer = %v, want recovery on the re-ask", role, fault, err)
+				}
+				reqs := srv.Requests()
+				if len(reqs) != 2 || u.Calls != 2 {
+					t.Fatalf("%d requests, %d calls counted; want 2 (one re-ask)", len(reqs), u.Calls)
+				}
+				if !strings.Contains(reqs[1].Text, "previous answer was invalid") && !strings.Contains(reqs[1].Text, "previous plan was invalid") {
+					t.Errorf("the re-ask does not tell the model what was wrong:\n%s", reqs[1].Text)
+				}
+			})
+		}
+		t.Run(role+"/always_wrong_tool", func(t *testing.T) {
+			s := script(scripted.Step{Action: "click", Target: "Save"})
+			s.Manager = json.RawMessage(`{"subtasks": [{"name": "save", "instruction": "save it"}]}`)
+			s.Faults = []scripted.Fault{{Role: role, Kind: "wrong_tool"}}
+			srv, cfg := serve(t, s)
+			err := call(agents.New(cfg), &screen.Usage{})
+			var inv *agent.InvalidOutputError
+			if !errors.As(err, &inv) || inv.Attempts != 3 || len(srv.Requests()) != 3 {
+				t.Errorf("%s with a wrong tool every time = %v after %d requests, want an InvalidOutputError after 3", role, err, len(srv.Requests()))
+			}
+		})
+	}
+}
+
+// TestRequestsNameRoleSubtaskAndStep: the endpoint learns what it is asked
+// from headers, whatever the prompt says.
+func TestRequestsNameRoleSubtaskAndStep(t *testing.T) {
+	srv, cfg := serve(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{"zählen/α b": {Steps: []scripted.Step{{Action: "wait"}, {Action: "click", Target: "Save"}}}}})
+	in := input()
+	in.Subtask, in.Step, in.Instruction = "zählen/α b", 2, "Subtask: other\nStep: 9"
+	d, err := agents.New(cfg).Decide(context.Background(), in, &screen.Usage{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := srv.Requests()[0]
+	if r.Role != agent.RoleDecision || r.Subtask != "zählen/α b" || r.Step != 2 || d.Action.Kind != "click" {
+		t.Errorf("server saw role=%q subtask=%q step=%d and played %q; want decision, %q, 2, click", r.Role, r.Subtask, r.Step, d.Action.Kind, in.Subtask)
 	}
 }

@@ -1,19 +1,8 @@
-// Package agents holds the four model-backed roles of PC-Agent — Manager,
-// Decision, Reflection and Progress — on any OpenAI-compatible endpoint
-// through go-openai. The client never retries on its own: errors are
-// classified and Temporal owns retries.
 package agents
 
 import (
-	"errors"
-	"fmt"
-	"net"
-	"net/http"
 	"strconv"
-	"strings"
 	"time"
-
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // Config selects the endpoint and per-role behaviour.
@@ -88,79 +77,4 @@ func ConfigFromEnv(getenv func(string) string) Config {
 		c.TextActions = true
 	}
 	return c
-}
-
-// Client is an OpenAI-compatible chat client with pcflow's role prompts.
-type Client struct {
-	cfg Config
-	api *openai.Client
-}
-
-// New builds a client. The HTTP client has the request timeout and no
-// retries of its own.
-func New(cfg Config) *Client {
-	oc := openai.DefaultConfig(cfg.APIKey)
-	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	oc.HTTPClient = &http.Client{Timeout: cfg.Timeout}
-	if cfg.MaxReasks == 0 {
-		cfg.MaxReasks = 2
-	}
-	return &Client{cfg: cfg, api: openai.NewClientWithConfig(oc)}
-}
-
-// Config returns the client's configuration.
-func (c *Client) Config() Config { return c.cfg }
-
-// Error types, for Temporal's non-retryable application errors.
-const (
-	ErrTypeAuth       = "ModelAuthRejected"
-	ErrTypeNotFound   = "ModelNotFound"
-	ErrTypeBadRequest = "ModelBadRequest"
-	ErrTypeInvalid    = "InvalidModelOutput"
-)
-
-// APIError is a classified model API failure.
-type APIError struct {
-	Type      string // one of the ErrType constants, or "" when retryable
-	Retryable bool
-	Status    int
-	Msg       string
-	Err       error
-}
-
-func (e *APIError) Error() string { return e.Msg }
-func (e *APIError) Unwrap() error { return e.Err }
-
-// classify turns a go-openai error into an APIError that says what to fix.
-func (c *Client) classify(model string, err error) error {
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
-	status := 0
-	detail := err.Error()
-	switch {
-	case errors.As(err, &apiErr):
-		status = apiErr.HTTPStatusCode
-		detail = apiErr.Message
-	case errors.As(err, &reqErr):
-		status = reqErr.HTTPStatusCode
-	}
-	var netErr net.Error
-	switch {
-	case status == 401 || status == 403:
-		return &APIError{Type: ErrTypeAuth, Status: status, Err: err,
-			Msg: fmt.Sprintf("API key rejected by %s (HTTP %d): set OPENAI_API_KEY to a valid key for this endpoint", c.cfg.BaseURL, status)}
-	case status == 404:
-		return &APIError{Type: ErrTypeNotFound, Status: status, Err: err,
-			Msg: fmt.Sprintf("model %s not found at %s (HTTP 404: %s): check PCFLOW_MODEL and OPENAI_BASE_URL", model, c.cfg.BaseURL, detail)}
-	case status == 400 || status == 422:
-		return &APIError{Type: ErrTypeBadRequest, Status: status, Err: err,
-			Msg: fmt.Sprintf("request rejected by %s (HTTP %d): %s", c.cfg.BaseURL, status, detail)}
-	case status == 429 || status >= 500:
-		return &APIError{Retryable: true, Status: status, Err: err,
-			Msg: fmt.Sprintf("model endpoint %s is busy or failing (HTTP %d): %s; retrying", c.cfg.BaseURL, status, detail)}
-	case errors.As(err, &netErr):
-		return &APIError{Retryable: true, Err: err,
-			Msg: fmt.Sprintf("model endpoint %s unreachable or timed out: %v; retrying", c.cfg.BaseURL, err)}
-	}
-	return &APIError{Retryable: true, Status: status, Err: err, Msg: fmt.Sprintf("model call to %s failed: %v", c.cfg.BaseURL, err)}
 }

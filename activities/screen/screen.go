@@ -7,6 +7,8 @@ import (
 	"image"
 	"sort"
 	"strings"
+
+	"github.com/pcflow/pcflow/internal/text"
 )
 
 // Rect is a screen rectangle in pixels.
@@ -48,11 +50,7 @@ type Element struct {
 func (e Element) Label() string {
 	s := fmt.Sprintf("[%d] %s %q", e.ID, e.Role, e.Name)
 	if e.Value != "" && e.Value != e.Name {
-		v := e.Value
-		if len(v) > 80 {
-			v = v[:80] + "…"
-		}
-		s += fmt.Sprintf(" value=%q", v)
+		s += fmt.Sprintf(" value=%q", text.Trunc(e.Value, 80))
 	}
 	return s + fmt.Sprintf(" at (%d,%d %dx%d)", e.Box.X, e.Box.Y, e.Box.W, e.Box.H)
 }
@@ -140,20 +138,20 @@ func (a Action) Summary() string {
 	if a.Element > 0 {
 		target = fmt.Sprintf(" #%d", a.Element)
 		if a.Target != "" {
-			target += fmt.Sprintf(" %q", trunc(a.Target, 30))
+			target += fmt.Sprintf(" %q", text.Trunc(a.Target, 30))
 		}
 	} else if a.Kind == ActClick || a.Kind == ActDoubleClick || a.Kind == ActRightClick {
 		target = fmt.Sprintf(" (%d,%d)", a.X, a.Y)
 	}
 	switch a.Kind {
 	case ActType:
-		s := fmt.Sprintf("type %q%s", trunc(a.Text, 40), target)
+		s := fmt.Sprintf("type %q%s", text.Trunc(a.Text, 40), target)
 		if a.Enter {
 			s += " ⏎"
 		}
 		return s
 	case ActSelect:
-		return fmt.Sprintf("select %q…%q", trunc(a.Start, 20), trunc(a.End, 20))
+		return fmt.Sprintf("select %q…%q", text.Trunc(a.Start, 20), text.Trunc(a.End, 20))
 	case ActHotkey:
 		return "hotkey " + strings.Join(a.Keys, "+")
 	case ActScroll:
@@ -163,7 +161,7 @@ func (a Action) Summary() string {
 	case ActOpenApp:
 		return "open_app " + a.App
 	case ActSwitchWindow:
-		return fmt.Sprintf("switch_window %q", trunc(a.Title, 40))
+		return fmt.Sprintf("switch_window %q", text.Trunc(a.Title, 40))
 	case ActWait:
 		return fmt.Sprintf("wait %gs", a.Seconds)
 	case ActDone:
@@ -174,17 +172,9 @@ func (a Action) Summary() string {
 		sort.Strings(keys)
 		return "done " + strings.Join(keys, ",")
 	case ActFail:
-		return fmt.Sprintf("fail %q", trunc(a.Reason, 40))
+		return fmt.Sprintf("fail %q", text.Trunc(a.Reason, 40))
 	}
 	return a.Kind + target
-}
-
-func trunc(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }
 
 // Usage is the token and latency account of model calls.

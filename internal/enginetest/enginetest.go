@@ -20,6 +20,7 @@ import (
 	"github.com/pcflow/pcflow/activities/agents/scripted"
 	"github.com/pcflow/pcflow/activities/artifacts"
 	"github.com/pcflow/pcflow/internal/tserver"
+	"github.com/pcflow/pcflow/specs"
 	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/worker"
 	"github.com/pcflow/pcflow/workflows"
@@ -78,7 +79,7 @@ func (e *Env) Activities(dev activities.Device, name string, cfg agents.Config) 
 		e.t.Fatal(err)
 	}
 	return &activities.Activities{Device: dev, Model: agents.New(cfg), Artifacts: e.Artifacts, Log: log,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), CompileInstruction: specs.ParseTemplate}
 }
 
 // Serve starts a worker; workflows says whether it also polls the shared queue.

@@ -20,6 +20,9 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/pcflow/pcflow/activities/agent"
+	"github.com/pcflow/pcflow/activities/agents"
 )
 
 // Script is what the server plays.
@@ -59,7 +62,8 @@ type Fault struct {
 	Subtask string `json:"subtask,omitempty"` // empty: any
 	Step    int    `json:"step,omitempty"`    // 0: any
 	// Kind: "429", "500", "401", "404", "400", "slow", "malformed",
-	// "unknown_element", "no_tool".
+	// "unknown_element", "no_tool", "wrong_tool" (answers with another
+	// role's tool).
 	Kind    string `json:"kind"`
 	Times   int    `json:"times"` // how many matching requests (0: all)
 	DelayMS int    `json:"delay_ms,omitempty"`
@@ -108,8 +112,11 @@ func Load(path string) (Script, error) {
 // New returns a server for s (not listening yet).
 func New(s Script) *Server { return &Server{script: s, fired: map[int]int{}} }
 
-// Recorded is one model exchange as a run recorded it.
+// Recorded is one model exchange as a run recorded it (agent.Exchange).
 type Recorded struct {
+	Role     string                         `json:"role"`
+	Subtask  string                         `json:"subtask,omitempty"`
+	Step     int                            `json:"step,omitempty"`
 	Request  openai.ChatCompletionRequest   `json:"request"`
 	Response *openai.ChatCompletionResponse `json:"response,omitempty"`
 }
@@ -124,7 +131,7 @@ func NewReplay(exchanges []Recorded) *Server {
 		if ex.Response == nil {
 			continue
 		}
-		k := replayKey(classify(ex.Request))
+		k := replayKey(classify(agent.Call{Role: ex.Role, Subtask: ex.Subtask, Step: ex.Step}, ex.Request))
 		s.replay[k] = append(s.replay[k], *ex.Response)
 	}
 	return s
@@ -167,11 +174,10 @@ func (s *Server) Usage() (prompt, completion int) {
 	return s.promptTokens, s.completionTokens
 }
 
+// Patterns over the content the agents are sent: the element list (the
+// observation) and the Progress agent's previous summary and memory. What a
+// request is for comes from its X-Pcflow-* headers.
 var (
-	reSubtask    = regexp.MustCompile(`(?m)^Subtask: (\S+)`)
-	reStep       = regexp.MustCompile(`(?m)^Step: (\d+)`)
-	reReflStep   = regexp.MustCompile(`\(step (\d+)\)`)
-	reProgStep   = regexp.MustCompile(`(?m)^Step (\d+):`)
 	reElement    = regexp.MustCompile(`(?m)^\[(\d+)\] (.+?) ("(?:[^"\\]|\\.)*")`)
 	rePrevMemory = regexp.MustCompile(`(?m)^Previous memory: (.*)$`)
 	rePrevSum    = regexp.MustCompile(`(?m)^Previous summary: (.*)$`)
@@ -194,7 +200,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, 400, "bad request body: "+err.Error())
 		return
 	}
-	rec := classify(req)
+	rec := classify(agents.CallFromHeaders(r.Header), req)
 	s.mu.Lock()
 	fault := s.matchFault(rec)
 	latency := s.script.LatencyMS
@@ -227,15 +233,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, status, body)
 }
 
-// classify tells which agent a request is for, and its subtask and step.
-func classify(req openai.ChatCompletionRequest) Request {
-	rec := Request{Model: req.Model}
+// classify reads what a request is for: role, subtask and step from its
+// headers (the role from its tools when the header is missing).
+func classify(call agent.Call, req openai.ChatCompletionRequest) Request {
+	rec := Request{Model: req.Model, Role: call.Role, Subtask: call.Subtask, Step: call.Step}
 	var text strings.Builder
 	for _, m := range req.Messages {
 		if m.Role == openai.ChatMessageRoleSystem {
-			if strings.Contains(m.Content, "Decision agent") {
-				rec.Role = "decision"
-			}
 			continue
 		}
 		text.WriteString(m.Content)
@@ -252,26 +256,19 @@ func classify(req openai.ChatCompletionRequest) Request {
 			rec.Tools = append(rec.Tools, t.Function.Name)
 		}
 	}
+	if rec.Role != "" {
+		return rec
+	}
 	switch {
 	case hasTool(rec.Tools, "verdict"):
-		rec.Role = "reflection"
+		rec.Role = agent.RoleReflection
 	case hasTool(rec.Tools, "update_progress"):
-		rec.Role = "progress"
+		rec.Role = agent.RoleProgress
 	case hasTool(rec.Tools, "plan_subtasks"):
-		rec.Role = "manager"
+		rec.Role = agent.RoleManager
 	case hasTool(rec.Tools, "click"):
-		rec.Role = "decision"
+		rec.Role = agent.RoleDecision
 	}
-	if m := reSubtask.FindStringSubmatch(rec.Text); m != nil {
-		rec.Subtask = m[1]
-	}
-	for _, re := range []*regexp.Regexp{reStep, reReflStep, reProgStep} {
-		if m := re.FindStringSubmatch(rec.Text); m != nil {
-			rec.Step, _ = strconv.Atoi(m[1])
-			break
-		}
-	}
-
 	return rec
 }
 
@@ -357,20 +354,20 @@ func (s *Server) answer(rec Request, req openai.ChatCompletionRequest, fault *Fa
 		}
 	}
 	switch rec.Role {
-	case "decision":
+	case agent.RoleDecision:
 		if rec.Images == 0 {
 			return 400, errBody(400, "decision request carries no screenshot: the Decision agent must see the screen")
 		}
 		return 200, s.decision(rec, req, fault)
-	case "reflection":
+	case agent.RoleReflection:
 		verdict := "correct"
 		if sc, ok := s.script.Subtasks[rec.Subtask]; ok && rec.Step >= 1 && rec.Step <= len(sc.Reflections) && sc.Reflections[rec.Step-1] != "" {
 			verdict = sc.Reflections[rec.Step-1]
 		}
 		return 200, toolAnswer(rec, "verdict", map[string]any{"verdict": verdict, "reason": "scripted reflection"}, "", fault)
-	case "progress":
+	case agent.RoleProgress:
 		return 200, toolAnswer(rec, "update_progress", s.progress(rec), "", fault)
-	case "manager":
+	case agent.RoleManager:
 		if len(s.script.Manager) == 0 {
 			return 200, toolAnswer(rec, "", nil, "The script has no manager answer.", fault)
 		}
@@ -490,6 +487,9 @@ func toolAnswer(rec Request, tool string, args map[string]any, content string, f
 		argText = string(b)
 		if fault != nil && fault.Kind == "malformed" {
 			argText = `{"element": 3,` // truncated JSON
+		}
+		if fault != nil && fault.Kind == "wrong_tool" {
+			tool = "wrong_tool"
 		}
 		if fault == nil || fault.Kind != "no_tool" {
 			msg.ToolCalls = []openai.ToolCall{{ID: "call_" + strconv.Itoa(rec.Step), Type: openai.ToolTypeFunction,

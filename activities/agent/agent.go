@@ -1,0 +1,205 @@
+// Package agent is the agent's turn as plain data: what each model role
+// (Decision, Reflection, Progress, Manager) is given and answers, and how a
+// model failure is classified. It has no transport and imports neither the
+// model client nor the task language: workflows carry its Turn from step to
+// step, activities hand it to their Model, and activities/agents implements
+// that Model over an OpenAI-compatible endpoint.
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"image"
+
+	"github.com/pcflow/pcflow/activities/screen"
+	"github.com/pcflow/pcflow/specs/plan"
+)
+
+// Role names, as recorded with every exchange and sent to the endpoint.
+const (
+	RoleDecision   = "decision"
+	RoleReflection = "reflection"
+	RoleProgress   = "progress"
+	RoleManager    = "manager"
+)
+
+// Goal is what a subtask asks of the agent; it does not change between steps.
+type Goal struct {
+	Subtask     string        `json:"subtask"`
+	Instruction string        `json:"instruction"` // rendered
+	Knowledge   []string      `json:"knowledge,omitempty"`
+	Outputs     []plan.Output `json:"outputs,omitempty"`
+	MaxSteps    int           `json:"max_steps"`
+}
+
+// OutputKeys lists the declared outputs' keys, in declaration order.
+func (g Goal) OutputKeys() []string {
+	keys := make([]string, len(g.Outputs))
+	for i, o := range g.Outputs {
+		keys[i] = o.Key
+	}
+	return keys
+}
+
+// State is what the agent carries from one step to the next: the Progress
+// agent's summary and memory and the last action's reflection.
+type State struct {
+	Progress    string `json:"progress,omitempty"`
+	Memory      string `json:"memory,omitempty"`
+	LastAction  string `json:"last_action,omitempty"`
+	LastVerdict string `json:"last_verdict,omitempty"`
+	LastReason  string `json:"last_reason,omitempty"`
+}
+
+// Turn is one step of the agent: the goal, the step number (1-based) and
+// the state carried into it. Its JSON form is flat.
+type Turn struct {
+	Goal
+	Step int `json:"step"`
+	State
+}
+
+// Call names one model request: the role, and for a subtask its name and step.
+type Call struct {
+	Role    string
+	Subtask string
+	Step    int
+}
+
+// Exchange is one request/answer pair, for recording and replay. Request
+// and Response are the endpoint's JSON (images replaced by their size).
+type Exchange struct {
+	Role     string          `json:"role"`
+	Subtask  string          `json:"subtask,omitempty"`
+	Step     int             `json:"step,omitempty"`
+	Request  json.RawMessage `json:"request"`
+	Response json.RawMessage `json:"response,omitempty"`
+	Error    string          `json:"error,omitempty"`
+}
+
+// DecisionInput is everything the Decision agent sees.
+type DecisionInput struct {
+	Turn
+	ActiveWindow string
+	Windows      []string
+	Clipboard    string
+	Elements     []screen.Element
+	Image        image.Image // annotated screenshot
+	// Locate finds on-screen text for select (OCR); nil disables select.
+	Locate func(text string) ([]screen.Rect, error)
+	Record func(Exchange)
+}
+
+// Decision is the Decision agent's choice, in screen coordinates.
+type Decision struct {
+	Thought string
+	Action  screen.Action
+	Invalid int      // answers that were invalid and re-asked
+	Errors  []string // why they were invalid
+	Prompt  int      // bytes of the text prompt, for the prompt-size benchmark
+}
+
+// ReflectionInput is what the Reflection agent compares.
+type ReflectionInput struct {
+	Subtask, Instruction, Action, Thought, Note string
+	Step                                        int
+	BeforeWindow, AfterWindow                   string
+	Before, After                               []screen.Element
+	BeforeImage, AfterImage                     image.Image
+	Record                                      func(Exchange)
+}
+
+// Reflection is the verdict on one action.
+type Reflection struct {
+	Verdict string
+	Reason  string
+	Invalid int
+}
+
+// Outcome is one step as the Progress agent folds it in: the action, the
+// thought behind it and the reflection on it.
+type Outcome struct {
+	Action  string `json:"action"`
+	Thought string `json:"thought"`
+	Verdict string `json:"verdict"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// ProgressInput is what the Progress agent updates from: the turn just
+// taken (its State holds the previous summary and memory) and its outcome.
+type ProgressInput struct {
+	Turn
+	Outcome
+	Record func(Exchange)
+}
+
+// Progress is the updated summary and memory.
+type Progress struct {
+	Summary, Memory string
+	Prompt          int
+	Invalid         int
+}
+
+// OutputSpec is a declared output as the Manager proposes it.
+type OutputSpec struct {
+	Key         string `json:"key"`
+	Description string `json:"description,omitempty"`
+}
+
+// PlannedSubtask is one subtask as the Manager agent proposes it.
+type PlannedSubtask struct {
+	Name        string       `json:"name"`
+	Instruction string       `json:"instruction"`
+	Device      string       `json:"device"`
+	DependsOn   []string     `json:"depends_on"`
+	Outputs     []OutputSpec `json:"outputs"`
+}
+
+// ManagerInput is what the Manager decomposes.
+type ManagerInput struct {
+	Instruction string
+	Devices     []string // "name: description"
+	Knowledge   []string
+	// Validate checks a proposal against the task language's rules; its
+	// error is fed back to the model.
+	Validate func([]PlannedSubtask) error
+	Record   func(Exchange)
+}
+
+// Plan is the Manager's accepted proposal.
+type Plan struct {
+	Subtasks []PlannedSubtask
+	Invalid  int
+}
+
+// Error types of model failures, as Temporal application error types;
+// workflows branch on them. All but ErrTypeModelUnavailable are permanent.
+const (
+	ErrTypeModelAuth        = "ModelAuthRejected"
+	ErrTypeModelNotFound    = "ModelNotFound"
+	ErrTypeModelRequest     = "ModelBadRequest"
+	ErrTypeInvalidOutput    = "InvalidModelOutput"
+	ErrTypeModelUnavailable = "ModelUnavailable" // retried
+)
+
+// APIError is a classified model API failure.
+type APIError struct {
+	Type      string // one of the ErrType constants
+	Retryable bool
+	Status    int
+	Msg       string
+	Err       error
+}
+
+func (e *APIError) Error() string { return e.Msg }
+func (e *APIError) Unwrap() error { return e.Err }
+
+// InvalidOutputError is returned when every answer in a call was invalid.
+type InvalidOutputError struct {
+	Attempts int
+	Last     string
+}
+
+func (e *InvalidOutputError) Error() string {
+	return fmt.Sprintf("model gave %d invalid answer(s); last problem: %s", e.Attempts, e.Last)
+}

@@ -1,0 +1,206 @@
+package agents
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/activities/agent"
+	"github.com/pcflow/pcflow/activities/screen"
+)
+
+// Headers every request carries, naming what it asks (see the package doc).
+// The subtask is URL-escaped.
+const (
+	HeaderRole    = "X-Pcflow-Role"
+	HeaderSubtask = "X-Pcflow-Subtask"
+	HeaderStep    = "X-Pcflow-Step"
+)
+
+var _ activities.Model = (*Client)(nil)
+
+// Client is an OpenAI-compatible chat client with pcflow's role prompts.
+type Client struct {
+	cfg Config
+	api *openai.Client
+}
+
+// New builds a client. The HTTP client has the request timeout and no
+// retries of its own.
+func New(cfg Config) *Client {
+	oc := openai.DefaultConfig(cfg.APIKey)
+	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	oc.HTTPClient = &http.Client{Timeout: cfg.Timeout, Transport: callHeaders{http.DefaultTransport}}
+	if cfg.MaxReasks == 0 {
+		cfg.MaxReasks = 2
+	}
+	return &Client{cfg: cfg, api: openai.NewClientWithConfig(oc)}
+}
+
+// Config returns the client's configuration.
+func (c *Client) Config() Config { return c.cfg }
+
+type callKey struct{}
+
+// callHeaders sets the X-Pcflow-* headers from the call in the request's context.
+type callHeaders struct{ base http.RoundTripper }
+
+func (t callHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
+	if c, ok := r.Context().Value(callKey{}).(agent.Call); ok {
+		r = r.Clone(r.Context())
+		r.Header.Set(HeaderRole, c.Role)
+		if c.Subtask != "" {
+			r.Header.Set(HeaderSubtask, url.PathEscape(c.Subtask))
+		}
+		if c.Step > 0 {
+			r.Header.Set(HeaderStep, strconv.Itoa(c.Step))
+		}
+	}
+	return t.base.RoundTrip(r)
+}
+
+// CallFromHeaders reads what a request asks from its X-Pcflow-* headers.
+func CallFromHeaders(h http.Header) agent.Call {
+	c := agent.Call{Role: h.Get(HeaderRole)}
+	c.Subtask, _ = url.PathUnescape(h.Get(HeaderSubtask))
+	c.Step, _ = strconv.Atoi(h.Get(HeaderStep))
+	return c
+}
+
+// exchange is one role's conversation, as the loop in ask drives it.
+type exchange[T any] struct {
+	call agent.Call
+	// request builds the request; feedback is the problem with the previous
+	// answer ("" on the first attempt) and must reach the model.
+	request func(feedback string) openai.ChatCompletionRequest
+	// parse reads the answer, or says what is wrong with it.
+	parse  func(msg openai.ChatCompletionMessage) (T, error)
+	record func(agent.Exchange)
+}
+
+// invalid counts the answers that were re-asked, and why.
+type invalid struct {
+	n      int
+	errors []string
+}
+
+// ask is the one request → call → parse → re-ask loop every role uses: an
+// answer that parse rejects is asked again with the problem as feedback, at
+// most MaxReasks times; then the call fails with an InvalidOutputError.
+func ask[T any](ctx context.Context, c *Client, x exchange[T], u *screen.Usage) (T, invalid, error) {
+	var zero T
+	var inv invalid
+	feedback := ""
+	for attempt := 0; ; attempt++ {
+		resp, err := c.send(ctx, x.call, x.request(feedback), u, x.record)
+		if err != nil {
+			return zero, inv, err
+		}
+		v, perr := x.parse(resp.Choices[0].Message)
+		if perr == nil {
+			return v, inv, nil
+		}
+		inv.n++
+		inv.errors = append(inv.errors, perr.Error())
+		if attempt >= c.cfg.MaxReasks {
+			return zero, inv, &agent.InvalidOutputError{Attempts: inv.n, Last: perr.Error()}
+		}
+		feedback = perr.Error()
+	}
+}
+
+// send sends one chat request and accounts for it.
+func (c *Client) send(ctx context.Context, call agent.Call, req openai.ChatCompletionRequest, u *screen.Usage, rec func(agent.Exchange)) (openai.ChatCompletionResponse, error) {
+	start := time.Now()
+	resp, err := c.api.CreateChatCompletion(context.WithValue(ctx, callKey{}, call), req)
+	u.Calls++
+	u.LatencyMS += time.Since(start).Milliseconds()
+	if rec != nil {
+		ex := agent.Exchange{Role: call.Role, Subtask: call.Subtask, Step: call.Step}
+		ex.Request, _ = json.Marshal(redactImages(req))
+		if err == nil {
+			ex.Response, _ = json.Marshal(resp)
+		} else {
+			ex.Error = err.Error()
+		}
+		rec(ex)
+	}
+	if err != nil {
+		return resp, c.classify(req.Model, err)
+	}
+	u.PromptTokens += resp.Usage.PromptTokens
+	u.CompletionTokens += resp.Usage.CompletionTokens
+	if len(resp.Choices) == 0 {
+		return resp, &agent.APIError{Type: agent.ErrTypeModelUnavailable, Retryable: true,
+			Msg: fmt.Sprintf("model %s at %s returned no choices", req.Model, c.cfg.BaseURL)}
+	}
+	return resp, nil
+}
+
+// redactImages drops image bytes from a recorded request (they are stored
+// as screenshot artifacts already).
+func redactImages(req openai.ChatCompletionRequest) openai.ChatCompletionRequest {
+	msgs := make([]openai.ChatCompletionMessage, len(req.Messages))
+	for i, m := range req.Messages {
+		if len(m.MultiContent) == 0 {
+			msgs[i] = m
+			continue
+		}
+		parts := make([]openai.ChatMessagePart, len(m.MultiContent))
+		for j, p := range m.MultiContent {
+			if p.ImageURL != nil {
+				p.ImageURL = &openai.ChatMessageImageURL{URL: fmt.Sprintf("(image, %d bytes)", len(p.ImageURL.URL))}
+			}
+			parts[j] = p
+		}
+		m.MultiContent = parts
+		msgs[i] = m
+	}
+	req.Messages = msgs
+	return req
+}
+
+// classify turns a go-openai error into an APIError that says what to fix.
+func (c *Client) classify(model string, err error) error {
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	status := 0
+	detail := err.Error()
+	switch {
+	case errors.As(err, &apiErr):
+		status = apiErr.HTTPStatusCode
+		detail = apiErr.Message
+	case errors.As(err, &reqErr):
+		status = reqErr.HTTPStatusCode
+	}
+	var netErr net.Error
+	switch {
+	case status == 401 || status == 403:
+		return &agent.APIError{Type: agent.ErrTypeModelAuth, Status: status, Err: err,
+			Msg: fmt.Sprintf("API key rejected by %s (HTTP %d): set OPENAI_API_KEY to a valid key for this endpoint", c.cfg.BaseURL, status)}
+	case status == 404:
+		return &agent.APIError{Type: agent.ErrTypeModelNotFound, Status: status, Err: err,
+			Msg: fmt.Sprintf("model %s not found at %s (HTTP 404: %s): check PCFLOW_MODEL and OPENAI_BASE_URL", model, c.cfg.BaseURL, detail)}
+	case status == 400 || status == 422:
+		return &agent.APIError{Type: agent.ErrTypeModelRequest, Status: status, Err: err,
+			Msg: fmt.Sprintf("request rejected by %s (HTTP %d): %s", c.cfg.BaseURL, status, detail)}
+	case status == 429 || status >= 500:
+		return &agent.APIError{Type: agent.ErrTypeModelUnavailable, Retryable: true, Status: status, Err: err,
+			Msg: fmt.Sprintf("model endpoint %s is busy or failing (HTTP %d): %s", c.cfg.BaseURL, status, detail)}
+	case errors.As(err, &netErr):
+		return &agent.APIError{Type: agent.ErrTypeModelUnavailable, Retryable: true, Err: err,
+			Msg: fmt.Sprintf("model endpoint %s unreachable or timed out: %v", c.cfg.BaseURL, err)}
+	}
+	return &agent.APIError{Type: agent.ErrTypeModelUnavailable, Retryable: true, Status: status, Err: err,
+		Msg: fmt.Sprintf("model call to %s failed: %v", c.cfg.BaseURL, err)}
+}

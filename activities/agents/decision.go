@@ -1,0 +1,344 @@
+package agents
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/pcflow/pcflow/activities/agent"
+	"github.com/pcflow/pcflow/activities/screen"
+	"github.com/pcflow/pcflow/internal/text"
+)
+
+const decisionSystem = `You are the Decision agent of pcflow, operating a real computer (PC-Agent design).
+Each turn you see the current subtask, a progress summary, your memory, the last reflection, the open windows,
+the clipboard, a numbered list of on-screen elements (Set-of-Marks) and a screenshot with the same numbers drawn on it.
+Think briefly about what to do next, then call exactly one tool: the single next action.
+Prefer element ids from the list over coordinates. Coordinates, when you must use them, are pixels of the image you see.
+When the subtask is complete call done with every declared output; if it cannot be completed call fail with the reason.`
+
+const decisionUser = `Subtask: {{.Subtask}}
+Step: {{.Step}} of {{.MaxSteps}}
+Instruction: {{.Instruction}}
+{{- if .Knowledge}}
+Knowledge:
+{{- range .Knowledge}}
+- {{.}}{{end}}{{end}}
+{{- if .Outputs}}
+Outputs to report with done:
+{{- range .Outputs}}
+- {{.Key}}{{if .Description}}: {{.Description}}{{end}}{{end}}{{end}}
+Progress so far: {{if .Progress}}{{.Progress}}{{else}}(nothing yet){{end}}
+Memory: {{if .Memory}}{{.Memory}}{{else}}(empty){{end}}
+{{- if .LastAction}}
+Last action: {{.LastAction}} → reflection: {{.LastVerdict}}{{if .LastReason}} ({{.LastReason}}){{end}}{{end}}
+{{- if .Feedback}}
+Your previous answer was invalid: {{.Feedback}}{{end}}
+Active window: {{.ActiveWindow}}
+Windows: {{join .Windows " | "}}
+Clipboard: {{if .Clipboard}}{{.Clipboard}}{{else}}(empty){{end}}
+Screen: {{.ImageWidth}}x{{.ImageHeight}} image
+Elements:
+{{- range .Elements}}
+{{.}}{{else}}
+(none found){{end}}`
+
+const textActionFormat = `
+Answer with one line of thought, then one line "Action: NAME {JSON arguments}", for example:
+Action: click {"element": 12}`
+
+var tDecision = mustTemplate("decision", decisionUser)
+
+const (
+	pElementOrXY = `{"type":"object","properties":{
+"element":{"type":"integer","description":"id from the element list"},
+"x":{"type":"integer","description":"pixel x in the image, when no element fits"},
+"y":{"type":"integer","description":"pixel y in the image"}}}`
+	pNone = `{"type":"object","properties":{}}`
+)
+
+// actionTools is the action space as function-calling tools.
+func actionTools(outputs []string) []openai.Tool {
+	doneProps := `{}`
+	if len(outputs) > 0 {
+		b, _ := json.Marshal(outputs)
+		props := map[string]any{}
+		for _, o := range outputs {
+			props[o] = map[string]string{"type": "string"}
+		}
+		pb, _ := json.Marshal(props)
+		doneProps = `{"type":"object","properties":` + string(pb) + `,"required":` + string(b) + `}`
+	}
+	return []openai.Tool{
+		tool("open_app", "Open an application by name (desktop entry or program).", `{"type":"object","properties":{"app":{"type":"string"}},"required":["app"]}`),
+		tool("click", "Left-click an element (or pixel).", pElementOrXY),
+		tool("double_click", "Double-click an element (or pixel).", pElementOrXY),
+		tool("right_click", "Right-click an element (or pixel).", pElementOrXY),
+		tool("type", "Type text, optionally into an element first clicked, optionally pressing Enter after.", `{"type":"object","properties":{
+"text":{"type":"string"},"element":{"type":"integer"},"enter":{"type":"boolean"}},"required":["text"]}`),
+		tool("select", "Select on-screen text from the first occurrence of start to end (found by OCR).", `{"type":"object","properties":{
+"start":{"type":"string","description":"the first words of the text to select"},"end":{"type":"string","description":"the last words"}},"required":["start","end"]}`),
+		tool("drag", "Drag from one point to another (pixels of the image).", `{"type":"object","properties":{
+"x":{"type":"integer"},"y":{"type":"integer"},"x2":{"type":"integer"},"y2":{"type":"integer"}},"required":["x","y","x2","y2"]}`),
+		tool("scroll", "Scroll, over an element if given.", `{"type":"object","properties":{
+"direction":{"type":"string","enum":["up","down","left","right"]},"amount":{"type":"integer","description":"wheel clicks, default 3"},"element":{"type":"integer"}},"required":["direction"]}`),
+		tool("hotkey", "Press a key or key combination, e.g. [\"ctrl\",\"s\"] or [\"enter\"].", `{"type":"object","properties":{"keys":{"type":"array","items":{"type":"string"}}},"required":["keys"]}`),
+		tool("wait", "Wait for the screen to settle.", `{"type":"object","properties":{"seconds":{"type":"number"}}}`),
+		tool("switch_window", "Bring the window whose title contains title to the front.", `{"type":"object","properties":{"title":{"type":"string"}},"required":["title"]}`),
+		tool("copy", "Copy the selection to the clipboard.", pNone),
+		tool("paste", "Paste the clipboard.", pNone),
+		tool("done", "The subtask is complete; report every declared output.", `{"type":"object","properties":{"outputs":`+doneProps+`}}`),
+		tool("fail", "The subtask cannot be completed.", `{"type":"object","properties":{"reason":{"type":"string"}},"required":["reason"]}`),
+	}
+}
+
+// decisionView is the Decision prompt's data.
+type decisionView struct {
+	agent.DecisionInput
+	Feedback                string
+	Clipboard               string
+	ImageWidth, ImageHeight int
+	Elements                []string
+}
+
+// DecisionPrompt renders the Decision agent's text prompt.
+func DecisionPrompt(in agent.DecisionInput, imgW, imgH int, feedback string) string {
+	v := decisionView{DecisionInput: in, Feedback: feedback, Clipboard: text.Trunc(in.Clipboard, 500), ImageWidth: imgW, ImageHeight: imgH}
+	for _, e := range in.Elements {
+		v.Elements = append(v.Elements, e.Label())
+	}
+	return render(tDecision, v)
+}
+
+// Decide asks the Decision agent for one action.
+func (c *Client) Decide(ctx context.Context, in agent.DecisionInput, u *screen.Usage) (*agent.Decision, error) {
+	if in.Image == nil {
+		return nil, fmt.Errorf("decision needs a screenshot")
+	}
+	img, mime, scale, iw, ih, err := EncodeImage(in.Image, c.cfg.ImageMaxSide, c.cfg.ImageFormat, c.cfg.JPEGQuality)
+	if err != nil {
+		return nil, fmt.Errorf("encode screenshot: %w", err)
+	}
+	outKeys := in.OutputKeys()
+	sys := decisionSystem
+	if c.cfg.TextActions {
+		sys += textActionFormat
+	}
+	d := &agent.Decision{}
+	type choice struct {
+		thought string
+		action  screen.Action
+	}
+	ch, inv, err := ask(ctx, c, exchange[choice]{
+		call:   agent.Call{Role: agent.RoleDecision, Subtask: in.Subtask, Step: in.Step},
+		record: in.Record,
+		request: func(feedback string) openai.ChatCompletionRequest {
+			prompt := DecisionPrompt(in, iw, ih, feedback)
+			d.Prompt = len(prompt)
+			req := openai.ChatCompletionRequest{
+				Model: c.cfg.DecisionModel, Temperature: c.cfg.Temperature, MaxTokens: c.cfg.MaxTokens,
+				Messages: []openai.ChatCompletionMessage{
+					{Role: openai.ChatMessageRoleSystem, Content: sys},
+					{Role: openai.ChatMessageRoleUser, MultiContent: []openai.ChatMessagePart{
+						{Type: openai.ChatMessagePartTypeText, Text: prompt},
+						{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: dataURL(img, mime), Detail: openai.ImageURLDetailHigh}},
+					}},
+				},
+			}
+			if !c.cfg.TextActions {
+				req.Tools = actionTools(outKeys)
+			}
+			return req
+		},
+		parse: func(msg openai.ChatCompletionMessage) (choice, error) {
+			name, args, thought, err := toolCall(msg, c.cfg.TextActions)
+			if err != nil {
+				return choice{}, err
+			}
+			act, err := buildAction(name, args, in, scale, outKeys)
+			return choice{thought, act}, err
+		},
+	}, u)
+	d.Thought, d.Action, d.Invalid, d.Errors = ch.thought, ch.action, inv.n, inv.errors
+	return d, err
+}
+
+type rawArgs struct {
+	Element   *int           `json:"element"`
+	X         *float64       `json:"x"`
+	Y         *float64       `json:"y"`
+	X2        *float64       `json:"x2"`
+	Y2        *float64       `json:"y2"`
+	Text      *string        `json:"text"`
+	Enter     bool           `json:"enter"`
+	Keys      []string       `json:"keys"`
+	Direction string         `json:"direction"`
+	Amount    int            `json:"amount"`
+	Start     string         `json:"start"`
+	End       string         `json:"end"`
+	App       string         `json:"app"`
+	Title     string         `json:"title"`
+	Seconds   float64        `json:"seconds"`
+	Outputs   map[string]any `json:"outputs"`
+	Reason    string         `json:"reason"`
+}
+
+// buildAction validates the model's tool call and maps it to screen space.
+func buildAction(name string, args json.RawMessage, in agent.DecisionInput, scale float64, outKeys []string) (screen.Action, error) {
+	var r rawArgs
+	dec := json.NewDecoder(bytes.NewReader(args))
+	if err := dec.Decode(&r); err != nil {
+		return screen.Action{}, fmt.Errorf("arguments of %s: %w", name, err)
+	}
+	a := screen.Action{Kind: name}
+	toScreen := func(v float64) int { return int(v/scale + 0.5) }
+	byID := map[int]screen.Element{}
+	for _, e := range in.Elements {
+		byID[e.ID] = e
+	}
+	point := func(required bool) error {
+		if r.Element != nil {
+			e, ok := byID[*r.Element]
+			if !ok {
+				return fmt.Errorf("element %d is not in the element list (ids 1–%d)", *r.Element, len(in.Elements))
+			}
+			a.Element = e.ID
+			a.Target = e.Name
+			a.X, a.Y = e.Box.Center()
+			return nil
+		}
+		if r.X != nil && r.Y != nil {
+			a.X, a.Y = toScreen(*r.X), toScreen(*r.Y)
+			return nil
+		}
+		if required {
+			return fmt.Errorf("%s needs an element id or x and y", name)
+		}
+		return nil
+	}
+	switch name {
+	case screen.ActClick, screen.ActDoubleClick, screen.ActRightClick:
+		return a, point(true)
+	case screen.ActType:
+		if r.Text == nil {
+			return a, fmt.Errorf("type needs text")
+		}
+		a.Text, a.Enter = *r.Text, r.Enter
+		return a, point(false)
+	case screen.ActScroll:
+		switch r.Direction {
+		case "up", "down", "left", "right":
+		default:
+			return a, fmt.Errorf("scroll direction must be up, down, left or right, not %q", r.Direction)
+		}
+		a.Direction, a.Amount = r.Direction, r.Amount
+		if a.Amount <= 0 {
+			a.Amount = 3
+		}
+		return a, point(false)
+	case screen.ActDrag:
+		if r.X == nil || r.Y == nil || r.X2 == nil || r.Y2 == nil {
+			return a, fmt.Errorf("drag needs x, y, x2 and y2")
+		}
+		a.X, a.Y, a.X2, a.Y2 = toScreen(*r.X), toScreen(*r.Y), toScreen(*r.X2), toScreen(*r.Y2)
+		return a, nil
+	case screen.ActSelect:
+		if r.Start == "" || r.End == "" {
+			return a, fmt.Errorf("select needs start and end text")
+		}
+		a.Start, a.End = r.Start, r.End
+		if in.Locate == nil {
+			return a, fmt.Errorf("select is unavailable: no OCR on this device; click and drag instead")
+		}
+		s, err := locateOne(in.Locate, r.Start, "start")
+		if err != nil {
+			return a, err
+		}
+		e, err := locateOne(in.Locate, r.End, "end")
+		if err != nil {
+			return a, err
+		}
+		a.X, a.Y = s.X, s.Y+s.H/2
+		a.X2, a.Y2 = e.X+e.W, e.Y+e.H/2
+		return a, nil
+	case screen.ActHotkey:
+		if len(r.Keys) == 0 {
+			return a, fmt.Errorf("hotkey needs keys, e.g. [\"ctrl\", \"s\"]")
+		}
+		a.Keys = r.Keys
+		return a, nil
+	case screen.ActWait:
+		a.Seconds = r.Seconds
+		if a.Seconds <= 0 || a.Seconds > 30 {
+			a.Seconds = 1
+		}
+		return a, nil
+	case screen.ActOpenApp:
+		if r.App == "" {
+			return a, fmt.Errorf("open_app needs app")
+		}
+		a.App = r.App
+		return a, nil
+	case screen.ActSwitchWindow:
+		if r.Title == "" {
+			return a, fmt.Errorf("switch_window needs title")
+		}
+		a.Title = r.Title
+		return a, nil
+	case screen.ActCopy, screen.ActPaste:
+		return a, nil
+	case screen.ActDone:
+		a.Outputs = map[string]string{}
+		for k, v := range r.Outputs {
+			switch x := v.(type) {
+			case string:
+				a.Outputs[k] = x
+			case nil:
+			default:
+				b, _ := json.Marshal(x)
+				a.Outputs[k] = string(b)
+			}
+		}
+		var missing []string
+		for _, k := range outKeys {
+			if strings.TrimSpace(a.Outputs[k]) == "" {
+				missing = append(missing, k)
+			}
+		}
+		if len(missing) > 0 {
+			return a, fmt.Errorf("done must report the declared outputs; missing %s", strings.Join(missing, ", "))
+		}
+		return a, nil
+	case screen.ActFail:
+		a.Reason = r.Reason
+		return a, nil
+	}
+	return a, fmt.Errorf("unknown action %q; use one of the offered tools", name)
+}
+
+// locateOne applies Mobile-Agent's rule for text targets: no hit, ask again;
+// one hit, act; a few, show the candidates and ask; many, ask for more text.
+func locateOne(locate func(string) ([]screen.Rect, error), target, which string) (screen.Rect, error) {
+	hits, err := locate(target)
+	if err != nil {
+		return screen.Rect{}, fmt.Errorf("select %s text %q: OCR failed: %w; click and drag instead", which, target, err)
+	}
+	switch {
+	case len(hits) == 0:
+		return screen.Rect{}, fmt.Errorf("select %s text %q is not on screen (OCR found no match); choose text that is visible", which, target)
+	case len(hits) == 1:
+		return hits[0], nil
+	case len(hits) <= 4:
+		var c []string
+		for _, h := range hits {
+			c = append(c, fmt.Sprintf("(%d,%d)", h.X, h.Y))
+		}
+		return screen.Rect{}, fmt.Errorf("select %s text %q appears %d times, at %s; give longer text that occurs once", which, target, len(hits), strings.Join(c, ", "))
+	default:
+		return screen.Rect{}, fmt.Errorf("select %s text %q appears %d times; give a more specific target", which, target, len(hits))
+	}
+}

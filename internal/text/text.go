@@ -1,0 +1,18 @@
+// Package text holds small string helpers shared across pcflow.
+package text
+
+// Trunc shortens s to at most n runes, marking a cut with "…". It never
+// splits a UTF-8 sequence.
+func Trunc(s string, n int) string {
+	if len(s) <= n {
+		return s // n bytes hold at most n runes
+	}
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j] + "…"
+		}
+		i++
+	}
+	return s
+}
