@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -85,13 +86,16 @@ func (a *Activities) logger() *slog.Logger {
 
 func (a *Activities) redactor() *Redactor { return NewRedactor(a.Secrets) }
 
-// heartbeat keeps a long activity alive until the returned stop is called.
-func heartbeat(ctx context.Context) func() {
+// heartbeat keeps a long activity alive until the returned stop is called;
+// details, if any, go with every heartbeat.
+func heartbeat(ctx context.Context, details ...any) func() {
 	if !activity.IsActivity(ctx) {
 		return func() {}
 	}
 	done := make(chan struct{})
+	stopped := make(chan struct{})
 	go func() {
+		defer close(stopped)
 		t := time.NewTicker(2 * time.Second)
 		defer t.Stop()
 		for {
@@ -101,25 +105,72 @@ func heartbeat(ctx context.Context) func() {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				activity.RecordHeartbeat(ctx)
+				activity.RecordHeartbeat(ctx, details...)
 			}
 		}
 	}()
-	return func() { close(done) }
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			close(done)
+			<-stopped
+		})
+	}
 }
 
-// modelError turns a model error into a Temporal error of the right kind.
-func modelError(err error) error {
+// modelAttempt accounts for one attempt of a model activity. What earlier
+// attempts spent travels in the activity's heartbeat details (Temporal
+// hands them to the next attempt), so the usage a result or a failure
+// reports covers every attempt: a run that fails still says what it cost.
+type modelAttempt struct {
+	ctx   context.Context
+	prior screen.Usage
+	stop  func()
+}
+
+func (a *Activities) startModelAttempt(ctx context.Context) *modelAttempt {
+	m := &modelAttempt{ctx: ctx}
+	if activity.IsActivity(ctx) && activity.HasHeartbeatDetails(ctx) {
+		_ = activity.GetHeartbeatDetails(ctx, &m.prior)
+	}
+	m.stop = heartbeat(ctx, m.prior)
+	return m
+}
+
+// finish adds the earlier attempts to u and turns a model error into the
+// Temporal error of its kind, carrying u as its details. A retryable
+// failure is logged as it happens.
+func (a *Activities) finish(m *modelAttempt, u *screen.Usage, err error) error {
+	m.stop()
+	u.Add(m.prior)
+	if err == nil {
+		return nil
+	}
+	if activity.IsActivity(m.ctx) {
+		activity.RecordHeartbeat(m.ctx, *u)
+	}
+	var api *agent.APIError
+	if errors.As(err, &api) && api.Retryable && activity.IsActivity(m.ctx) {
+		info := activity.GetInfo(m.ctx)
+		a.logger().Warn("model call failed; retrying", "activity", info.ActivityType.Name, "attempt", info.Attempt,
+			"error", api.Msg)
+	}
+	return modelError(err, *u)
+}
+
+// modelError turns a model error into a Temporal error of the right kind,
+// with the usage so far as its details.
+func modelError(err error, u screen.Usage) error {
 	var api *agent.APIError
 	if errors.As(err, &api) {
 		if api.Retryable {
-			return temporal.NewApplicationErrorWithCause(api.Msg, api.Type, err)
+			return temporal.NewApplicationErrorWithCause(api.Msg, api.Type, err, u)
 		}
-		return temporal.NewNonRetryableApplicationError(api.Msg, api.Type, err)
+		return temporal.NewNonRetryableApplicationError(api.Msg, api.Type, err, u)
 	}
 	var inv *agent.InvalidOutputError
 	if errors.As(err, &inv) {
-		return temporal.NewNonRetryableApplicationError(inv.Error(), agent.ErrTypeInvalidOutput, err)
+		return temporal.NewNonRetryableApplicationError(inv.Error(), agent.ErrTypeInvalidOutput, err, u)
 	}
 	return err
 }
@@ -242,7 +293,8 @@ type DecideResult struct {
 
 // Decide observes the device and asks the Decision agent for one action.
 func (a *Activities) Decide(ctx context.Context, in DecideInput) (*DecideResult, error) {
-	defer heartbeat(ctx)()
+	m := a.startModelAttempt(ctx)
+	defer m.stop()
 	s, ann, obs, err := a.observe(ctx)
 	if err != nil {
 		return nil, err
@@ -268,8 +320,8 @@ func (a *Activities) Decide(ctx context.Context, in DecideInput) (*DecideResult,
 	if d != nil {
 		res.Thought, res.Action, res.Invalid, res.Errors, res.PromptBytes = d.Thought, d.Action, d.Invalid, d.Errors, d.Prompt
 	}
-	if err != nil {
-		return res, modelError(err)
+	if err := a.finish(m, &res.Usage, err); err != nil {
+		return res, err
 	}
 	return res, nil
 }
@@ -365,7 +417,8 @@ type ReflectResult struct {
 // Reflect observes the device again and asks the Reflection agent whether
 // the action did what was intended.
 func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (*ReflectResult, error) {
-	defer heartbeat(ctx)()
+	m := a.startModelAttempt(ctx)
+	defer m.stop()
 	if a.SettleDelay > 0 {
 		select {
 		case <-time.After(a.SettleDelay):
@@ -392,8 +445,8 @@ func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (*ReflectResu
 		Before: before.Elements, After: after.Elements, BeforeImage: beforeImg, AfterImage: afterImg,
 		Record: a.recorder(&res.Exchanges),
 	}, &res.Usage)
-	if err != nil {
-		return res, modelError(err)
+	if err := a.finish(m, &res.Usage, err); err != nil {
+		return res, err
 	}
 	res.Verdict, res.Reason = r.Verdict, r.Reason
 	return res, nil
@@ -417,11 +470,12 @@ type ProgressResult struct {
 
 // Progress asks the Progress agent (text only) to update summary and memory.
 func (a *Activities) Progress(ctx context.Context, in ProgressInput) (*ProgressResult, error) {
-	defer heartbeat(ctx)()
+	m := a.startModelAttempt(ctx)
+	defer m.stop()
 	res := &ProgressResult{}
 	p, err := a.Model.UpdateProgress(ctx, agent.ProgressInput{Turn: in.Turn, Outcome: in.Outcome, Record: a.recorder(&res.Exchanges)}, &res.Usage)
-	if err != nil {
-		return res, modelError(err)
+	if err := a.finish(m, &res.Usage, err); err != nil {
+		return res, err
 	}
 	res.Summary, res.Memory, res.PromptBytes = p.Summary, p.Memory, p.Prompt
 	return res, nil
@@ -447,7 +501,8 @@ type ManageResult struct {
 // valid against the same rules as HCL subtasks; an invalid plan is re-asked
 // with the problem.
 func (a *Activities) Manage(ctx context.Context, in ManageInput) (*ManageResult, error) {
-	defer heartbeat(ctx)()
+	m := a.startModelAttempt(ctx)
+	defer m.stop()
 	res := &ManageResult{}
 	var devs []string
 	for _, d := range in.Devices {
@@ -491,8 +546,8 @@ func (a *Activities) Manage(ctx context.Context, in ManageInput) (*ManageResult,
 	if p != nil {
 		res.Invalid = p.Invalid
 	}
-	if err != nil {
-		return res, modelError(err)
+	if err := a.finish(m, &res.Usage, err); err != nil {
+		return res, err
 	}
 	res.Subtasks = built
 	return res, nil

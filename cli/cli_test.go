@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -106,6 +107,29 @@ func TestRunWithoutModelSaysHowToFix(t *testing.T) {
 	code, _, errs := runCLI(t, "run", f, "--state", dir)
 	if code != 1 || !strings.Contains(errs, "OPENAI_API_KEY") || !strings.Contains(errs, "--script") {
 		t.Errorf("run without a model = %d, %q; want 1 and how to configure one", code, errs)
+	}
+}
+
+// TestRunWithUnreachableModelSaysSo: a configured endpoint that is down is
+// reported before the run starts, with its URL and what to do.
+func TestRunWithUnreachableModelSaysSo(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + l.Addr().String() + "/v1"
+	l.Close()
+	t.Setenv("OPENAI_API_KEY", "k")
+	t.Setenv("OPENAI_BASE_URL", url)
+	dir := t.TempDir()
+	f := filepath.Join(dir, "t.hcl")
+	os.WriteFile(f, []byte("task \"t\" {\n  instruction = \"x\"\n}\n"), 0o644)
+	code, _, errs := runCLI(t, "run", f, "--state", dir)
+	if code != 1 || !strings.Contains(errs, "model endpoint "+url+" is unreachable") || !strings.Contains(errs, "OPENAI_BASE_URL") {
+		t.Errorf("run with an unreachable model = %d, %q; want 1, the URL and how to fix it", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "temporal.db")); err == nil {
+		t.Error("the run started a server before finding the model unreachable")
 	}
 }
 

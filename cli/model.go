@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/pcflow/pcflow/activities/agents"
 	"github.com/pcflow/pcflow/activities/agents/scripted"
@@ -34,7 +35,9 @@ func (m *modelFlags) model(e *env, specPath string) (agents.Config, *scripted.Se
 	cfg := agents.ConfigFromEnv(e.getenv)
 	script := m.script
 	if script == "" && cfg.APIKey != "" {
-		return cfg, nil, nil
+		// Before the first step: an unreachable endpoint is said now, not
+		// after minutes of retries.
+		return cfg, nil, agents.New(cfg).Check(context.Background(), 15*time.Second)
 	}
 	if script == "" && specPath != "" {
 		guess := strings.TrimSuffix(specPath, filepath.Ext(specPath)) + ".script.json"

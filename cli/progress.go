@@ -80,6 +80,7 @@ func (s *session) progress(ctx context.Context, e *env, id string, seen map[stri
 			fmt.Fprintf(e.stdout, "… %s\n", live.Phase)
 		}
 	}
+	s.retries(qctx, e, id, "task", seen)
 	names := make([]string, 0, len(live.Subtasks))
 	for n := range live.Subtasks {
 		names = append(names, n)
@@ -88,6 +89,7 @@ func (s *session) progress(ctx context.Context, e *env, id string, seen map[stri
 	for _, n := range names {
 		st := live.Subtasks[n]
 		if child, ok := live.Children[n]; ok && st == workflows.StatusRunning {
+			s.retries(qctx, e, child, n, seen)
 			cv, err := s.eng.client.QueryWorkflow(qctx, child, "", workflows.ProgressQuery)
 			if err == nil {
 				var sl workflows.SubtaskLive

@@ -79,6 +79,7 @@ func InstructionWorkflow(ctx workflow.Context, in InstructionInput) (*Instructio
 			Instruction: p.Instruction, Devices: p.Devices, Knowledge: p.Knowledge, MaxSteps: p.MaxSteps,
 		}).Get(ctx, &mr)
 		res.Usage.Add(mr.Usage)
+		res.Usage.Add(failedUsage(err))
 		if err != nil {
 			reason, msg := reasonFor(err, "", o)
 			return fail(reason, "manager: "+msg)

@@ -23,6 +23,10 @@ func deviceOptions(o Options, device string, deadline time.Time, now time.Time) 
 	if s2c < time.Second {
 		s2c = time.Second
 	}
+	// Retries spend the time the user gave: the wait between attempts stays
+	// a tenth of what is left (at most a minute), so the last attempt comes
+	// shortly before the deadline instead of a long backoff giving up early.
+	maxInterval := min(time.Minute, max(time.Second, s2c/10))
 	return workflow.ActivityOptions{
 		TaskQueue:              plan.DeviceQueue(o.physical(device)),
 		ScheduleToStartTimeout: o.DeviceTimeout,
@@ -32,7 +36,7 @@ func deviceOptions(o Options, device string, deadline time.Time, now time.Time) 
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval:    time.Second,
 			BackoffCoefficient: 2,
-			MaximumInterval:    time.Minute,
+			MaximumInterval:    maxInterval,
 			NonRetryableErrorTypes: []string{
 				agent.ErrTypeModelAuth, agent.ErrTypeModelNotFound, agent.ErrTypeModelRequest,
 				agent.ErrTypeInvalidOutput, activities.ErrTypeSetup,
@@ -59,13 +63,21 @@ func withSummary(ctx workflow.Context, summary string) workflow.Context {
 func reasonFor(err error, device string, o Options) (string, string) {
 	var appErr *temporal.ApplicationError
 	var toErr *temporal.TimeoutError
+	isTimeout := errors.As(err, &toErr)
 	switch {
 	case temporal.IsCanceledError(err):
 		return ReasonCancelled, "cancelled"
-	case errors.As(err, &toErr) && toErr.TimeoutType() == enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START:
+	case isTimeout && toErr.TimeoutType() == enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START:
 		return ReasonDeviceError, fmt.Sprintf("device %s is offline: no worker took work from queue %s for %s; start one with `pcflow worker --device %s`",
 			device, plan.DeviceQueue(device), o.DeviceTimeout, device)
-	case errors.As(err, &toErr) && toErr.TimeoutType() == enumspb.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE:
+	case errors.As(err, &appErr) && appErr.Type() == agent.ErrTypeModelUnavailable:
+		// The model endpoint kept failing: the agent's fault, not the device's.
+		var actErr *temporal.ActivityError
+		if isTimeout || errors.As(err, &actErr) && actErr.RetryState() == enumspb.RETRY_STATE_TIMEOUT {
+			return ReasonAgentFailed, "model: " + appErr.Message() + " (retried until the subtask's time ran out)"
+		}
+		return ReasonAgentFailed, "model: " + appErr.Message()
+	case isTimeout && toErr.TimeoutType() == enumspb.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE:
 		return ReasonTimeout, "the subtask's time ran out while an activity was retrying: " + err.Error()
 	case errors.As(err, &appErr):
 		switch appErr.Type() {
@@ -77,6 +89,22 @@ func reasonFor(err error, device string, o Options) (string, string) {
 		return ReasonDeviceError, appErr.Message()
 	}
 	return ReasonDeviceError, err.Error()
+}
+
+// failedUsage is what a failed model activity spent over all its attempts:
+// the details of its last failure, or of its last heartbeat when it timed out.
+func failedUsage(err error) screen.Usage {
+	var u screen.Usage
+	var toErr *temporal.TimeoutError
+	var appErr *temporal.ApplicationError
+	switch {
+	case err == nil:
+	case errors.As(err, &toErr) && toErr.HasLastHeartbeatDetails():
+		_ = toErr.LastHeartbeatDetails(&u)
+	case errors.As(err, &appErr) && appErr.HasDetails():
+		_ = appErr.Details(&u)
+	}
+	return u
 }
 
 // SubtaskWorkflow runs the agent loop for one subtask on its device.
@@ -140,6 +168,7 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 		err := workflow.ExecuteActivity(withSummary(dctx, fmt.Sprintf("step %d: observe and decide", step)), a.Decide,
 			activities.DecideInput{Turn: turn}).Get(ctx, &d)
 		st.Usage.Add(d.Usage)
+		st.Usage.Add(failedUsage(err))
 		live.Tokens = st.Usage.Total()
 		if err != nil {
 			reason, msg := reasonFor(err, s.Device, o)
@@ -194,6 +223,7 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 			Outcome: ar, Before: d.Observation,
 		}).Get(ctx, &r)
 		st.Usage.Add(r.Usage)
+		st.Usage.Add(failedUsage(err))
 		if err != nil {
 			reason, msg := reasonFor(err, s.Device, o)
 			return finish(reason, msg)
@@ -208,6 +238,7 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 			Turn: turn, Outcome: agent.Outcome{Action: summary, Thought: d.Thought, Verdict: r.Verdict, Reason: r.Reason},
 		}).Get(ctx, &pr)
 		st.Usage.Add(pr.Usage)
+		st.Usage.Add(failedUsage(err))
 		if err != nil {
 			reason, msg := reasonFor(err, s.Device, o)
 			return finish(reason, msg)

@@ -419,3 +419,36 @@ func TestRequestsNameRoleSubtaskAndStep(t *testing.T) {
 		t.Errorf("server saw role=%q subtask=%q step=%d and played %q; want decision, %q, 2, click", r.Role, r.Subtask, r.Step, d.Action.Kind, in.Subtask)
 	}
 }
+
+// TestCheckEndpoint: before the first step, an unreachable, silent or
+// key-rejecting endpoint is reported with its URL and what to do.
+func TestCheckEndpoint(t *testing.T) {
+	_, cfg := serve(t, script())
+	if err := agents.New(cfg).Check(context.Background(), 2*time.Second); err != nil {
+		t.Errorf("Check on a live endpoint = %v", err)
+	}
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	closed := "http://" + l.Addr().String() + "/v1"
+	l.Close()
+	silent, _ := net.Listen("tcp", "127.0.0.1:0") // accepts, never answers
+	t.Cleanup(func() { silent.Close() })
+	s := script()
+	s.Faults = []scripted.Fault{{Role: "models", Kind: "401"}}
+	_, rejecting := serve(t, s)
+	for _, tt := range []struct {
+		name, url, want string
+	}{
+		{"unreachable", closed, "model endpoint " + closed + " is unreachable"},
+		{"silent", "http://" + silent.Addr().String() + "/v1", "did not answer within 300ms"},
+		{"key rejected", rejecting.BaseURL, "API key rejected by " + rejecting.BaseURL},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := cfg
+			c.BaseURL = tt.url
+			err := agents.New(c).Check(context.Background(), 300*time.Millisecond)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Check(%s) = %v, want it to say %q", tt.url, err, tt.want)
+			}
+		})
+	}
+}

@@ -56,9 +56,12 @@ type Step struct {
 	Memory string `json:"memory,omitempty"`
 }
 
+// RoleModels names the model list (GET /models) in a Fault.
+const RoleModels = "models"
+
 // Fault makes the server misbehave for matching requests.
 type Fault struct {
-	Role    string `json:"role"`              // decision, reflection, progress, manager
+	Role    string `json:"role"`              // decision, reflection, progress, manager, models
 	Subtask string `json:"subtask,omitempty"` // empty: any
 	Step    int    `json:"step,omitempty"`    // 0: any
 	// Kind: "429", "500", "401", "404", "400", "slow", "malformed",
@@ -188,6 +191,13 @@ var (
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/models"):
+		s.mu.Lock()
+		fault := s.matchFault(Request{Role: RoleModels})
+		s.mu.Unlock()
+		if status, body, ok := faultStatus(fault, ""); ok {
+			writeJSON(w, status, body)
+			return
+		}
 		writeJSON(w, 200, map[string]any{"object": "list", "data": []any{map[string]any{"id": "scripted", "object": "model"}}})
 		return
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/chat/completions"):
@@ -337,21 +347,30 @@ func (s *Server) replayed(rec Request) (int, any) {
 	return 200, answers[i]
 }
 
+// faultStatus is the HTTP error a fault answers with, if it is one.
+func faultStatus(fault *Fault, model string) (int, apiError, bool) {
+	if fault == nil {
+		return 0, apiError{}, false
+	}
+	switch fault.Kind {
+	case "429":
+		return 429, errBody(429, "rate limited (scripted fault)"), true
+	case "500":
+		return 500, errBody(500, "internal error (scripted fault)"), true
+	case "401":
+		return 401, errBody(401, "invalid api key (scripted fault)"), true
+	case "404":
+		return 404, errBody(404, fmt.Sprintf("model %s does not exist (scripted fault)", model)), true
+	case "400":
+		return 400, errBody(400, "bad request (scripted fault)"), true
+	}
+	return 0, apiError{}, false
+}
+
 // answer builds the response for a request.
 func (s *Server) answer(rec Request, req openai.ChatCompletionRequest, fault *Fault) (int, any) {
-	if fault != nil {
-		switch fault.Kind {
-		case "429":
-			return 429, errBody(429, "rate limited (scripted fault)")
-		case "500":
-			return 500, errBody(500, "internal error (scripted fault)")
-		case "401":
-			return 401, errBody(401, "invalid api key (scripted fault)")
-		case "404":
-			return 404, errBody(404, fmt.Sprintf("model %s does not exist (scripted fault)", req.Model))
-		case "400":
-			return 400, errBody(400, "bad request (scripted fault)")
-		}
+	if status, body, ok := faultStatus(fault, req.Model); ok {
+		return status, body
 	}
 	switch rec.Role {
 	case agent.RoleDecision:

@@ -1,0 +1,105 @@
+package workflows_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pcflow/pcflow/activities/agents/scripted"
+	"github.com/pcflow/pcflow/activities/fakedevice"
+	"github.com/pcflow/pcflow/internal/enginetest"
+	"github.com/pcflow/pcflow/workflows"
+)
+
+// syncBuffer is a log sink the worker's goroutines may share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestModelEndpointFailing: an endpoint that fails every call is the
+// agent's fault (not the device's), its retries are logged as they happen,
+// they go on for the time the user gave (a 20 s subtask sees retries well
+// past the 15 s where a doubling backoff would stop), and the failed
+// subtask reports every call it made.
+func TestModelEndpointFailing(t *testing.T) {
+	env := enginetest.Start(t, scripted.Script{
+		Subtasks: map[string]scripted.SubtaskScript{"s": {Steps: []scripted.Step{click("A")}}},
+		Faults:   []scripted.Fault{{Role: "decision", Kind: "500"}},
+	})
+	acts := env.Activities(fakedevice.New("A", "B"), "desktop", env.ModelConfig())
+	var logs syncBuffer
+	acts.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	env.Serve("", acts, true)
+	env.Serve("desktop", acts, false)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := env.Run(ctx, "run-failing-endpoint", mustPlan(t, `task "t" {
+  subtask "s" {
+    instruction = "x"
+    timeout     = "20s"
+  }
+}`), workflows.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Subtasks[0]
+	if s.Reason != workflows.ReasonAgentFailed || !strings.Contains(s.Error, "HTTP 500") || strings.HasSuffix(s.Error, "retrying") {
+		t.Errorf("subtask = %s: %q; want agent_failed naming the HTTP 500, not ending in 'retrying'", s.Reason, s.Error)
+	}
+	calls := len(env.Model.Requests())
+	if calls < 8 {
+		t.Errorf("the model was asked %d times in the subtask's 20 s; want the retries to use the time (≥ 8 attempts)", calls)
+	}
+	if s.Usage.Calls != calls || res.Usage.Calls != calls {
+		t.Errorf("usage: subtask %d calls, run %d; the endpoint saw %d", s.Usage.Calls, res.Usage.Calls, calls)
+	}
+	if n := strings.Count(logs.String(), "model call failed; retrying"); n < calls-1 {
+		t.Errorf("%d retries logged for %d failed calls:\n%s", n, calls, logs.String())
+	}
+	if !strings.Contains(logs.String(), "attempt=2") || !strings.Contains(logs.String(), "HTTP 500") {
+		t.Errorf("the retry log lacks the attempt or the error:\n%s", logs.String())
+	}
+}
+
+// TestUsageSurvivesFailure: a subtask that fails on invalid answers still
+// reports the tokens and calls it spent.
+func TestUsageSurvivesFailure(t *testing.T) {
+	env := enginetest.Start(t, scripted.Script{
+		Subtasks: map[string]scripted.SubtaskScript{"s": {Steps: []scripted.Step{click("A")}}},
+		Faults:   []scripted.Fault{{Role: "decision", Kind: "malformed"}},
+	})
+	acts := env.Activities(fakedevice.New("A", "B"), "desktop", env.ModelConfig())
+	env.Serve("", acts, true)
+	env.Serve("desktop", acts, false)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := env.Run(ctx, "run-invalid", mustPlan(t, oneSubtask), workflows.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Subtasks[0]
+	prompt, completion := env.Model.Usage()
+	if s.Reason != workflows.ReasonInvalidOutput || s.Usage.Calls != 3 || s.Usage.Total() != prompt+completion || s.Usage.Total() == 0 {
+		t.Errorf("subtask %s with usage %+v; want invalid_output with the 3 calls and %d tokens the endpoint counted", s.Reason, s.Usage, prompt+completion)
+	}
+	if res.Usage.Total() != s.Usage.Total() {
+		t.Errorf("run usage %d, subtask %d", res.Usage.Total(), s.Usage.Total())
+	}
+}
