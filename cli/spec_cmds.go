@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
 
@@ -52,6 +53,9 @@ func loadSpec(e *env, path string, v *varFlags) *specs.Result {
 		return nil
 	}
 	for _, name := range res.Plan.Secrets {
+		if v := res.Secrets[name]; v != "" && utf8.RuneCountInString(v) < 4 {
+			fmt.Fprintf(e.stderr, "pcflow: warning: var.%s: a sensitive value of %d characters is masked wherever it occurs in what the screen shows, the model says and history keeps, ordinary text too\n", name, utf8.RuneCountInString(v))
+		}
 		if _, ok := o.Vars[name]; ok {
 			fmt.Fprintf(e.stderr, "pcflow: warning: --var %s: this command line, with the sensitive value in it, is visible to every user of this machine (ps); give it in a --var-file or as PCFLOW_VAR_%s in the environment\n", name, name)
 		}
