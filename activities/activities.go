@@ -561,6 +561,17 @@ type SetupInput struct {
 	Launch        []string      `json:"launch,omitempty"`
 	WaitForWindow string        `json:"wait_for_window,omitempty"`
 	WaitTimeout   time.Duration `json:"wait_timeout,omitempty"`
+	Commands      [][]string    `json:"commands,omitempty"`
+	Presses       []KeyPress    `json:"presses,omitempty"`
+	CloseWindow   string        `json:"close_window,omitempty"`
+	Sleep         time.Duration `json:"sleep,omitempty"`
+}
+
+// KeyPress is a key combination sent to the window whose title matches
+// Window ("" is the active window).
+type KeyPress struct {
+	Window string   `json:"window,omitempty"`
+	Keys   []string `json:"keys"`
 }
 
 // FileWrite is a file a setup step writes.
@@ -611,16 +622,19 @@ func (a *Activities) Setup(ctx context.Context, in SetupInput) (*SetupResult, er
 		}
 		res.Notes = append(res.Notes, "wrote "+w.Path)
 	}
-	if len(in.Command) > 0 {
-		argv, err := a.resolveArgv(in.Command)
+	for _, cmd := range append([][]string{in.Command}, in.Commands...) {
+		if len(cmd) == 0 {
+			continue
+		}
+		argv, err := a.resolveArgv(cmd)
 		if err != nil {
 			return nil, err
 		}
 		out, code, err := runCommand(ctx, argv, a.secretEnv())
 		if err != nil || code != 0 {
-			return nil, fail(err, "command %s exited %d: %v %s", strings.Join(in.Command, " "), code, err, text.Trunc(red.String(out), 300))
+			return nil, fail(err, "command %s exited %d: %v %s", strings.Join(cmd, " "), code, err, text.Trunc(red.String(out), 300))
 		}
-		res.Notes = append(res.Notes, "ran "+strings.Join(in.Command, " "))
+		res.Notes = append(res.Notes, "ran "+strings.Join(cmd, " "))
 	}
 	var re *regexp.Regexp
 	if in.WaitForWindow != "" {
@@ -671,7 +685,97 @@ func (a *Activities) Setup(ctx context.Context, in SetupInput) (*SetupResult, er
 		}
 		res.Notes = append(res.Notes, "window "+in.WaitForWindow+" is open")
 	}
+	for _, kp := range in.Presses {
+		if err := a.toFront(ctx, kp.Window); err != nil {
+			return nil, fail(err, "press %s: %v", strings.Join(kp.Keys, "+"), err)
+		}
+		if _, err := a.Device.Act(ctx, screen.Action{Kind: screen.ActHotkey, Keys: kp.Keys}); err != nil {
+			return nil, fail(err, "press %s: %v", strings.Join(kp.Keys, "+"), err)
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf("pressed %s in %q", strings.Join(kp.Keys, "+"), kp.Window))
+	}
+	if in.CloseWindow != "" {
+		if err := a.closeWindows(ctx, in.CloseWindow, in.WaitTimeout); err != nil {
+			return nil, fail(err, "close_window: %v", err)
+		}
+		res.Notes = append(res.Notes, "closed "+in.CloseWindow)
+	}
+	if in.Sleep > 0 {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(in.Sleep):
+		}
+		res.Notes = append(res.Notes, "slept "+in.Sleep.String())
+	}
 	return res, nil
+}
+
+// toFront brings the first window whose title matches pattern to the
+// front ("" leaves the active window).
+func (a *Activities) toFront(ctx context.Context, pattern string) error {
+	if pattern == "" {
+		return nil
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return err
+	}
+	wins, err := a.Device.Windows(ctx)
+	if err != nil {
+		return err
+	}
+	for _, w := range wins {
+		if re.MatchString(w) {
+			_, err := a.Device.Act(ctx, screen.Action{Kind: screen.ActSwitchWindow, Title: w})
+			return err
+		}
+	}
+	return fmt.Errorf("no window matching %q (open windows: %s)", pattern, strings.Join(wins, " | "))
+}
+
+// closeWindows closes every window whose title matches pattern with
+// alt+F4 and waits (up to timeout, default 10s) until none is left. No
+// matching window is not an error: the application may have closed.
+func (a *Activities) closeWindows(ctx context.Context, pattern string, timeout time.Duration) error {
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return err
+	}
+	if timeout == 0 {
+		timeout = 10 * time.Second
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		wins, err := a.Device.Windows(ctx)
+		if err != nil {
+			return err
+		}
+		var open string
+		for _, w := range wins {
+			if re.MatchString(w) {
+				open = w
+				break
+			}
+		}
+		if open == "" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%q is still open after %s (a dialog may ask to save)", open, timeout)
+		}
+		if _, err := a.Device.Act(ctx, screen.Action{Kind: screen.ActSwitchWindow, Title: open}); err != nil {
+			return err
+		}
+		if _, err := a.Device.Act(ctx, screen.Action{Kind: screen.ActHotkey, Keys: []string{"alt", "F4"}}); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
 }
 
 func matchAny(re *regexp.Regexp, s []string) bool {

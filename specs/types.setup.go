@@ -1,6 +1,8 @@
 package specs
 
 import (
+	"time"
+
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/pcflow/pcflow/specs/plan"
@@ -12,8 +14,19 @@ var setupSchema = &hcl.BodySchema{
 		{Name: "launch"},
 		{Name: "command"},
 		{Name: "wait_for_window"},
+		{Name: "wait_timeout"},
+		{Name: "commands"},
+		{Name: "close_window"},
+		{Name: "sleep"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "write_file"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "write_file"}, {Type: "press"}},
+}
+
+var pressSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "window"},
+		{Name: "keys", Required: true},
+	},
 }
 
 var writeFileSchema = &hcl.BodySchema{
@@ -23,8 +36,9 @@ var writeFileSchema = &hcl.BodySchema{
 	},
 }
 
-// setup decodes a setup "NAME" { write_file {...}, launch, command,
-// wait_for_window } block.
+// setup decodes a setup "NAME" (or post_run "NAME") { write_file {...},
+// command, commands, launch, wait_for_window, wait_timeout, press {...},
+// close_window, sleep } block.
 func (p *parser) setup(st *scope, blk *hcl.Block) plan.Setup {
 	c, d := blk.Body.Content(setupSchema)
 	p.diags = append(p.diags, d...)
@@ -40,7 +54,53 @@ func (p *parser) setup(st *scope, blk *hcl.Block) plan.Setup {
 		s.WaitForWindow = p.staticString(st, a)
 		p.regex(s.WaitForWindow, a.Expr.Range())
 	}
+	if a, ok := c.Attributes["wait_timeout"]; ok {
+		s.WaitTimeout = p.duration(st, a, durationRange{time.Second, 24 * time.Hour})
+		if s.WaitForWindow == "" {
+			p.diags = append(p.diags, exprDiag(a.NameRange, "wait_timeout without wait_for_window", "wait_timeout bounds the wait for wait_for_window; add wait_for_window or drop wait_timeout."))
+		}
+	}
+	if a, ok := c.Attributes["commands"]; ok {
+		items, d := hcl.ExprList(a.Expr)
+		if d.HasErrors() || len(items) == 0 {
+			p.diags = append(p.diags, exprDiag(a.Expr.Range(), "Invalid commands", "commands takes a list of commands, each a list of strings: [[\"mkdir\", \"-p\", \"/tmp/x\"], [\"touch\", \"/tmp/x/y\"]]."))
+		}
+		for _, it := range items {
+			s.Commands = append(s.Commands, p.argv(st, &hcl.Attribute{Name: "commands", Expr: it, Range: it.Range(), NameRange: a.NameRange}))
+		}
+	}
+	if a, ok := c.Attributes["close_window"]; ok {
+		s.CloseWindow = p.staticString(st, a)
+		p.regex(s.CloseWindow, a.Expr.Range())
+	}
+	if a, ok := c.Attributes["sleep"]; ok {
+		s.Sleep = p.duration(st, a, durationRange{time.Millisecond, time.Hour})
+	}
 	for _, wb := range c.Blocks {
+		if wb.Type != "press" {
+			continue
+		}
+		p.within(wb, func() {
+			pc, d := wb.Body.Content(pressSchema)
+			p.diags = append(p.diags, d...)
+			if d.HasErrors() {
+				return
+			}
+			pr := plan.Press{Keys: p.stringList(st, pc.Attributes["keys"])}
+			if len(pr.Keys) == 0 {
+				p.diags = append(p.diags, exprDiag(pc.Attributes["keys"].Expr.Range(), "No keys", "keys takes the keys pressed together, such as [\"ctrl\", \"s\"]."))
+			}
+			if a, ok := pc.Attributes["window"]; ok {
+				pr.Window = p.staticString(st, a)
+				p.regex(pr.Window, a.Expr.Range())
+			}
+			s.Presses = append(s.Presses, pr)
+		})
+	}
+	for _, wb := range c.Blocks {
+		if wb.Type != "write_file" {
+			continue
+		}
 		p.within(wb, func() {
 			wc, d := wb.Body.Content(writeFileSchema)
 			p.diags = append(p.diags, d...)
@@ -53,11 +113,12 @@ func (p *parser) setup(st *scope, blk *hcl.Block) plan.Setup {
 			})
 		})
 	}
-	if len(s.WriteFiles) == 0 && s.Launch == nil && s.Command == nil && s.WaitForWindow == "" {
+	if len(s.WriteFiles) == 0 && s.Launch == nil && s.Command == nil && s.WaitForWindow == "" &&
+		s.Commands == nil && s.Presses == nil && s.CloseWindow == "" && s.Sleep == 0 {
 		p.diags = append(p.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
-			Summary:  "Empty setup step",
-			Detail:   "A setup step needs at least one of write_file { ... }, launch, command or wait_for_window.",
+			Summary:  "Empty " + blk.Type + " step",
+			Detail:   "A " + blk.Type + " step needs at least one of write_file { ... }, command, commands, launch, wait_for_window, press { ... }, close_window or sleep.",
 			Subject:  blk.DefRange.Ptr(),
 		})
 	}

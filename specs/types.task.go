@@ -22,6 +22,7 @@ var taskSchema = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "device", LabelNames: []string{"name"}},
 		{Type: "setup", LabelNames: []string{"name"}},
+		{Type: "post_run", LabelNames: []string{"name"}},
 		{Type: "subtask", LabelNames: []string{"name"}},
 		{Type: "check", LabelNames: []string{"name"}},
 	},
@@ -83,21 +84,29 @@ func (p *parser) task(b *hcl.Block) *plan.Plan {
 		p.devices[DefaultDevice] = b.DefRange
 	}
 
-	setupNames := map[string]hcl.Range{}
-	for _, blk := range c.Blocks {
-		if blk.Type != "setup" {
-			continue
-		}
-		p.within(blk, func() {
-			name := blk.Labels[0]
-			p.label(blk, "setup step")
-			if prev, dup := setupNames[name]; dup {
-				p.diags = append(p.diags, duplicate("setup", name, blk.LabelRanges[0], prev))
-				return
+	// Setup steps run before the agents, post_run steps after them and
+	// before the task's checks (OSWorld's post-config: save, close, wait).
+	for _, kind := range []string{"setup", "post_run"} {
+		names := map[string]hcl.Range{}
+		for _, blk := range c.Blocks {
+			if blk.Type != kind {
+				continue
 			}
-			setupNames[name] = blk.LabelRanges[0]
-			pl.Setup = append(pl.Setup, p.setup(st, blk))
-		})
+			p.within(blk, func() {
+				name := blk.Labels[0]
+				p.label(blk, kind+" step")
+				if prev, dup := names[name]; dup {
+					p.diags = append(p.diags, duplicate(kind, name, blk.LabelRanges[0], prev))
+					return
+				}
+				names[name] = blk.LabelRanges[0]
+				if kind == "setup" {
+					pl.Setup = append(pl.Setup, p.setup(st, blk))
+				} else {
+					pl.PostRun = append(pl.PostRun, p.setup(st, blk))
+				}
+			})
+		}
 	}
 
 	// Second pass: subtasks, with references resolved.

@@ -60,7 +60,7 @@ func InstructionWorkflow(ctx workflow.Context, in InstructionInput) (*Instructio
 			}
 			now := workflow.Now(ctx)
 			ao := deviceOptions(o, su.Device, deadline, now)
-			ao.StartToCloseTimeout = 3 * time.Minute
+			ao.StartToCloseTimeout = 3*time.Minute + si.WaitTimeout + si.Sleep
 			ao.RetryPolicy.MaximumAttempts = 3
 			sctx := withSummary(workflow.WithActivityOptions(ctx, ao), fmt.Sprintf("setup %s on %s", su.Name, su.Device))
 			if err := workflow.ExecuteActivity(sctx, a.Setup, si).Get(ctx, nil); err != nil {
@@ -202,6 +202,28 @@ func InstructionWorkflow(ctx workflow.Context, in InstructionInput) (*Instructio
 		return fail(failReason, failMsg)
 	}
 
+	// Post-run steps: the harness saves, closes and waits on the devices
+	// before the final state is checked.
+	if len(p.PostRun) > 0 {
+		live.Phase = "post_run"
+		for _, su := range p.PostRun {
+			si, err := renderSetup(su)
+			if err != nil {
+				return fail(ReasonDeviceError, err.Error())
+			}
+			ao := deviceOptions(o, su.Device, deadline, workflow.Now(ctx))
+			ao.StartToCloseTimeout = 3*time.Minute + si.WaitTimeout + si.Sleep
+			ao.RetryPolicy.MaximumAttempts = 3
+			sctx := withSummary(workflow.WithActivityOptions(ctx, ao), fmt.Sprintf("post_run %s on %s", su.Name, su.Device))
+			var sr activities.SetupResult
+			if err := workflow.ExecuteActivity(sctx, a.Setup, si).Get(ctx, &sr); err != nil {
+				reason, msg := reasonFor(err, su.Device, o)
+				return fail(reason, fmt.Sprintf("post_run %s: %s", su.Name, msg))
+			}
+			res.PostRun = append(res.PostRun, StepNotes{Name: su.Name, Notes: sr.Notes})
+		}
+	}
+
 	// Task-level checks: the final state.
 	live.Phase = "checking"
 	checks, ok := runChecks(ctx, p.Checks, outputs, defaultDevice(p), o, deadline)
@@ -251,7 +273,24 @@ func defaultDevice(p plan.Plan) string {
 }
 
 func renderSetup(su plan.Setup) (activities.SetupInput, error) {
-	in := activities.SetupInput{Name: su.Name, WaitForWindow: su.WaitForWindow}
+	in := activities.SetupInput{
+		Name: su.Name, WaitForWindow: su.WaitForWindow, WaitTimeout: time.Duration(su.WaitTimeout),
+		CloseWindow: su.CloseWindow, Sleep: time.Duration(su.Sleep),
+	}
+	for _, pr := range su.Presses {
+		in.Presses = append(in.Presses, activities.KeyPress{Window: pr.Window, Keys: pr.Keys})
+	}
+	for _, cmd := range su.Commands {
+		var argv []string
+		for _, x := range cmd {
+			v, err := x.EvalString(nil)
+			if err != nil {
+				return in, fmt.Errorf("setup %s: %w", su.Name, err)
+			}
+			argv = append(argv, v)
+		}
+		in.Commands = append(in.Commands, argv)
+	}
 	for _, w := range su.WriteFiles {
 		path, err := w.Path.EvalString(nil)
 		if err != nil {

@@ -149,6 +149,14 @@ type InstructionResult struct {
 	Steps    int                      `json:"steps"`
 	Usage    screen.Usage             `json:"usage"`
 	Metrics  Metrics                  `json:"metrics"`
+	// PostRun says what each post_run step did, in order.
+	PostRun []StepNotes `json:"post_run,omitempty"`
+}
+
+// StepNotes is what a setup or post_run step reported.
+type StepNotes struct {
+	Name  string   `json:"name"`
+	Notes []string `json:"notes"`
 }
 
 // Live is what the progress query returns.

@@ -80,6 +80,19 @@ func (d *Device) Act(ctx context.Context, a screen.Action) (string, error) {
 		}
 		return "", fmt.Errorf("no window titled %q", a.Title)
 	}
+	if a.Kind == screen.ActHotkey && len(a.Keys) == 2 && a.Keys[0] == "alt" && a.Keys[1] == "F4" {
+		// alt+F4 closes the active window, as a window manager would.
+		var left []string
+		for _, w := range d.windows {
+			if w != d.Title {
+				left = append(left, w)
+			}
+		}
+		d.windows, d.Title = left, ""
+		if len(left) > 0 {
+			d.Title = left[0]
+		}
+	}
 	if a.Kind == screen.ActType {
 		// Typed text shows in the first text field, as on a real screen.
 		for i := range d.Elements {

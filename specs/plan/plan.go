@@ -21,6 +21,7 @@ type Plan struct {
 	MaxInvalid  int       `json:"max_invalid"`
 	Devices     []Device  `json:"devices"`
 	Setup       []Setup   `json:"setup,omitempty"`
+	PostRun     []Setup   `json:"post_run,omitempty"`
 	Subtasks    []Subtask `json:"subtasks,omitempty"`
 	Checks      []Check   `json:"checks,omitempty"`
 	Secrets     []string  `json:"secrets,omitempty"`
@@ -45,6 +46,23 @@ type Setup struct {
 	Command       []Expr      `json:"command,omitempty"`
 	Launch        []Expr      `json:"launch,omitempty"`
 	WaitForWindow string      `json:"wait_for_window,omitempty"`
+	// WaitTimeout bounds the wait for the window (default 60s).
+	WaitTimeout Duration `json:"wait_timeout,omitempty"`
+	// Commands run after Command, in order, each to completion.
+	Commands [][]Expr `json:"commands,omitempty"`
+	// Presses send keys to a window, after it is brought to the front.
+	Presses []Press `json:"presses,omitempty"`
+	// CloseWindow closes the windows whose titles match (alt+F4).
+	CloseWindow string `json:"close_window,omitempty"`
+	// Sleep waits at the end of the step.
+	Sleep Duration `json:"sleep,omitempty"`
+}
+
+// Press is a key combination sent to the window whose title matches Window
+// (a regular expression; "" is the active window).
+type Press struct {
+	Window string   `json:"window,omitempty"`
+	Keys   []string `json:"keys"`
 }
 
 // WriteFile writes Content to Path on the device.
