@@ -17,6 +17,7 @@ var taskSchema = &hcl.BodySchema{
 		{Name: "timeout"},
 		{Name: "max_tokens"},
 		{Name: "max_invalid"},
+		{Name: "infeasible"},
 		{Name: "knowledge"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
@@ -59,6 +60,14 @@ func (p *parser) task(b *hcl.Block) *plan.Plan {
 	}
 	if a, ok := c.Attributes["knowledge"]; ok {
 		pl.Knowledge = p.stringList(st, a)
+	}
+	var infeasible *hcl.Attribute
+	if a, ok := c.Attributes["infeasible"]; ok {
+		b, isBool := p.static(st, a.Expr).(bool)
+		if !isBool {
+			p.diags = append(p.diags, exprDiag(a.Expr.Range(), "Invalid value", "infeasible takes true or false."))
+		}
+		pl.Infeasible, infeasible = b, a
 	}
 
 	// First pass: declare every name, so references may point forward.
@@ -120,6 +129,14 @@ func (p *parser) task(b *hcl.Block) *plan.Plan {
 	}
 	taskScope := &scope{vars: p.vars, subtasks: p.subtasks, used: p.used}
 	pl.Checks = p.checks(taskScope, c.Blocks, "", "task")
+	if pl.Infeasible && len(pl.Checks) > 0 {
+		p.diags = append(p.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagWarning,
+			Summary:  "Checks of an infeasible task are not run",
+			Detail:   "With infeasible = true the run succeeds exactly when the agent calls fail; the task's checks are never evaluated. Remove them, or drop infeasible.",
+			Subject:  infeasible.NameRange.Ptr(),
+		})
+	}
 
 	if len(pl.Subtasks) == 0 && pl.Instruction == "" && !p.diags.HasErrors() {
 		p.diags = append(p.diags, &hcl.Diagnostic{

@@ -198,6 +198,21 @@ func InstructionWorkflow(ctx workflow.Context, in InstructionInput) (*Instructio
 	if ctx.Err() != nil {
 		return fail(ReasonCancelled, "cancelled")
 	}
+	if p.Infeasible {
+		// The right answer to an infeasible task is the agent's fail.
+		for _, s := range p.Subtasks {
+			if r := results[s.Name]; r.GaveUp {
+				res.Status, res.Reason, res.Error = StatusSucceeded, ReasonInfeasible, fmt.Sprintf("subtask %s: %s", s.Name, r.Error)
+				live.Phase = ReasonInfeasible
+				finalize(res, p)
+				setStatus(res.Status)
+				return res, nil
+			}
+		}
+		if !stop {
+			return fail(ReasonNotInfeasible, "the task is infeasible, but the agent reported it done instead of calling fail")
+		}
+	}
 	if stop {
 		return fail(failReason, failMsg)
 	}

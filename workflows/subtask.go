@@ -201,6 +201,7 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 			}
 			return finish(ReasonSuccess, "")
 		case screen.ActFail:
+			res.GaveUp = true
 			return finish(ReasonAgentFailed, "the agent gave up: "+act.Reason)
 		}
 

@@ -31,6 +31,11 @@ const (
 	ReasonBudgetExceeded = "budget_exceeded"
 	ReasonCancelled      = "cancelled"
 	ReasonSkipped        = "skipped" // a predecessor failed; never started
+	// ReasonInfeasible: an infeasible task whose agent rightly gave up
+	// (a success).
+	ReasonInfeasible = "infeasible"
+	// ReasonNotInfeasible: an infeasible task whose agent claimed success.
+	ReasonNotInfeasible = "claimed_infeasible_done"
 )
 
 // Subtask statuses.
@@ -127,6 +132,8 @@ type SubtaskResult struct {
 	Invalid  int                      `json:"invalid,omitempty"`
 	Verdicts map[string]int           `json:"verdicts,omitempty"`
 	Summary  string                   `json:"summary,omitempty"`
+	// GaveUp is set when the agent itself called fail.
+	GaveUp bool `json:"gave_up,omitempty"`
 }
 
 // Metrics are CRAB-style success metrics of a run.

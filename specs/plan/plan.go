@@ -26,6 +26,9 @@ type Plan struct {
 	Checks      []Check   `json:"checks,omitempty"`
 	Secrets     []string  `json:"secrets,omitempty"`
 	Knowledge   []string  `json:"knowledge,omitempty"`
+	// Infeasible marks a task that cannot be done: the right answer is an
+	// agent calling fail, which scores as success; anything else fails.
+	Infeasible bool `json:"infeasible,omitempty"`
 }
 
 // Device is a computer a subtask acts on; its worker polls DeviceQueue(Name).
