@@ -3,6 +3,8 @@ package agents
 import (
 	"strconv"
 	"time"
+
+	"github.com/pcflow/pcflow/activities/agents/profile"
 )
 
 // Config selects the endpoint and per-role behaviour.
@@ -27,6 +29,10 @@ type Config struct {
 	TextActions bool
 	// MaxReasks bounds how often an invalid answer is re-asked within one call.
 	MaxReasks int
+	// Profile is how the Decision agent's model wants to be spoken to
+	// (protocol, coordinate space, image sizing, text format); the zero
+	// value is openai-tools with ImageMaxSide and TextActions above.
+	Profile profile.Profile
 }
 
 // ConfigFromEnv reads OPENAI_BASE_URL, OPENAI_API_KEY and PCFLOW_MODEL*

@@ -528,6 +528,9 @@ func (d *Device) act(ctx context.Context, a screen.Action) (string, error) {
 		}
 		return "started " + strings.Join(argv, " "), d.Launch(ctx, argv)
 	}
+	if note, ok, err := d.actInput(ctx, a); ok {
+		return note, err
+	}
 	return "", fmt.Errorf("action %q is not supported on this device", a.Kind)
 }
 

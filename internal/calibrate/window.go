@@ -21,7 +21,15 @@ type Window struct {
 	w, h    int
 	targets []Target
 	clicks  chan image.Point
+	events  chan Event
 	done    chan struct{}
+}
+
+// Event is one input event the pattern window received.
+type Event struct {
+	Kind   string // "press", "release", "motion", "key-press", "key-release"
+	Detail byte   // the button (1 left, 2 middle, 3 right) or key code
+	X, Y   int    // pointer position on the screen
 }
 
 // Open shows the pattern on display (":N").
@@ -32,7 +40,7 @@ func Open(display string) (*Window, error) {
 	}
 	setup := xproto.Setup(conn)
 	scr := setup.DefaultScreen(conn)
-	w := &Window{conn: conn, w: int(scr.WidthInPixels), h: int(scr.HeightInPixels), clicks: make(chan image.Point, 64), done: make(chan struct{})}
+	w := &Window{conn: conn, w: int(scr.WidthInPixels), h: int(scr.HeightInPixels), clicks: make(chan image.Point, 64), events: make(chan Event, 256), done: make(chan struct{})}
 	w.targets = Layout(w.w, w.h)
 	fail := func(what string, err error) (*Window, error) {
 		conn.Close()
@@ -44,7 +52,8 @@ func Open(display string) (*Window, error) {
 	err = xproto.CreateWindowChecked(conn, scr.RootDepth, w.win, scr.Root, 0, 0, uint16(w.w), uint16(w.h), 0,
 		xproto.WindowClassInputOutput, scr.RootVisual,
 		xproto.CwBackPixel|xproto.CwOverrideRedirect|xproto.CwEventMask,
-		[]uint32{0, 1, xproto.EventMaskExposure | xproto.EventMaskButtonPress}).Check()
+		[]uint32{0, 1, xproto.EventMaskExposure | xproto.EventMaskButtonPress | xproto.EventMaskButtonRelease |
+			xproto.EventMaskPointerMotion | xproto.EventMaskKeyPress | xproto.EventMaskKeyRelease}).Check()
 	if err != nil {
 		return fail("create", err)
 	}
@@ -101,15 +110,57 @@ func (w *Window) loop() {
 				w.draw()
 			}
 		case xproto.ButtonPressEvent:
-			select {
-			case w.clicks <- image.Pt(int(e.RootX), int(e.RootY)):
-			default:
+			if e.Detail == 1 {
+				select {
+				case w.clicks <- image.Pt(int(e.RootX), int(e.RootY)):
+				default:
+				}
 			}
+			w.event(Event{Kind: "press", Detail: byte(e.Detail), X: int(e.RootX), Y: int(e.RootY)})
+		case xproto.ButtonReleaseEvent:
+			w.event(Event{Kind: "release", Detail: byte(e.Detail), X: int(e.RootX), Y: int(e.RootY)})
+		case xproto.MotionNotifyEvent:
+			w.event(Event{Kind: "motion", X: int(e.RootX), Y: int(e.RootY)})
+		case xproto.KeyPressEvent:
+			w.event(Event{Kind: "key-press", Detail: byte(e.Detail), X: int(e.RootX), Y: int(e.RootY)})
+		case xproto.KeyReleaseEvent:
+			w.event(Event{Kind: "key-release", Detail: byte(e.Detail), X: int(e.RootX), Y: int(e.RootY)})
 		}
 	}
 }
 
-// NextClick waits up to timeout for the next button press on the pattern
+func (w *Window) event(e Event) {
+	select {
+	case w.events <- e:
+	default:
+	}
+}
+
+// Focus gives the pattern window the keyboard focus.
+func (w *Window) Focus() {
+	xproto.SetInputFocus(w.conn, xproto.InputFocusPointerRoot, w.win, xproto.TimeCurrentTime)
+	xproto.GetInputFocus(w.conn).Reply()
+}
+
+// Events returns the events received so far (motion events collapsed to
+// the last of a run) and forgets them.
+func (w *Window) Events() []Event {
+	var out []Event
+	for {
+		select {
+		case e := <-w.events:
+			if e.Kind == "motion" && len(out) > 0 && out[len(out)-1].Kind == "motion" {
+				out[len(out)-1] = e
+				continue
+			}
+			out = append(out, e)
+		default:
+			return out
+		}
+	}
+}
+
+// NextClick waits up to timeout for the next left-button press on the pattern
 // and returns where it arrived, in screen pixels.
 func (w *Window) NextClick(timeout time.Duration) (image.Point, error) {
 	select {
@@ -120,11 +171,12 @@ func (w *Window) NextClick(timeout time.Duration) (image.Point, error) {
 	}
 }
 
-// Drain forgets clicks that arrived before now.
+// Drain forgets clicks and events that arrived before now.
 func (w *Window) Drain() {
 	for {
 		select {
 		case <-w.clicks:
+		case <-w.events:
 		default:
 			return
 		}

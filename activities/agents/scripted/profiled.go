@@ -1,8 +1,13 @@
 package scripted
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"image"
+	_ "image/jpeg" // screenshots may be sent as JPEG
+	_ "image/png"
 	"regexp"
 	"strconv"
 	"strings"
@@ -10,6 +15,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/pcflow/pcflow/activities/agents/profile"
+	"github.com/pcflow/pcflow/internal/calibrate"
 )
 
 // reBox reads an element's box from its line in the element list:
@@ -194,4 +200,72 @@ func anyStrings(v any) []string {
 		return out
 	}
 	return nil
+}
+
+// requestImage decodes the first screenshot a request carries.
+func requestImage(req openai.ChatCompletionRequest) (image.Image, error) {
+	for _, m := range req.Messages {
+		for _, p := range m.MultiContent {
+			if p.ImageURL == nil {
+				continue
+			}
+			_, b64, ok := strings.Cut(p.ImageURL.URL, ";base64,")
+			if !ok {
+				continue
+			}
+			data, err := base64.StdEncoding.DecodeString(b64)
+			if err != nil {
+				return nil, fmt.Errorf("screenshot is not base64: %w", err)
+			}
+			img, _, err := image.Decode(bytes.NewReader(data))
+			if err != nil {
+				return nil, fmt.Errorf("decode screenshot: %w", err)
+			}
+			return img, nil
+		}
+	}
+	return nil, fmt.Errorf("the request carries no screenshot")
+}
+
+// imageToSpace takes a point in the pixels of the image received into
+// p's coordinate space, as a model of that family answers (whole numbers).
+func imageToSpace(p profile.Profile, iw, ih int, x, y float64) (int, int, error) {
+	switch p.Space {
+	case profile.SpaceRelative1000, profile.SpaceNormalized999:
+		return int(x * 1000 / float64(iw)), int(y * 1000 / float64(ih)), nil
+	case profile.SpaceSmartResize:
+		rw, rh, err := p.Resize.Resize(iw, ih)
+		if err != nil {
+			return 0, 0, err
+		}
+		return int(x * float64(rw) / float64(iw)), int(y * float64(rh) / float64(ih)), nil
+	}
+	return int(x), int(y), nil
+}
+
+var reCalibrate = regexp.MustCompile(`(?m)^Click target (\d+)\b`)
+
+// calibration answers a calibration request ("Click target N") by looking:
+// it finds target N by its colour in the screenshot and clicks its centre,
+// in p's coordinate space and wire format.
+func calibration(p profile.Profile, rec Request, req openai.ChatCompletionRequest, fault *Fault) (openai.ChatCompletionResponse, error) {
+	m := reCalibrate.FindStringSubmatch(rec.Text)
+	if m == nil {
+		return openai.ChatCompletionResponse{}, fmt.Errorf(`calibration request names no target ("Click target N")`)
+	}
+	n, _ := strconv.Atoi(m[1])
+	img, err := requestImage(req)
+	if err != nil {
+		return openai.ChatCompletionResponse{}, err
+	}
+	ix, iy, ok := calibrate.Find(img, n)
+	if !ok {
+		return toolAnswer(rec, "fail", map[string]any{"reason": fmt.Sprintf("target %d is not on the screenshot", n)}, "", fault), nil
+	}
+	b := img.Bounds()
+	x, y, err := imageToSpace(p, b.Dx(), b.Dy(), ix, iy)
+	if err != nil {
+		return openai.ChatCompletionResponse{}, err
+	}
+	return profiled(p, rec, Step{Action: "click"}, map[string]any{"x": x, "y": y}, fmt.Sprintf("Target %d is at (%d,%d).", n, x, y), fault)
 }

@@ -1,0 +1,164 @@
+package agents
+
+import (
+	"encoding/json"
+	"fmt"
+	"image"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/pcflow/pcflow/activities/agents/profile"
+	"github.com/pcflow/pcflow/activities/screen"
+)
+
+// DecisionProfile is the profile the Decision agent speaks: Config.Profile,
+// or (when unset) openai-tools with the legacy ImageMaxSide and
+// TextActions settings.
+func (c Config) DecisionProfile() profile.Profile {
+	if c.Profile.Name != "" {
+		return c.Profile
+	}
+	var p profile.Profile
+	for _, b := range profile.Builtins() {
+		if b.Name == profile.Default {
+			p = b
+		}
+	}
+	p.Sizing.MaxSide = c.ImageMaxSide
+	if c.TextActions {
+		p.Protocol, p.Format = profile.ProtoText, profile.FormatActionJSON
+	}
+	return p
+}
+
+// wire is what a profile changes in one Decision request: the image sent,
+// the frame its coordinates are read in, the words for those coordinates.
+type wire struct {
+	p     profile.Profile
+	frame profile.Frame
+	img   []byte
+	mime  string
+	hint  string
+}
+
+// newWire scales and encodes the screenshot as the profile wants it.
+func (c *Client) newWire(shot image.Image) (wire, error) {
+	p := c.cfg.DecisionProfile()
+	if p.Protocol != profile.ProtoOpenAITools && p.Protocol != profile.ProtoText {
+		return wire{}, fmt.Errorf("profile %s: the %s protocol is not implemented yet; choose a profile with the %s or %s protocol",
+			p.Name, p.Protocol, profile.ProtoOpenAITools, profile.ProtoText)
+	}
+	scaled, f, err := p.ScaleImage(shot)
+	if err != nil {
+		return wire{}, err
+	}
+	data, mime, _, _, _, err := EncodeImage(scaled, 0, c.cfg.ImageFormat, c.cfg.JPEGQuality)
+	if err != nil {
+		return wire{}, fmt.Errorf("encode screenshot: %w", err)
+	}
+	return wire{p: p, frame: f, img: data, mime: mime, hint: p.CoordinateHint(f)}, nil
+}
+
+// text reports whether the answer comes as text rather than tool calls.
+func (w wire) text() bool { return w.p.Protocol == profile.ProtoText }
+
+// system is the Decision system prompt with the profile's coordinates and,
+// for text protocols, its answer format.
+func (w wire) system(base string) string {
+	s := strings.Replace(base, "are pixels of the image you see", "are "+w.hint, 1)
+	if w.text() {
+		s += profile.FormatInstructions(w.p.Format, w.hint)
+	}
+	return s
+}
+
+// elements lists the elements with their boxes in the model's space, so the
+// list and the answers share one coordinate system.
+func (w wire) elements(els []screen.Element) []screen.Element {
+	out := make([]screen.Element, len(els))
+	for i, e := range els {
+		if b, err := w.p.BoxFromScreen(e.Box, w.frame); err == nil {
+			e.Box = b
+		}
+		out[i] = e
+	}
+	return out
+}
+
+// tools is pcflow's action space with the profile's coordinate words, or
+// nil when the profile answers in text.
+func (w wire) tools(outKeys []string) []openai.Tool {
+	if w.text() {
+		return nil
+	}
+	ts := actionTools(outKeys)
+	for i, t := range ts {
+		if t.Function == nil {
+			continue
+		}
+		if ps, ok := t.Function.Parameters.(json.RawMessage); ok {
+			s := strings.ReplaceAll(string(ps), "pixel x in the image", "x: "+w.hint)
+			s = strings.ReplaceAll(s, "pixel y in the image", "y: "+w.hint)
+			fn := *t.Function
+			fn.Parameters = json.RawMessage(s)
+			ts[i].Function = &fn
+		}
+	}
+	return ts
+}
+
+// answer reads the model's actions from a reply: tool calls, or text in
+// the profile's format (also for a tools profile whose server returned the
+// call as text, as vLLM does without a tool parser).
+func (w wire) answer(msg openai.ChatCompletionMessage) (profile.Answer, error) {
+	if len(msg.ToolCalls) > 0 {
+		rest, think := profile.StripThink(msg.Content)
+		a := profile.Answer{Thought: rest}
+		if a.Thought == "" {
+			a.Thought = think
+		}
+		for _, tc := range msg.ToolCalls {
+			args := map[string]any{}
+			s := strings.TrimSpace(tc.Function.Arguments)
+			if s != "" {
+				if err := json.Unmarshal([]byte(s), &args); err != nil {
+					return a, fmt.Errorf("arguments of %s are not a JSON object: %s", tc.Function.Name, trunc(s, 120))
+				}
+			}
+			a.Calls = append(a.Calls, profile.Call{Name: tc.Function.Name, Args: args})
+		}
+		return a, nil
+	}
+	format := w.p.Format
+	if format == "" {
+		return profile.Answer{Thought: strings.TrimSpace(msg.Content)}, fmt.Errorf("no tool call in the answer; call exactly one tool")
+	}
+	a, err := profile.ParseText(format, msg.Content)
+	if err != nil && !w.text() {
+		return a, fmt.Errorf("no tool call in the answer; call exactly one tool (%v)", err)
+	}
+	return a, err
+}
+
+// one is the single action of an answer, its done outputs filled from a
+// native answer, as JSON arguments for buildAction.
+func (w wire) one(a profile.Answer, outKeys []string) (string, json.RawMessage, error) {
+	switch len(a.Calls) {
+	case 0:
+		return "", nil, fmt.Errorf("no action in the answer; give exactly one")
+	case 1:
+	default:
+		var names []string
+		for _, c := range a.Calls {
+			names = append(names, c.Name)
+		}
+		return "", nil, fmt.Errorf("%d actions in one answer (%s); give exactly one", len(a.Calls), strings.Join(names, ", "))
+	}
+	c := profile.DoneOutputs(a.Calls[0], outKeys)
+	b, err := json.Marshal(c.Args)
+	return c.Name, b, err
+}
+
+// toScreen maps a point the model gave to the screen, or says why not.
+func (w wire) toScreen(x, y float64) (int, int, error) { return w.p.ToScreen(x, y, w.frame) }

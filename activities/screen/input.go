@@ -1,0 +1,25 @@
+package screen
+
+// Input primitives the computer-use protocols (Anthropic's and OpenAI's
+// computer tools, Qwen's computer_use) ask for beyond pcflow's first
+// action space. Coordinates are X and Y; keys are Keys; durations Seconds.
+const (
+	ActMiddleClick = "middle_click"
+	ActTripleClick = "triple_click"
+	ActMouseMove   = "mouse_move"
+	// ActMouseDown and ActMouseUp press and release the left button where
+	// the pointer is (or at X, Y when given): a press-and-hold drag.
+	ActMouseDown = "mouse_down"
+	ActMouseUp   = "mouse_up"
+	// ActHoldKey holds Keys down for Seconds, then releases them.
+	ActHoldKey = "hold_key"
+)
+
+// Pointed reports whether an action of this kind acts at a point (X, Y).
+func Pointed(kind string) bool {
+	switch kind {
+	case ActClick, ActDoubleClick, ActRightClick, ActMiddleClick, ActTripleClick, ActMouseMove:
+		return true
+	}
+	return false
+}
