@@ -47,9 +47,6 @@ Elements:
 {{.}}{{else}}
 (none found){{end}}`
 
-const textActionFormat = `
-Answer with one line of thought, then one line "Action: NAME {JSON arguments}", for example:
-Action: click {"element": 12}`
 
 var tDecision = mustTemplate("decision", decisionUser)
 
@@ -119,15 +116,14 @@ func (c *Client) Decide(ctx context.Context, in agent.DecisionInput, u *screen.U
 	if in.Image == nil {
 		return nil, fmt.Errorf("decision needs a screenshot")
 	}
-	img, mime, scale, iw, ih, err := EncodeImage(in.Image, c.cfg.ImageMaxSide, c.cfg.ImageFormat, c.cfg.JPEGQuality)
+	w, err := c.newWire(in.Image)
 	if err != nil {
-		return nil, fmt.Errorf("encode screenshot: %w", err)
+		return nil, err
 	}
 	outKeys := in.OutputKeys()
-	sys := decisionSystem
-	if c.cfg.TextActions {
-		sys += textActionFormat
-	}
+	sys := w.system(decisionSystem)
+	view := in
+	view.Elements = w.elements(in.Elements)
 	d := &agent.Decision{}
 	type choice struct {
 		thought string
@@ -137,30 +133,31 @@ func (c *Client) Decide(ctx context.Context, in agent.DecisionInput, u *screen.U
 		call:   agent.Call{Role: agent.RoleDecision, Subtask: in.Subtask, Step: in.Step},
 		record: in.Record,
 		request: func(feedback string) openai.ChatCompletionRequest {
-			prompt := DecisionPrompt(in, iw, ih, feedback)
+			prompt := DecisionPrompt(view, w.frame.ImageW, w.frame.ImageH, feedback)
 			d.Prompt = len(prompt)
-			req := openai.ChatCompletionRequest{
+			return openai.ChatCompletionRequest{
 				Model: c.cfg.DecisionModel, Temperature: c.cfg.Temperature, MaxTokens: c.cfg.MaxTokens,
 				Messages: []openai.ChatCompletionMessage{
 					{Role: openai.ChatMessageRoleSystem, Content: sys},
 					{Role: openai.ChatMessageRoleUser, MultiContent: []openai.ChatMessagePart{
 						{Type: openai.ChatMessagePartTypeText, Text: prompt},
-						{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: dataURL(img, mime), Detail: openai.ImageURLDetailHigh}},
+						{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: dataURL(w.img, w.mime), Detail: openai.ImageURLDetailHigh}},
 					}},
 				},
+				Tools: w.tools(outKeys),
 			}
-			if !c.cfg.TextActions {
-				req.Tools = actionTools(outKeys)
-			}
-			return req
 		},
 		parse: func(msg openai.ChatCompletionMessage) (choice, error) {
-			name, args, thought, err := toolCall(msg, c.cfg.TextActions)
+			a, err := w.answer(msg)
 			if err != nil {
-				return choice{}, err
+				return choice{thought: a.Thought}, err
 			}
-			act, err := buildAction(name, args, in, scale, outKeys)
-			return choice{thought, act}, err
+			name, args, err := w.one(a, outKeys)
+			if err != nil {
+				return choice{thought: a.Thought}, err
+			}
+			act, err := buildAction(name, args, in, w.toScreen, outKeys)
+			return choice{a.Thought, act}, err
 		},
 	}, u)
 	d.Thought, d.Action, d.Invalid, d.Errors = ch.thought, ch.action, inv.n, inv.errors
@@ -188,14 +185,13 @@ type rawArgs struct {
 }
 
 // buildAction validates the model's tool call and maps it to screen space.
-func buildAction(name string, args json.RawMessage, in agent.DecisionInput, scale float64, outKeys []string) (screen.Action, error) {
+func buildAction(name string, args json.RawMessage, in agent.DecisionInput, toScreen func(x, y float64) (int, int, error), outKeys []string) (screen.Action, error) {
 	var r rawArgs
 	dec := json.NewDecoder(bytes.NewReader(args))
 	if err := dec.Decode(&r); err != nil {
 		return screen.Action{}, fmt.Errorf("arguments of %s: %w", name, err)
 	}
 	a := screen.Action{Kind: name}
-	toScreen := func(v float64) int { return int(v/scale + 0.5) }
 	byID := map[int]screen.Element{}
 	for _, e := range in.Elements {
 		byID[e.ID] = e
@@ -212,8 +208,9 @@ func buildAction(name string, args json.RawMessage, in agent.DecisionInput, scal
 			return nil
 		}
 		if r.X != nil && r.Y != nil {
-			a.X, a.Y = toScreen(*r.X), toScreen(*r.Y)
-			return nil
+			var err error
+			a.X, a.Y, err = toScreen(*r.X, *r.Y)
+			return err
 		}
 		if required {
 			return fmt.Errorf("%s needs an element id or x and y", name)
@@ -244,8 +241,12 @@ func buildAction(name string, args json.RawMessage, in agent.DecisionInput, scal
 		if r.X == nil || r.Y == nil || r.X2 == nil || r.Y2 == nil {
 			return a, fmt.Errorf("drag needs x, y, x2 and y2")
 		}
-		a.X, a.Y, a.X2, a.Y2 = toScreen(*r.X), toScreen(*r.Y), toScreen(*r.X2), toScreen(*r.Y2)
-		return a, nil
+		var err error
+		if a.X, a.Y, err = toScreen(*r.X, *r.Y); err != nil {
+			return a, err
+		}
+		a.X2, a.Y2, err = toScreen(*r.X2, *r.Y2)
+		return a, err
 	case screen.ActSelect:
 		if r.Start == "" || r.End == "" {
 			return a, fmt.Errorf("select needs start and end text")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pcflow/pcflow/activities/agents/profile"
 	"github.com/pcflow/pcflow/activities/screen"
+	"github.com/pcflow/pcflow/internal/text"
 )
 
 // DecisionProfile is the profile the Decision agent speaks: Config.Profile,
@@ -123,7 +124,7 @@ func (w wire) answer(msg openai.ChatCompletionMessage) (profile.Answer, error) {
 			s := strings.TrimSpace(tc.Function.Arguments)
 			if s != "" {
 				if err := json.Unmarshal([]byte(s), &args); err != nil {
-					return a, fmt.Errorf("arguments of %s are not a JSON object: %s", tc.Function.Name, trunc(s, 120))
+					return a, fmt.Errorf("arguments of %s are not valid JSON: %s", tc.Function.Name, text.Trunc(s, 120))
 				}
 			}
 			a.Calls = append(a.Calls, profile.Call{Name: tc.Function.Name, Args: args})

@@ -22,6 +22,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/pcflow/pcflow/activities/agent"
+	"github.com/pcflow/pcflow/activities/agents/profile"
 	"github.com/pcflow/pcflow/activities/agents"
 )
 
@@ -97,7 +98,14 @@ type Server struct {
 	promptTokens, completionTokens int
 	srv                            *http.Server
 	URL                            string
+	// profile, when set, makes Decision and calibration answers come in its
+	// wire format and coordinate space (see profiled.go).
+	profile *profile.Profile
 }
+
+// SetProfile makes the server answer as a model of profile p does: in its
+// wire format, with points in its coordinate space. Call before Start.
+func (s *Server) SetProfile(p profile.Profile) { s.profile = &p }
 
 // Load reads a script file.
 func Load(path string) (Script, error) {
@@ -373,6 +381,16 @@ func (s *Server) answer(rec Request, req openai.ChatCompletionRequest, fault *Fa
 		return status, body
 	}
 	switch rec.Role {
+	case RoleCalibrate:
+		p := profile.Profile{Name: "openai-tools", Protocol: profile.ProtoOpenAITools, Space: profile.SpaceImage}
+		if s.profile != nil {
+			p = *s.profile
+		}
+		resp, err := calibration(p, rec, req, fault)
+		if err != nil {
+			return 400, errBody(400, err.Error())
+		}
+		return 200, resp
 	case agent.RoleDecision:
 		if rec.Images == 0 {
 			return 400, errBody(400, "decision request carries no screenshot: the Decision agent must see the screen")
@@ -423,6 +441,13 @@ func (s *Server) decision(rec Request, req openai.ChatCompletionRequest, fault *
 	thought := st.Thought
 	if thought == "" {
 		thought = "Scripted step " + strconv.Itoa(rec.Step) + "."
+	}
+	if s.profile != nil {
+		resp, err := profiled(*s.profile, rec, st, args, thought, fault)
+		if err != nil {
+			return toolAnswer(rec, "fail", map[string]any{"reason": err.Error()}, "", fault)
+		}
+		return resp
 	}
 	if len(req.Tools) == 0 {
 		// Text-fallback mode.

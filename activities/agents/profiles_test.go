@@ -1,0 +1,144 @@
+package agents_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pcflow/pcflow/activities/agent"
+	"github.com/pcflow/pcflow/activities/agents"
+	"github.com/pcflow/pcflow/activities/agents/profile"
+	"github.com/pcflow/pcflow/activities/agents/scripted"
+	"github.com/pcflow/pcflow/activities/screen"
+)
+
+// chatProfiles are the built-in profiles spoken over chat completions.
+func chatProfiles(t *testing.T) []profile.Profile {
+	var ps []profile.Profile
+	for _, p := range profile.Builtins() {
+		if p.Protocol == profile.ProtoOpenAITools || p.Protocol == profile.ProtoText {
+			ps = append(ps, p)
+		}
+	}
+	if len(ps) < 6 {
+		t.Fatalf("only %d chat profiles", len(ps))
+	}
+	return ps
+}
+
+// TestEveryProfileOverHTTP: the scripted model answers in each profile's
+// wire format and coordinate space; the client parses it, maps it to the
+// screen and gets the same actions back.
+func TestEveryProfileOverHTTP(t *testing.T) {
+	steps := []scripted.Step{
+		{Action: "click", Target: "Save", Thought: "Save it."},
+		{Action: "double_click", Target: "Save"},
+		{Action: "type", Args: map[string]any{"text": "it's 84", "enter": true}},
+		{Action: "hotkey", Args: map[string]any{"keys": []any{"ctrl", "s"}}},
+		{Action: "done", Args: map[string]any{"outputs": map[string]any{"path": "/tmp/memo.txt"}}},
+	}
+	for _, p := range chatProfiles(t) {
+		t.Run(p.Name, func(t *testing.T) {
+			srv, cfg := serve(t, script(steps...))
+			srv.SetProfile(p)
+			cfg.Profile = p
+			c := agents.New(cfg)
+			var got []screen.Action
+			for i := range steps {
+				in := input()
+				in.Step = i + 1
+				d, err := c.Decide(context.Background(), in, &screen.Usage{})
+				if err != nil {
+					t.Fatalf("step %d: %v", i+1, err)
+				}
+				if d.Invalid != 0 {
+					t.Errorf("step %d: %d invalid answers: %v", i+1, d.Invalid, d.Errors)
+				}
+				got = append(got, d.Action)
+			}
+			// The Save button is at (100,50 60x20): the clicks must land in it.
+			for _, a := range got[:2] {
+				if a.X < 100 || a.X >= 160 || a.Y < 50 || a.Y >= 70 {
+					t.Errorf("%s at (%d,%d), outside the Save button (100,50 60x20)", a.Kind, a.X, a.Y)
+				}
+			}
+			kinds := []string{got[0].Kind, got[1].Kind}
+			if diff := cmp.Diff([]string{"click", "double_click"}, kinds); diff != "" {
+				t.Errorf("kinds (-want +got):\n%s", diff)
+			}
+			if a := got[2]; a.Kind != "type" || a.Text != "it's 84" || !a.Enter {
+				t.Errorf("type = %+v, want it's 84 with Enter", a)
+			}
+			if a := got[3]; a.Kind != "hotkey" || strings.Join(a.Keys, "+") != "ctrl+s" {
+				t.Errorf("hotkey = %+v, want ctrl+s", a)
+			}
+			if a := got[4]; a.Kind != "done" || a.Outputs["path"] != "/tmp/memo.txt" {
+				t.Errorf("done = %+v, want path /tmp/memo.txt", a)
+			}
+			reqs := srv.Requests()
+			if p.Protocol == profile.ProtoText && len(reqs[0].Tools) != 0 {
+				t.Errorf("text profile sent tools %v", reqs[0].Tools)
+			}
+			iw, ih, _ := p.Sizing.Size(800, 600)
+			if want := "Screen: " + itoa(iw) + "x" + itoa(ih) + " image"; !strings.Contains(reqs[0].Text, want) {
+				t.Errorf("prompt lacks %q", want)
+			}
+		})
+	}
+}
+
+func itoa(n int) string {
+	b := []byte{}
+	for n > 0 || len(b) == 0 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+		n /= 10
+	}
+	return string(b)
+}
+
+// TestOutOfRangeIsReasked: a point outside the profile's space is refused
+// and asked again with the reason, never clamped onto the screen.
+func TestOutOfRangeIsReasked(t *testing.T) {
+	for _, p := range chatProfiles(t) {
+		t.Run(p.Name, func(t *testing.T) {
+			s := script(scripted.Step{Action: "click", Target: "Save"})
+			s.Faults = []scripted.Fault{{Role: agent.RoleDecision, Kind: "out_of_range", Times: 1}}
+			srv, cfg := serve(t, s)
+			srv.SetProfile(p)
+			cfg.Profile = p
+			d, err := agents.New(cfg).Decide(context.Background(), input(), &screen.Usage{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Invalid != 1 || len(d.Errors) != 1 || !strings.Contains(d.Errors[0], "x=5000 is outside the "+string(p.Space)) {
+				t.Errorf("invalid=%d errors=%v, want one out-of-range re-ask", d.Invalid, d.Errors)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 2 || !strings.Contains(reqs[1].Text, "x=5000 is outside") {
+				t.Errorf("the re-ask did not tell the model: %d requests", len(reqs))
+			}
+			if a := d.Action; a.X < 100 || a.X >= 160 || a.Y < 50 || a.Y >= 70 {
+				t.Errorf("after the re-ask: click at (%d,%d), want inside Save", a.X, a.Y)
+			}
+		})
+	}
+}
+
+// TestComputerProtocolsSayNotImplemented: the profiles whose protocol has
+// no client yet fail with that said, not with a confusing request.
+func TestComputerProtocolsSayNotImplemented(t *testing.T) {
+	for _, name := range []string{"anthropic-computer", "openai-computer"} {
+		s, _ := profile.NewSet()
+		p, _ := s.Get(name)
+		_, cfg := serve(t, script(scripted.Step{Action: "click", Target: "Save"}))
+		cfg.Profile = p
+		_, err := agents.New(cfg).Decide(context.Background(), input(), &screen.Usage{})
+		var ae *agent.APIError
+		if err == nil || errors.As(err, &ae) || !strings.Contains(err.Error(), "not implemented yet") {
+			t.Errorf("%s: Decide error = %v, want the protocol named as not implemented", name, err)
+		}
+	}
+}
