@@ -47,7 +47,6 @@ Elements:
 {{.}}{{else}}
 (none found){{end}}`
 
-
 var tDecision = mustTemplate("decision", decisionUser)
 
 const (

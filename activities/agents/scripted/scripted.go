@@ -22,8 +22,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/pcflow/pcflow/activities/agent"
-	"github.com/pcflow/pcflow/activities/agents/profile"
 	"github.com/pcflow/pcflow/activities/agents"
+	"github.com/pcflow/pcflow/activities/agents/profile"
 )
 
 // Script is what the server plays.
