@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pcflow/pcflow/activities/agents"
+	"github.com/pcflow/pcflow/activities/agents/profile"
 	"github.com/pcflow/pcflow/activities/agents/scripted"
 	"github.com/pcflow/pcflow/activities/artifacts"
 )
@@ -18,21 +19,49 @@ import (
 // modelFlags select the model: a real endpoint when OPENAI_API_KEY is set,
 // else the scripted model playing a script.
 type modelFlags struct {
-	script string
-	replay string
-	record bool
+	script  string
+	replay  string
+	record  bool
+	profile string
 }
 
 func (m *modelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.script, "script", "", "play the scripted-model `FILE` instead of calling a real model (default when OPENAI_API_KEY is unset: TASK.script.json beside the task)")
 	fs.StringVar(&m.replay, "replay", "", "drive the model from the exchanges recorded by the run `RUN` (see --record)")
 	fs.BoolVar(&m.record, "record", false, "record every model request and answer as artifacts, for --replay")
+	fs.StringVar(&m.profile, "profile", "", "the Decision model's profile `NAME` (protocol, coordinates, image size, answer format; default $PCFLOW_PROFILE, else openai-tools); user profiles come from the JSON file $PCFLOW_PROFILES")
+}
+
+// chosenProfile resolves the profile named by --profile or
+// $PCFLOW_PROFILE, with user profiles from $PCFLOW_PROFILES; ok is false
+// when none was chosen.
+func (m *modelFlags) chosenProfile(e *env) (p profile.Profile, ok bool, err error) {
+	name := m.profile
+	if name == "" {
+		name = e.getenv("PCFLOW_PROFILE")
+	}
+	if name == "" {
+		return p, false, nil
+	}
+	set, err := profile.Load(e.getenv("PCFLOW_PROFILES"))
+	if err != nil {
+		return p, false, err
+	}
+	p, err = set.Get(name)
+	return p, err == nil, err
 }
 
 // model returns the agents config and, for a script, the running scripted
 // server (close it when done).
 func (m *modelFlags) model(e *env, specPath string) (agents.Config, *scripted.Server, error) {
 	cfg := agents.ConfigFromEnv(e.getenv)
+	prof, chosen, err := m.chosenProfile(e)
+	if err != nil {
+		return cfg, nil, err
+	}
+	if chosen {
+		cfg.Profile = prof
+	}
 	script := m.script
 	if script == "" && cfg.APIKey != "" {
 		// Before the first step: an unreachable endpoint is said now, not
@@ -53,6 +82,9 @@ func (m *modelFlags) model(e *env, specPath string) (agents.Config, *scripted.Se
 		return cfg, nil, err
 	}
 	srv := scripted.New(s)
+	if chosen {
+		srv.SetProfile(prof)
+	}
 	if err := srv.Start("127.0.0.1:0"); err != nil {
 		return cfg, nil, err
 	}

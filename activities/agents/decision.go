@@ -217,8 +217,20 @@ func buildAction(name string, args json.RawMessage, in agent.DecisionInput, toSc
 		return nil
 	}
 	switch name {
-	case screen.ActClick, screen.ActDoubleClick, screen.ActRightClick:
+	case screen.ActClick, screen.ActDoubleClick, screen.ActRightClick,
+		screen.ActMiddleClick, screen.ActTripleClick, screen.ActMouseMove:
 		return a, point(true)
+	case screen.ActMouseDown, screen.ActMouseUp:
+		return a, point(false)
+	case screen.ActHoldKey:
+		if len(r.Keys) == 0 {
+			return a, fmt.Errorf("hold_key needs keys, e.g. [\"shift\"]")
+		}
+		if r.Seconds <= 0 || r.Seconds > 30 {
+			return a, fmt.Errorf("hold_key needs seconds between 0 and 30, not %g", r.Seconds)
+		}
+		a.Keys, a.Seconds = r.Keys, r.Seconds
+		return a, nil
 	case screen.ActType:
 		if r.Text == nil {
 			return a, fmt.Errorf("type needs text")

@@ -140,7 +140,7 @@ func (a Action) Summary() string {
 		if a.Target != "" {
 			target += fmt.Sprintf(" %q", text.Trunc(a.Target, 30))
 		}
-	} else if a.Kind == ActClick || a.Kind == ActDoubleClick || a.Kind == ActRightClick {
+	} else if Pointed(a.Kind) {
 		target = fmt.Sprintf(" (%d,%d)", a.X, a.Y)
 	}
 	switch a.Kind {
@@ -162,6 +162,8 @@ func (a Action) Summary() string {
 		return "open_app " + a.App
 	case ActSwitchWindow:
 		return fmt.Sprintf("switch_window %q", text.Trunc(a.Title, 40))
+	case ActHoldKey:
+		return fmt.Sprintf("hold_key %s %gs", strings.Join(a.Keys, "+"), a.Seconds)
 	case ActWait:
 		return fmt.Sprintf("wait %gs", a.Seconds)
 	case ActDone:

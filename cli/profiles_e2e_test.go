@@ -1,0 +1,52 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/pcflow/pcflow/activities/agents/profile"
+)
+
+// TestCalculatorInEveryProfile runs the calculator example with the
+// scripted model answering in each built-in chat profile's wire format
+// and coordinate space (UI-TARS boxes in a smart-resized image, Qwen's
+// <tool_call> text, Gemini's 0–999 grid, …): the real calculator must show
+// 84 each time, clicked by coordinates, not by element ids.
+func TestCalculatorInEveryProfile(t *testing.T) {
+	w := newWorld(t)
+	for _, p := range profile.Builtins() {
+		if p.Protocol != profile.ProtoOpenAITools && p.Protocol != profile.ProtoText {
+			continue // no client for this protocol yet
+		}
+		t.Run(p.Name, func(t *testing.T) {
+			killApps(w.display)
+			id := "calc-" + strings.ReplaceAll(p.Name, ".", "-")
+			code, out := w.pcflow(w.flags("run", "specs/examples/calculator.hcl", "--display", w.display, "--profile", p.Name, "--id", id)...)
+			if code != 0 {
+				t.Fatalf("pcflow run --profile %s = %d\n%s", p.Name, code, out)
+			}
+			for _, want := range []string{"SUCCEEDED (success)", `product="84"`, "check shown        pass"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("output lacks %q:\n%s", want, out)
+				}
+			}
+			code, hist := w.pcflow(w.iflags("history", id, "--json")...)
+			if code != 0 {
+				t.Fatalf("history = %d: %s", code, hist)
+			}
+			var h History
+			if err := json.Unmarshal([]byte(hist), &h); err != nil {
+				t.Fatalf("history --json: %v\n%s", err, hist)
+			}
+			if len(h.Steps) != 7 {
+				t.Fatalf("history has %d steps, want 7", len(h.Steps))
+			}
+			for _, s := range h.Steps[:6] {
+				if !strings.HasPrefix(s.Action, "click (") {
+					t.Errorf("step %q: want a click by coordinates in profile %s", s.Action, p.Name)
+				}
+			}
+		})
+	}
+}
