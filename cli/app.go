@@ -40,6 +40,7 @@ func commands() []command {
 		{"server", "[flags]", "run the embedded Temporal server and Web UI alone", cmdServer},
 		{"desktop", "up|down [--display :N]", "start or stop a headless X desktop with accessibility", cmdDesktop},
 		{"model", "serve --script FILE", "serve the scripted OpenAI-compatible model", cmdModel},
+		{"calibrate", "[--profile NAME] [--display :N]", "check where the model's clicks land: hit rate and error in pixels", cmdCalibrate},
 	}
 }
 

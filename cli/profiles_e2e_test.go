@@ -50,3 +50,44 @@ func TestCalculatorInEveryProfile(t *testing.T) {
 		})
 	}
 }
+
+// TestCalibrateEveryProfile: `pcflow calibrate` on a real display reaches
+// 100 % for every built-in chat profile with the scripted model, measured
+// where the clicks arrive.
+func TestCalibrateEveryProfile(t *testing.T) {
+	w := newWorld(t)
+	for _, p := range profile.Builtins() {
+		if p.Protocol != profile.ProtoOpenAITools && p.Protocol != profile.ProtoText {
+			continue
+		}
+		t.Run(p.Name, func(t *testing.T) {
+			code, out := w.pcflow("calibrate", "--profile", p.Name, "--display", w.display, "--state", w.state, "--json")
+			if code != 0 {
+				t.Fatalf("pcflow calibrate --profile %s = %d\n%s", p.Name, code, out)
+			}
+			var res struct {
+				Profile string `json:"profile"`
+				Score   struct {
+					Targets int     `json:"targets"`
+					Hits    int     `json:"hits"`
+					MeanErr float64 `json:"mean_error_px"`
+				} `json:"score"`
+			}
+			if err := json.Unmarshal([]byte(out), &res); err != nil {
+				t.Fatalf("calibrate --json: %v\n%s", err, out)
+			}
+			if res.Profile != p.Name || res.Score.Targets != 13 || res.Score.Hits != 13 || res.Score.MeanErr > 3 {
+				t.Errorf("calibrate %s = %+v, want 13/13 within 3 px on average\n%s", p.Name, res, out)
+			}
+			t.Logf("%s: %d/%d hits, mean error %.2f px", p.Name, res.Score.Hits, res.Score.Targets, res.Score.MeanErr)
+		})
+	}
+	code, out := w.pcflow("calibrate", "--profile", "anthropic-computer", "--display", w.display, "--state", w.state)
+	if code == 0 || !strings.Contains(out, "not implemented yet") {
+		t.Errorf("calibrate --profile anthropic-computer = %d, want a clear not-implemented error:\n%s", code, out)
+	}
+	code, out = w.pcflow("calibrate", "--profile", "uitars-2", "--display", w.display, "--state", w.state)
+	if code == 0 || !strings.Contains(out, `unknown model profile "uitars-2"; choose one of`) {
+		t.Errorf("calibrate --profile uitars-2 = %d, want the list of profiles:\n%s", code, out)
+	}
+}

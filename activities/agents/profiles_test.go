@@ -13,6 +13,7 @@ import (
 	"github.com/pcflow/pcflow/activities/agents/profile"
 	"github.com/pcflow/pcflow/activities/agents/scripted"
 	"github.com/pcflow/pcflow/activities/screen"
+	"github.com/pcflow/pcflow/internal/calibrate"
 )
 
 // chatProfiles are the built-in profiles spoken over chat completions.
@@ -140,5 +141,59 @@ func TestComputerProtocolsSayNotImplemented(t *testing.T) {
 		if err == nil || errors.As(err, &ae) || !strings.Contains(err.Error(), "not implemented yet") {
 			t.Errorf("%s: Decide error = %v, want the protocol named as not implemented", name, err)
 		}
+	}
+}
+
+// TestPointInEveryProfile: the scripted model finds each calibration
+// target by looking at the screenshot it was sent and answers in each
+// profile's space and format; the client maps the answer into the target.
+func TestPointInEveryProfile(t *testing.T) {
+	w, h := 1440, 900
+	shot := calibrate.Draw(w, h)
+	for _, p := range chatProfiles(t) {
+		t.Run(p.Name, func(t *testing.T) {
+			srv, cfg := serve(t, scripted.Script{})
+			srv.SetProfile(p)
+			cfg.Profile = p
+			c := agents.New(cfg)
+			var shots []calibrate.Shot
+			for _, tg := range calibrate.Layout(w, h) {
+				x, y, _, err := c.Point(context.Background(), shot, tg.N, &screen.Usage{}, nil)
+				if err != nil {
+					t.Fatalf("target %d: %v", tg.N, err)
+				}
+				shots = append(shots, calibrate.Shot{Target: tg, X: x, Y: y})
+			}
+			if s := calibrate.Tally(shots); s.Hits != len(shots) || s.MeanErr > 3 {
+				t.Errorf("%s: %s, want every target hit within 3 px on average", p.Name, s)
+			}
+		})
+	}
+}
+
+// TestPointWrongProfileMisses is what calibration is for: a model that
+// answers in smart-resize pixels (Qwen2.5-VL) read as thousandths
+// (Qwen3-VL's space) misses.
+func TestPointWrongProfileMisses(t *testing.T) {
+	w, h := 1440, 900
+	shot := calibrate.Draw(w, h)
+	s, _ := profile.NewSet()
+	served, _ := s.Get("qwen2.5-vl")
+	assumed, _ := s.Get("qwen3-vl")
+	srv, cfg := serve(t, scripted.Script{})
+	srv.SetProfile(served)
+	cfg.Profile = assumed
+	c := agents.New(cfg)
+	var shots []calibrate.Shot
+	for _, tg := range calibrate.Layout(w, h) {
+		x, y, _, err := c.Point(context.Background(), shot, tg.N, &screen.Usage{}, nil)
+		sh := calibrate.Shot{Target: tg, X: x, Y: y}
+		if err != nil {
+			sh.Err = err.Error()
+		}
+		shots = append(shots, sh)
+	}
+	if sc := calibrate.Tally(shots); sc.Hits > 3 {
+		t.Errorf("a wrong profile scored %s; calibration would not catch it", sc)
 	}
 }

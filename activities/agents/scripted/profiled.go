@@ -243,9 +243,6 @@ func imageToSpace(p profile.Profile, iw, ih int, x, y float64) (int, int, error)
 	return int(x), int(y), nil
 }
 
-// RoleCalibrate is the X-Pcflow-Role of a calibration request.
-const RoleCalibrate = "calibrate"
-
 var reCalibrate = regexp.MustCompile(`(?m)^Click target (\d+)\b`)
 
 // calibration answers a calibration request ("Click target N") by looking:

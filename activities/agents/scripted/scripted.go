@@ -381,7 +381,7 @@ func (s *Server) answer(rec Request, req openai.ChatCompletionRequest, fault *Fa
 		return status, body
 	}
 	switch rec.Role {
-	case RoleCalibrate:
+	case agents.RoleCalibrate:
 		p := profile.Profile{Name: "openai-tools", Protocol: profile.ProtoOpenAITools, Space: profile.SpaceImage}
 		if s.profile != nil {
 			p = *s.profile

@@ -1,0 +1,77 @@
+package agents
+
+import (
+	"context"
+	"fmt"
+	"image"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/pcflow/pcflow/activities/agent"
+	"github.com/pcflow/pcflow/activities/screen"
+)
+
+// RoleCalibrate is the X-Pcflow-Role of a calibration request.
+const RoleCalibrate = "calibrate"
+
+const calibrateSystem = `You are pcflow's calibration check. The screenshot shows a test pattern: numbered green squares on black,
+at the corners, the edges and inside. Click the centre of the square you are asked for: call the click tool with x and y.
+Coordinates are pixels of the image you see.`
+
+// Point asks the Decision model, in its profile, to click the centre of
+// calibration target n on shot, and returns the screen point its answer
+// maps to. Invalid answers (out of range, not a click) are re-asked.
+func (c *Client) Point(ctx context.Context, shot image.Image, n int, u *screen.Usage, record func(agent.Exchange)) (x, y int, thought string, err error) {
+	w, err := c.newWire(shot)
+	if err != nil {
+		return 0, 0, "", err
+	}
+	sys := w.system(calibrateSystem)
+	type pt struct {
+		x, y    int
+		thought string
+	}
+	p, _, err := ask(ctx, c, exchange[pt]{
+		call:   agent.Call{Role: RoleCalibrate, Step: n},
+		record: record,
+		request: func(feedback string) openai.ChatCompletionRequest {
+			text := fmt.Sprintf("Click target %d: the square labelled %d.\nScreen: %dx%d image", n, n, w.frame.ImageW, w.frame.ImageH)
+			if feedback != "" {
+				text += "\nYour previous answer was invalid: " + feedback
+			}
+			req := openai.ChatCompletionRequest{
+				Model: c.cfg.DecisionModel, Temperature: c.cfg.Temperature, MaxTokens: c.cfg.MaxTokens,
+				Messages: []openai.ChatCompletionMessage{
+					{Role: openai.ChatMessageRoleSystem, Content: sys},
+					{Role: openai.ChatMessageRoleUser, MultiContent: []openai.ChatMessagePart{
+						{Type: openai.ChatMessagePartTypeText, Text: text},
+						{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: dataURL(w.img, w.mime), Detail: openai.ImageURLDetailHigh}},
+					}},
+				},
+			}
+			for _, t := range w.tools(nil) {
+				if t.Function != nil && t.Function.Name == screen.ActClick {
+					req.Tools = []openai.Tool{t}
+				}
+			}
+			return req
+		},
+		parse: func(msg openai.ChatCompletionMessage) (pt, error) {
+			a, err := w.answer(msg)
+			if err != nil {
+				return pt{}, err
+			}
+			if len(a.Calls) != 1 || a.Calls[0].Name != screen.ActClick {
+				return pt{}, fmt.Errorf("answer with exactly one click at the target's centre")
+			}
+			fx, okx := a.Calls[0].Args["x"].(float64)
+			fy, oky := a.Calls[0].Args["y"].(float64)
+			if !okx || !oky {
+				return pt{}, fmt.Errorf("the click needs x and y")
+			}
+			sx, sy, err := w.toScreen(fx, fy)
+			return pt{sx, sy, a.Thought}, err
+		},
+	}, u)
+	return p.x, p.y, p.thought, err
+}
