@@ -108,3 +108,72 @@ func TestDoneOutputs(t *testing.T) {
 		}
 	}
 }
+
+// TestComputerProtocolFixtures reads Messages API and Responses API answers
+// written from their public documentation (testdata/computer/*.txtar).
+func TestComputerProtocolFixtures(t *testing.T) {
+	files, err := filepath.Glob("testdata/computer/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			ar, err := txtar.ParseFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			proto := strings.TrimSpace(strings.TrimPrefix(strings.SplitN(string(ar.Comment), "\n", 2)[0], "protocol:"))
+			var answer, want []byte
+			for _, fl := range ar.Files {
+				switch fl.Name {
+				case "answer.json":
+					answer = fl.Data
+				case "want.json":
+					want = fl.Data
+				}
+			}
+			var w struct {
+				Thought string                `json:"thought"`
+				Calls   []profile.Call        `json:"calls"`
+				Checks  []profile.SafetyCheck `json:"checks"`
+			}
+			if err := json.Unmarshal(want, &w); err != nil {
+				t.Fatalf("want.json: %v", err)
+			}
+			var got profile.Answer
+			var checks []profile.SafetyCheck
+			switch proto {
+			case profile.ProtoAnthropicComputer:
+				var m struct {
+					Content []profile.AnthropicBlock `json:"content"`
+				}
+				if err := json.Unmarshal(answer, &m); err != nil {
+					t.Fatal(err)
+				}
+				got, err = profile.AnthropicAnswer(m.Content)
+			case profile.ProtoOpenAIComputer:
+				var r struct {
+					Output []profile.ResponsesItem `json:"output"`
+				}
+				if err := json.Unmarshal(answer, &r); err != nil {
+					t.Fatal(err)
+				}
+				got, checks, err = profile.ResponsesAnswer(r.Output)
+			default:
+				t.Fatalf("unknown protocol %q", proto)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Thought != w.Thought {
+				t.Errorf("thought = %q, want %q", got.Thought, w.Thought)
+			}
+			if diff := cmp.Diff(w.Calls, got.Calls); diff != "" {
+				t.Errorf("calls (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(w.Checks, checks); diff != "" {
+				t.Errorf("safety checks (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
