@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/pcflow/pcflow/activities/agents"
-	"github.com/pcflow/pcflow/activities/agents/profile"
 	"github.com/pcflow/pcflow/activities/agents/scripted"
 	"github.com/pcflow/pcflow/activities/screen"
 	"github.com/pcflow/pcflow/activities/x11"
@@ -71,9 +70,7 @@ screenshot and answering in the profile's format and coordinates.`)
 		}
 		defer srv.Close()
 		cfg.BaseURL, cfg.APIKey, cfg.DecisionModel, model = srv.URL, "scripted", "scripted", "scripted"
-	}
-	if p.Protocol != profile.ProtoOpenAITools && p.Protocol != profile.ProtoText {
-		return fail(fmt.Errorf("profile %s: the %s protocol is not implemented yet", p.Name, p.Protocol))
+		cfg.AnthropicAPIKey = ""
 	}
 	dev, err := df.open(ctx, state, e.stderr)
 	if err != nil {

@@ -88,7 +88,7 @@ func (m *modelFlags) model(e *env, specPath string) (agents.Config, *scripted.Se
 	if err := srv.Start("127.0.0.1:0"); err != nil {
 		return cfg, nil, err
 	}
-	cfg.BaseURL, cfg.APIKey = srv.URL, "scripted"
+	cfg.BaseURL, cfg.APIKey, cfg.AnthropicAPIKey = srv.URL, "scripted", ""
 	cfg.DecisionModel, cfg.ReflectionModel, cfg.ProgressModel, cfg.ManagerModel = "scripted", "scripted", "scripted", "scripted"
 	return cfg, srv, nil
 }

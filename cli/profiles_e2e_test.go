@@ -9,16 +9,13 @@ import (
 )
 
 // TestCalculatorInEveryProfile runs the calculator example with the
-// scripted model answering in each built-in chat profile's wire format
+// scripted model answering in each built-in profile's wire format
 // and coordinate space (UI-TARS boxes in a smart-resized image, Qwen's
 // <tool_call> text, Gemini's 0–999 grid, …): the real calculator must show
 // 84 each time, clicked by coordinates, not by element ids.
 func TestCalculatorInEveryProfile(t *testing.T) {
 	w := newWorld(t)
 	for _, p := range profile.Builtins() {
-		if p.Protocol != profile.ProtoOpenAITools && p.Protocol != profile.ProtoText {
-			continue // no client for this protocol yet
-		}
 		t.Run(p.Name, func(t *testing.T) {
 			killApps(w.display)
 			id := "calc-" + strings.ReplaceAll(p.Name, ".", "-")
@@ -52,14 +49,11 @@ func TestCalculatorInEveryProfile(t *testing.T) {
 }
 
 // TestCalibrateEveryProfile: `pcflow calibrate` on a real display reaches
-// 100 % for every built-in chat profile with the scripted model, measured
+// 100 % for every built-in profile with the scripted model, measured
 // where the clicks arrive.
 func TestCalibrateEveryProfile(t *testing.T) {
 	w := newWorld(t)
 	for _, p := range profile.Builtins() {
-		if p.Protocol != profile.ProtoOpenAITools && p.Protocol != profile.ProtoText {
-			continue
-		}
 		t.Run(p.Name, func(t *testing.T) {
 			code, out := w.pcflow("calibrate", "--profile", p.Name, "--display", w.display, "--state", w.state, "--json")
 			if code != 0 {
@@ -82,11 +76,7 @@ func TestCalibrateEveryProfile(t *testing.T) {
 			t.Logf("%s: %d/%d hits, mean error %.2f px", p.Name, res.Score.Hits, res.Score.Targets, res.Score.MeanErr)
 		})
 	}
-	code, out := w.pcflow("calibrate", "--profile", "anthropic-computer", "--display", w.display, "--state", w.state)
-	if code == 0 || !strings.Contains(out, "not implemented yet") {
-		t.Errorf("calibrate --profile anthropic-computer = %d, want a clear not-implemented error:\n%s", code, out)
-	}
-	code, out = w.pcflow("calibrate", "--profile", "uitars-2", "--display", w.display, "--state", w.state)
+	code, out := w.pcflow("calibrate", "--profile", "uitars-2", "--display", w.display, "--state", w.state)
 	if code == 0 || !strings.Contains(out, `unknown model profile "uitars-2"; choose one of`) {
 		t.Errorf("calibrate --profile uitars-2 = %d, want the list of profiles:\n%s", code, out)
 	}

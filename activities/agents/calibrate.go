@@ -8,6 +8,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/pcflow/pcflow/activities/agent"
+	"github.com/pcflow/pcflow/activities/agents/profile"
 	"github.com/pcflow/pcflow/activities/screen"
 )
 
@@ -27,6 +28,9 @@ func (c *Client) Point(ctx context.Context, shot image.Image, n int, u *screen.U
 		return 0, 0, "", err
 	}
 	sys := w.system(calibrateSystem)
+	if w.computer() {
+		return c.pointComputer(ctx, w, sys, n, u, record)
+	}
 	type pt struct {
 		x, y    int
 		thought string
@@ -61,17 +65,46 @@ func (c *Client) Point(ctx context.Context, shot image.Image, n int, u *screen.U
 			if err != nil {
 				return pt{}, err
 			}
-			if len(a.Calls) != 1 || a.Calls[0].Name != screen.ActClick {
-				return pt{}, fmt.Errorf("answer with exactly one click at the target's centre")
-			}
-			fx, okx := a.Calls[0].Args["x"].(float64)
-			fy, oky := a.Calls[0].Args["y"].(float64)
-			if !okx || !oky {
-				return pt{}, fmt.Errorf("the click needs x and y")
-			}
-			sx, sy, err := w.toScreen(fx, fy)
+			sx, sy, err := w.pointOne(a)
 			return pt{sx, sy, a.Thought}, err
 		},
 	}, u)
 	return p.x, p.y, p.thought, err
+}
+
+// pointOne reads the one click of a calibration answer, in screen pixels.
+func (w wire) pointOne(a profile.Answer) (int, int, error) {
+	if len(a.Calls) != 1 || a.Calls[0].Name != screen.ActClick {
+		return 0, 0, fmt.Errorf("answer with exactly one click at the target's centre")
+	}
+	fx, okx := a.Calls[0].Args["x"].(float64)
+	fy, oky := a.Calls[0].Args["y"].(float64)
+	if !okx || !oky {
+		return 0, 0, fmt.Errorf("the click needs x and y")
+	}
+	return w.toScreen(fx, fy)
+}
+
+func (c *Client) pointComputer(ctx context.Context, w wire, sys string, n int, u *screen.Usage, record func(agent.Exchange)) (int, int, string, error) {
+	feedback := ""
+	for attempt := 0; ; attempt++ {
+		prompt := fmt.Sprintf("Click target %d: the square labelled %d.\nScreen: %dx%d image", n, n, w.frame.ImageW, w.frame.ImageH)
+		if feedback != "" {
+			prompt += "\nYour previous answer was invalid: " + feedback
+		}
+		a, _, err := c.computerAsk(ctx, agent.Call{Role: RoleCalibrate, Step: n}, w, sys, prompt, nil, u, record)
+		if _, ok := err.(*agent.APIError); ok {
+			return 0, 0, "", err
+		}
+		if err == nil {
+			var x, y int
+			if x, y, err = w.pointOne(a); err == nil {
+				return x, y, a.Thought, nil
+			}
+		}
+		if attempt >= c.cfg.MaxReasks {
+			return 0, 0, a.Thought, &agent.InvalidOutputError{Attempts: attempt + 1, Last: err.Error()}
+		}
+		feedback = err.Error()
+	}
 }

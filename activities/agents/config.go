@@ -33,6 +33,14 @@ type Config struct {
 	// (protocol, coordinate space, image sizing, text format); the zero
 	// value is openai-tools with ImageMaxSide and TextActions above.
 	Profile profile.Profile
+	// AnthropicAPIKey and AnthropicBaseURL, when the key is set, are where
+	// the anthropic-computer profile goes (else BaseURL and APIKey).
+	AnthropicAPIKey  string
+	AnthropicBaseURL string
+	// AckSafetyChecks acknowledges the safety checks OpenAI's computer tool
+	// attaches to risky actions; without it such an action fails the
+	// subtask with the checks' messages.
+	AckSafetyChecks bool
 }
 
 // ConfigFromEnv reads OPENAI_BASE_URL, OPENAI_API_KEY and PCFLOW_MODEL*
@@ -82,5 +90,10 @@ func ConfigFromEnv(getenv func(string) string) Config {
 	if getenv("PCFLOW_TEXT_ACTIONS") == "1" {
 		c.TextActions = true
 	}
+	c.AnthropicAPIKey, c.AnthropicBaseURL = getenv("ANTHROPIC_API_KEY"), getenv("ANTHROPIC_BASE_URL")
+	if c.AnthropicBaseURL == "" {
+		c.AnthropicBaseURL = "https://api.anthropic.com/v1"
+	}
+	c.AckSafetyChecks = getenv("PCFLOW_ACK_SAFETY_CHECKS") == "1"
 	return c
 }

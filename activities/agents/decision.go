@@ -119,6 +119,9 @@ func (c *Client) Decide(ctx context.Context, in agent.DecisionInput, u *screen.U
 	if err != nil {
 		return nil, err
 	}
+	if w.computer() {
+		return c.decideComputer(ctx, in, w, u)
+	}
 	outKeys := in.OutputKeys()
 	sys := w.system(decisionSystem)
 	view := in

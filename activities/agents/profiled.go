@@ -46,10 +46,6 @@ type wire struct {
 // newWire scales and encodes the screenshot as the profile wants it.
 func (c *Client) newWire(shot image.Image) (wire, error) {
 	p := c.cfg.DecisionProfile()
-	if p.Protocol != profile.ProtoOpenAITools && p.Protocol != profile.ProtoText {
-		return wire{}, fmt.Errorf("profile %s: the %s protocol is not implemented yet; choose a profile with the %s or %s protocol",
-			p.Name, p.Protocol, profile.ProtoOpenAITools, profile.ProtoText)
-	}
 	scaled, f, err := p.ScaleImage(shot)
 	if err != nil {
 		return wire{}, err
@@ -63,6 +59,12 @@ func (c *Client) newWire(shot image.Image) (wire, error) {
 
 // text reports whether the answer comes as text rather than tool calls.
 func (w wire) text() bool { return w.p.Protocol == profile.ProtoText }
+
+// computer reports whether the profile speaks a computer-use protocol
+// rather than chat completions.
+func (w wire) computer() bool {
+	return w.p.Protocol == profile.ProtoAnthropicComputer || w.p.Protocol == profile.ProtoOpenAIComputer
+}
 
 // system is the Decision system prompt with the profile's coordinates and,
 // for text protocols, its answer format.

@@ -2,7 +2,6 @@ package agents_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
@@ -16,16 +15,12 @@ import (
 	"github.com/pcflow/pcflow/internal/calibrate"
 )
 
-// chatProfiles are the built-in profiles spoken over chat completions.
+// chatProfiles are the built-in profiles (chat completions and the
+// computer-use protocols alike).
 func chatProfiles(t *testing.T) []profile.Profile {
-	var ps []profile.Profile
-	for _, p := range profile.Builtins() {
-		if p.Protocol == profile.ProtoOpenAITools || p.Protocol == profile.ProtoText {
-			ps = append(ps, p)
-		}
-	}
-	if len(ps) < 6 {
-		t.Fatalf("only %d chat profiles", len(ps))
+	ps := profile.Builtins()
+	if len(ps) != 8 {
+		t.Fatalf("%d built-in profiles, want 8", len(ps))
 	}
 	return ps
 }
@@ -128,18 +123,26 @@ func TestOutOfRangeIsReasked(t *testing.T) {
 	}
 }
 
-// TestComputerProtocolsSayNotImplemented: the profiles whose protocol has
-// no client yet fail with that said, not with a confusing request.
-func TestComputerProtocolsSayNotImplemented(t *testing.T) {
-	for _, name := range []string{"anthropic-computer", "openai-computer"} {
-		s, _ := profile.NewSet()
-		p, _ := s.Get(name)
-		_, cfg := serve(t, script(scripted.Step{Action: "click", Target: "Save"}))
-		cfg.Profile = p
-		_, err := agents.New(cfg).Decide(context.Background(), input(), &screen.Usage{})
-		var ae *agent.APIError
-		if err == nil || errors.As(err, &ae) || !strings.Contains(err.Error(), "not implemented yet") {
-			t.Errorf("%s: Decide error = %v, want the protocol named as not implemented", name, err)
+// TestSafetyChecksNeedAcknowledgement: an action OpenAI's computer tool
+// flags is not executed unless a person acknowledged such checks.
+func TestSafetyChecksNeedAcknowledgement(t *testing.T) {
+	s, _ := profile.NewSet()
+	p, _ := s.Get("openai-computer")
+	for _, ack := range []bool{false, true} {
+		sc := script(scripted.Step{Action: "click", Target: "Save"})
+		sc.Faults = []scripted.Fault{{Role: agent.RoleDecision, Kind: "safety_check"}}
+		srv, cfg := serve(t, sc)
+		srv.SetProfile(p)
+		cfg.Profile, cfg.AckSafetyChecks = p, ack
+		d, err := agents.New(cfg).Decide(context.Background(), input(), &screen.Usage{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case !ack && (d.Action.Kind != screen.ActFail || !strings.Contains(d.Action.Reason, "PCFLOW_ACK_SAFETY_CHECKS=1") || !strings.Contains(d.Action.Reason, "malicious_instructions")):
+			t.Errorf("unacknowledged safety check: action %+v, want fail naming the check and the setting", d.Action)
+		case ack && (d.Action.Kind != screen.ActClick || !strings.Contains(d.Thought, "acknowledged safety check malicious_instructions")):
+			t.Errorf("acknowledged safety check: action %+v thought %q, want the click with the acknowledgement in the thought", d.Action, d.Thought)
 		}
 	}
 }

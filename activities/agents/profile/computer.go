@@ -104,7 +104,7 @@ func anthropicCall(in map[string]any) (Call, error) {
 		}
 		return Call{Name: map[string]string{"left_mouse_down": "mouse_down", "left_mouse_up": "mouse_up"}[action], Args: out}, nil
 	case "type":
-		out["text"] = in["text"]
+		typed(out, in["text"])
 		return Call{Name: "type", Args: out}, nil
 	case "key":
 		t, _ := in["text"].(string)
@@ -261,7 +261,7 @@ func responsesCall(in map[string]any) (Call, error) {
 		out["keys"] = lowerKeys(ks)
 		return Call{Name: "hotkey", Args: out}, nil
 	case "type":
-		out["text"] = in["text"]
+		typed(out, in["text"])
 		return Call{Name: "type", Args: out}, nil
 	case "scroll":
 		if err := xy(); err != nil {
@@ -290,4 +290,15 @@ func responsesCall(in map[string]any) (Call, error) {
 		return Call{Name: "wait", Args: map[string]any{"seconds": 1.0}}, nil
 	}
 	return Call{}, fmt.Errorf("computer action %q is not available; use click, double_click, drag, keypress, move, scroll, type or wait", typ)
+}
+
+// typed sets the text to type; a final newline is pressing Enter, as the
+// computer tools type it.
+func typed(out map[string]any, v any) {
+	t, _ := v.(string)
+	if strings.HasSuffix(t, "\n") {
+		t = strings.TrimRight(t, "\n")
+		out["enter"] = true
+	}
+	out["text"] = t
 }

@@ -64,7 +64,9 @@ func profiled(p profile.Profile, rec Request, st Step, args map[string]any, thou
 	}
 	action := st.Action
 	switch p.Protocol {
-	case profile.ProtoOpenAITools:
+	case profile.ProtoOpenAITools, profile.ProtoAnthropicComputer, profile.ProtoOpenAIComputer:
+		// The computer protocols are written from this answer by the
+		// endpoint (see computer.go).
 		return toolAnswer(rec, action, args, thought, fault), nil
 	case profile.ProtoText:
 		var content string

@@ -66,7 +66,8 @@ type Fault struct {
 	Subtask string `json:"subtask,omitempty"` // empty: any
 	Step    int    `json:"step,omitempty"`    // 0: any
 	// Kind: "429", "500", "401", "404", "400", "slow", "malformed",
-	// "unknown_element", "no_tool", "wrong_tool" (answers with another
+	// "unknown_element", "no_tool", "out_of_range" (a point outside the
+	// profile's space), "safety_check" (Responses API), "wrong_tool" (answers with another
 	// role's tool).
 	Kind    string `json:"kind"`
 	Times   int    `json:"times"` // how many matching requests (0: all)
@@ -209,12 +210,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, map[string]any{"object": "list", "data": []any{map[string]any{"id": "scripted", "object": "model"}}})
 		return
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/chat/completions"):
+	case r.Method == http.MethodPost && (strings.HasSuffix(r.URL.Path, "/messages") || strings.HasSuffix(r.URL.Path, "/responses")):
 	default:
 		writeErr(w, 404, "not found: "+r.URL.Path)
 		return
 	}
+	proto, _ := protocolOf(r.URL.Path)
 	var req openai.ChatCompletionRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+	if proto != "" {
+		var cr computerRequest
+		if err := json.NewDecoder(r.Body).Decode(&cr); err != nil {
+			writeErr(w, 400, "bad request body: "+err.Error())
+			return
+		}
+		req = cr.asChat()
+	} else if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		writeErr(w, 400, "bad request body: "+err.Error())
 		return
 	}
@@ -246,6 +256,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		resp := body.(openai.ChatCompletionResponse)
 		s.promptTokens += resp.Usage.PromptTokens
 		s.completionTokens += resp.Usage.CompletionTokens
+		switch proto {
+		case "messages":
+			body = anthropicAnswer(resp)
+		case "responses":
+			var checks []map[string]string
+			if fault != nil && fault.Kind == "safety_check" {
+				checks = []map[string]string{{"id": "cu_sc_1", "code": "malicious_instructions", "message": "scripted safety check: the screen may carry instructions that are not the user's"}}
+			}
+			body = responsesAnswer(resp, checks)
+		}
 	}
 	s.mu.Unlock()
 	writeJSON(w, status, body)

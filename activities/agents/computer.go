@@ -1,0 +1,244 @@
+package agents
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/pcflow/pcflow/activities/agent"
+	"github.com/pcflow/pcflow/activities/agents/profile"
+	"github.com/pcflow/pcflow/activities/screen"
+	"github.com/pcflow/pcflow/internal/text"
+)
+
+// The computer-use protocols, spoken with a small typed client of their
+// documented HTTP APIs: Anthropic's Messages API with the computer tool
+// (POST {base}/messages) and OpenAI's Responses API with the computer tool
+// (POST {base}/responses). Their SDKs resolve, but anthropic-sdk-go pulls
+// newer AWS SDK modules than the Temporal server links, and pcflow needs
+// one request shape from each. Every Decision is one stateless turn, as
+// with chat: the prompt and the screenshot, the computer tool declared at
+// the size of the image sent, and pcflow's non-pointer actions (open_app,
+// switch_window, select, copy, paste, done, fail) as custom tools.
+
+// customTools are pcflow's actions the computer tools have no word for.
+var customTools = map[string]bool{"open_app": true, "switch_window": true, "select": true, "copy": true, "paste": true, "done": true, "fail": true}
+
+type computerTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Schema      json.RawMessage `json:"schema"`
+}
+
+func (w wire) customTools(outKeys []string) []computerTool {
+	var out []computerTool
+	for _, t := range actionTools(outKeys) {
+		if t.Function == nil || !customTools[t.Function.Name] {
+			continue
+		}
+		ps, _ := t.Function.Parameters.(json.RawMessage)
+		out = append(out, computerTool{Name: t.Function.Name, Description: t.Function.Description, Schema: ps})
+	}
+	return out
+}
+
+// computerBody is the request of w's protocol.
+func (c *Client) computerBody(w wire, sys, prompt string, outKeys []string) (url string, hdr http.Header, body map[string]any) {
+	b64 := base64.StdEncoding.EncodeToString(w.img)
+	hdr = http.Header{"Content-Type": {"application/json"}}
+	base := strings.TrimRight(c.cfg.BaseURL, "/")
+	key := c.cfg.APIKey
+	if w.p.Protocol == profile.ProtoAnthropicComputer {
+		if c.cfg.AnthropicAPIKey != "" {
+			key, base = c.cfg.AnthropicAPIKey, strings.TrimRight(c.cfg.AnthropicBaseURL, "/")
+		}
+		hdr.Set("x-api-key", key)
+		hdr.Set("anthropic-version", "2023-06-01")
+		hdr.Set("anthropic-beta", "computer-use-2025-01-24")
+		tools := []any{map[string]any{"type": "computer_20250124", "name": "computer",
+			"display_width_px": w.frame.ImageW, "display_height_px": w.frame.ImageH}}
+		for _, t := range w.customTools(outKeys) {
+			tools = append(tools, map[string]any{"name": t.Name, "description": t.Description, "input_schema": t.Schema})
+		}
+		return base + "/messages", hdr, map[string]any{
+			"model": c.cfg.DecisionModel, "max_tokens": c.cfg.MaxTokens, "system": sys, "tools": tools,
+			"messages": []any{map[string]any{"role": "user", "content": []any{
+				map[string]any{"type": "text", "text": prompt},
+				map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": w.mime, "data": b64}},
+			}}},
+		}
+	}
+	hdr.Set("Authorization", "Bearer "+key)
+	tools := []any{map[string]any{"type": "computer_use_preview", "display_width": w.frame.ImageW, "display_height": w.frame.ImageH, "environment": "linux"}}
+	for _, t := range w.customTools(outKeys) {
+		tools = append(tools, map[string]any{"type": "function", "name": t.Name, "description": t.Description, "parameters": t.Schema})
+	}
+	return base + "/responses", hdr, map[string]any{
+		"model": c.cfg.DecisionModel, "instructions": sys, "tools": tools, "truncation": "auto",
+		"input": []any{map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "input_text", "text": prompt},
+			map[string]any{"type": "input_image", "image_url": dataURL(w.img, w.mime)},
+		}}},
+	}
+}
+
+// computerAsk sends one turn and reads the answer into calls.
+func (c *Client) computerAsk(ctx context.Context, call agent.Call, w wire, sys, prompt string, outKeys []string, u *screen.Usage, record func(agent.Exchange)) (profile.Answer, []profile.SafetyCheck, error) {
+	url, hdr, body := c.computerBody(w, sys, prompt, outKeys)
+	data, err := json.Marshal(body)
+	if err != nil {
+		return profile.Answer{}, nil, err
+	}
+	req, err := http.NewRequestWithContext(context.WithValue(ctx, callKey{}, call), http.MethodPost, url, bytes.NewReader(data))
+	if err != nil {
+		return profile.Answer{}, nil, err
+	}
+	req.Header = hdr
+	hc := &http.Client{Timeout: c.cfg.Timeout, Transport: callHeaders{http.DefaultTransport}}
+	start := time.Now()
+	resp, err := hc.Do(req)
+	u.Calls++
+	var raw []byte
+	if err == nil {
+		raw, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+	}
+	u.LatencyMS += time.Since(start).Milliseconds()
+	if record != nil {
+		ex := agent.Exchange{Role: call.Role, Subtask: call.Subtask, Step: call.Step}
+		ex.Request, _ = json.Marshal(redactComputer(body, len(data)))
+		if err == nil {
+			ex.Response = raw
+		} else {
+			ex.Error = err.Error()
+		}
+		record(ex)
+	}
+	if err != nil {
+		return profile.Answer{}, nil, &agent.APIError{Type: agent.ErrTypeModelUnavailable, Retryable: true, Err: err,
+			Msg: fmt.Sprintf("model endpoint %s unreachable or timed out: %v", url, err)}
+	}
+	if resp.StatusCode != http.StatusOK {
+		return profile.Answer{}, nil, statusError(url, c.cfg.DecisionModel, resp.StatusCode, raw)
+	}
+	var ans struct {
+		Content []profile.AnthropicBlock `json:"content"`
+		Output  []profile.ResponsesItem  `json:"output"`
+		Usage   struct {
+			InputTokens  int `json:"input_tokens"`
+			OutputTokens int `json:"output_tokens"`
+		} `json:"usage"`
+	}
+	if err := json.Unmarshal(raw, &ans); err != nil {
+		return profile.Answer{}, nil, &agent.APIError{Type: agent.ErrTypeModelUnavailable, Retryable: true, Err: err,
+			Msg: fmt.Sprintf("model endpoint %s answered something that is not JSON: %s", url, text.Trunc(string(raw), 120))}
+	}
+	u.PromptTokens += ans.Usage.InputTokens
+	u.CompletionTokens += ans.Usage.OutputTokens
+	if w.p.Protocol == profile.ProtoAnthropicComputer {
+		a, err := profile.AnthropicAnswer(ans.Content)
+		return a, nil, err
+	}
+	return profile.ResponsesAnswer(ans.Output)
+}
+
+// statusError classifies a failed HTTP answer as classify does go-openai's.
+func statusError(url, model string, status int, body []byte) error {
+	var e struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	detail := text.Trunc(strings.TrimSpace(string(body)), 200)
+	if json.Unmarshal(body, &e) == nil && e.Error.Message != "" {
+		detail = e.Error.Message
+	}
+	switch {
+	case status == 401 || status == 403:
+		return &agent.APIError{Type: agent.ErrTypeModelAuth, Status: status,
+			Msg: fmt.Sprintf("API key rejected by %s (HTTP %d): set the key for this endpoint (OPENAI_API_KEY, or ANTHROPIC_API_KEY for anthropic-computer)", url, status)}
+	case status == 404:
+		return &agent.APIError{Type: agent.ErrTypeModelNotFound, Status: status,
+			Msg: fmt.Sprintf("model %s or endpoint %s not found (HTTP 404: %s): check PCFLOW_MODEL and the base URL", model, url, detail)}
+	case status == 400 || status == 422:
+		return &agent.APIError{Type: agent.ErrTypeModelRequest, Status: status, Msg: fmt.Sprintf("request rejected by %s (HTTP %d): %s", url, status, detail)}
+	}
+	return &agent.APIError{Type: agent.ErrTypeModelUnavailable, Retryable: true, Status: status,
+		Msg: fmt.Sprintf("model endpoint %s is busy or failing (HTTP %d): %s", url, status, detail)}
+}
+
+// redactComputer drops the screenshot from a recorded request.
+func redactComputer(body map[string]any, n int) map[string]any {
+	out := map[string]any{}
+	for k, v := range body {
+		out[k] = v
+	}
+	note := fmt.Sprintf("(request with image, %d bytes)", n)
+	if _, ok := out["messages"]; ok {
+		out["messages"] = note
+	}
+	if _, ok := out["input"]; ok {
+		out["input"] = note
+	}
+	return out
+}
+
+// decideComputer is Decide over a computer-use protocol: one turn, the
+// answer's single action (a batch is re-asked: pcflow runs one action per
+// step), safety checks honoured.
+func (c *Client) decideComputer(ctx context.Context, in agent.DecisionInput, w wire, u *screen.Usage) (*agent.Decision, error) {
+	outKeys := in.OutputKeys()
+	sys := w.system(decisionSystem)
+	view := in
+	view.Elements = w.elements(in.Elements)
+	d := &agent.Decision{}
+	feedback := ""
+	call := agent.Call{Role: agent.RoleDecision, Subtask: in.Subtask, Step: in.Step}
+	for attempt := 0; ; attempt++ {
+		prompt := DecisionPrompt(view, w.frame.ImageW, w.frame.ImageH, feedback)
+		d.Prompt = len(prompt)
+		a, checks, err := c.computerAsk(ctx, call, w, sys, prompt, outKeys, u, in.Record)
+		if _, ok := err.(*agent.APIError); ok {
+			return nil, err
+		}
+		perr := err
+		if perr == nil && len(checks) > 0 && !c.cfg.AckSafetyChecks {
+			var msgs []string
+			for _, ch := range checks {
+				msgs = append(msgs, ch.Code+": "+ch.Message)
+			}
+			d.Thought = a.Thought
+			d.Action = screen.Action{Kind: screen.ActFail, Reason: "the model's next action carries safety checks a person must acknowledge (" +
+				strings.Join(msgs, "; ") + "); review the screen, then rerun with PCFLOW_ACK_SAFETY_CHECKS=1 to acknowledge them"}
+			return d, nil
+		}
+		if perr == nil {
+			var name string
+			var args json.RawMessage
+			name, args, perr = w.one(a, outKeys)
+			if perr == nil {
+				var act screen.Action
+				act, perr = buildAction(name, args, in, w.toScreen, outKeys)
+				if perr == nil {
+					d.Thought, d.Action = a.Thought, act
+					for _, ch := range checks {
+						d.Thought += fmt.Sprintf(" [acknowledged safety check %s: %s]", ch.Code, ch.Message)
+					}
+					return d, nil
+				}
+			}
+		}
+		d.Invalid++
+		d.Errors = append(d.Errors, perr.Error())
+		if attempt >= c.cfg.MaxReasks {
+			return d, &agent.InvalidOutputError{Attempts: d.Invalid, Last: perr.Error()}
+		}
+		feedback = perr.Error()
+	}
+}
