@@ -31,6 +31,10 @@ type CheckInput struct {
 	// is its reference file's rendered path.
 	Office *plan.Office `json:"office,omitempty"`
 	Gold   string       `json:"gold,omitempty"`
+
+	SameAs    string   `json:"same_as,omitempty"`
+	Normalize bool     `json:"normalize,omitempty"`
+	Entries   []string `json:"entries,omitempty"`
 }
 
 // CheckResult is the outcome of one check.
@@ -45,7 +49,8 @@ type CheckResult struct {
 // NewCheckInput renders a plan check's templates over the outputs known so
 // far. It is pure and deterministic: workflows call it.
 func NewCheckInput(ck plan.Check, outs plan.Outputs) (CheckInput, error) {
-	in := CheckInput{Name: ck.Name, Kind: ck.Kind, Cell: ck.Cell, Sheet: ck.Sheet, Exists: ck.Exists, ExitCode: ck.ExitCode}
+	in := CheckInput{Name: ck.Name, Kind: ck.Kind, Cell: ck.Cell, Sheet: ck.Sheet, Exists: ck.Exists, ExitCode: ck.ExitCode,
+		Normalize: ck.Normalize, Entries: ck.Entries}
 	str := func(e *plan.Expr) (*string, error) {
 		if e == nil {
 			return nil, nil
@@ -81,6 +86,11 @@ func NewCheckInput(ck plan.Check, outs plan.Outputs) (CheckInput, error) {
 	}
 	if in.NotContains, err = str(ck.NotContains); err != nil {
 		return in, err
+	}
+	if same, err := str(ck.SameAs); err != nil {
+		return in, err
+	} else if same != nil {
+		in.SameAs = *same
 	}
 	if ck.Office != nil {
 		o := *ck.Office
@@ -125,6 +135,7 @@ func checkKinds() map[string]checkKind {
 		plan.CheckCell:        (*Activities).checkCell,
 		plan.CheckSheet:       (*Activities).checkSheet,
 		plan.CheckDocument:    (*Activities).checkDocument,
+		plan.CheckDirectory:   (*Activities).checkDirectory,
 	}
 }
 

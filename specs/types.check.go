@@ -36,6 +36,7 @@ func newCheckKinds() checkKinds {
 		cellCheck(),
 		sheetCheck(),
 		documentCheck(),
+		directoryCheck(),
 	}
 }
 

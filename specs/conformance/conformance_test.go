@@ -36,6 +36,30 @@ func endState(t *testing.T, dir string, wrong bool) {
 	if err := os.WriteFile(filepath.Join(dir, "archive", archive), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	photos := map[bool]string{false: "2024", true: "unsorted"}[wrong]
+	ini := map[bool]string{false: "[app]\r\nport = 8080   \r\n\r\n", true: "[app]\nport = 80\n"}[wrong]
+	files := map[string]string{
+		"photos/" + photos + "/beach.jpg": "jpg", "photos/" + photos + "/hills.jpg": "jpg",
+		"app.ini": ini, "project/src/main.go": "package main\n", "project/README": "skeleton\n",
+	}
+	if wrong {
+		files["project/README"] = "skeleton, edited\n"
+		files["project/tmp.txt"] = "x"
+	}
+	writeTree(t, dir, files)
+}
+
+func writeTree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for rel, content := range files {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func TestConformance(t *testing.T) {
@@ -48,6 +72,8 @@ func TestConformance(t *testing.T) {
 	if err := officetest.Make(context.Background(), gold, false); err != nil {
 		t.Fatal(err)
 	}
+	ref := filepath.Join(base, "ref")
+	writeTree(t, ref, map[string]string{"app.ini": "[app]\nport = 8080\n", "project/src/main.go": "package main\n", "project/README": "skeleton\n"})
 	states := map[string]string{"right": filepath.Join(base, "right"), "wrong": filepath.Join(base, "wrong")}
 	endState(t, states["right"], false)
 	endState(t, states["wrong"], true)
@@ -62,6 +88,9 @@ func TestConformance(t *testing.T) {
 				vars := map[string]string{"dir": states[state]}
 				if bytes.Contains(src, []byte(`variable "gold"`)) {
 					vars["gold"] = filepath.Join(gold, "sales.ods")
+				}
+				if bytes.Contains(src, []byte(`variable "ref"`)) {
+					vars["ref"] = ref
 				}
 				res, diags := specs.ParseFile(f, specs.Options{Vars: vars})
 				if diags.HasErrors() {

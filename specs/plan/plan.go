@@ -102,6 +102,7 @@ const (
 	CheckScreenText  = "screen_text"
 	CheckClipboard   = "clipboard"
 	CheckCell        = "cell"
+	CheckDirectory   = "directory"
 	CheckExpect      = "expect"
 )
 
@@ -126,6 +127,13 @@ type Check struct {
 	Expect   *Expr  `json:"expect,omitempty"`
 
 	NotContains *Expr   `json:"not_contains,omitempty"`
+	// SameAs is a reference file (file checks) or directory (directory
+	// checks) the path must equal; Normalize compares text with line ends,
+	// trailing spaces and trailing blank lines ignored.
+	SameAs    *Expr `json:"same_as,omitempty"`
+	Normalize bool  `json:"normalize,omitempty"`
+	// Entries are relative paths a directory must hold.
+	Entries []string `json:"entries,omitempty"`
 	Office      *Office `json:"office,omitempty"`
 }
 
