@@ -126,7 +126,7 @@ type Check struct {
 	ExitCode *int   `json:"exit_code,omitempty"`
 	Expect   *Expr  `json:"expect,omitempty"`
 
-	NotContains *Expr   `json:"not_contains,omitempty"`
+	NotContains *Expr `json:"not_contains,omitempty"`
 	// SameAs is a reference file (file checks) or directory (directory
 	// checks) the path must equal; Normalize compares text with line ends,
 	// trailing spaces and trailing blank lines ignored.
@@ -134,7 +134,7 @@ type Check struct {
 	Normalize bool  `json:"normalize,omitempty"`
 	// Entries are relative paths a directory must hold.
 	Entries []string `json:"entries,omitempty"`
-	Office      *Office `json:"office,omitempty"`
+	Office  *Office  `json:"office,omitempty"`
 }
 
 // Duration is a time.Duration that reads and writes as "1m30s" in JSON.
