@@ -18,6 +18,7 @@ var taskSchema = &hcl.BodySchema{
 		{Name: "max_tokens"},
 		{Name: "max_invalid"},
 		{Name: "infeasible"},
+		{Name: "requires"},
 		{Name: "knowledge"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
@@ -60,6 +61,15 @@ func (p *parser) task(b *hcl.Block) *plan.Plan {
 	}
 	if a, ok := c.Attributes["knowledge"]; ok {
 		pl.Knowledge = p.stringList(st, a)
+	}
+	if a, ok := c.Attributes["requires"]; ok {
+		pl.Requires = p.stringList(st, a)
+		for _, r := range pl.Requires {
+			if r == "" || strings.ContainsAny(r, " /\t\n") {
+				p.diags = append(p.diags, exprDiag(a.Expr.Range(), "Invalid program name",
+					fmt.Sprintf("requires lists program names looked up on the device's PATH, such as \"soffice\"; %q is not one.", r)))
+			}
+		}
 	}
 	var infeasible *hcl.Attribute
 	if a, ok := c.Attributes["infeasible"]; ok {

@@ -1,7 +1,9 @@
 package workflows
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -49,6 +51,26 @@ func InstructionWorkflow(ctx workflow.Context, in InstructionInput) (*Instructio
 		finalize(res, p)
 		setStatus(res.Status)
 		return res, nil
+	}
+
+	// Programs the task needs, on every device, before anything runs.
+	if len(p.Requires) > 0 {
+		for _, d := range p.Devices {
+			ao := deviceOptions(o, d.Name, deadline, workflow.Now(ctx))
+			ao.StartToCloseTimeout = time.Minute
+			ao.RetryPolicy.MaximumAttempts = 3
+			ao.RetryPolicy.NonRetryableErrorTypes = append(ao.RetryPolicy.NonRetryableErrorTypes, activities.ErrTypeMissing)
+			actx := withSummary(workflow.WithActivityOptions(ctx, ao), fmt.Sprintf("requires %s on %s", strings.Join(p.Requires, " "), d.Name))
+			err := workflow.ExecuteActivity(actx, a.Requires, activities.RequiresInput{Task: p.Task, Programs: p.Requires}).Get(ctx, nil)
+			if err != nil {
+				var appErr *temporal.ApplicationError
+				if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeMissing {
+					return fail(ReasonMissingRequirement, fmt.Sprintf("device %s: %s", d.Name, appErr.Message()))
+				}
+				reason, msg := reasonFor(err, d.Name, o)
+				return fail(reason, msg)
+			}
+		}
 	}
 
 	// Setup steps, in order, each on its device.
