@@ -79,7 +79,7 @@ func killApps(display string) {
 	}
 }
 
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	for i := 0; i < 100; i++ {
 		p := 20000 + rand.Intn(20000)
 		if tserver.PortFree("127.0.0.1", p) {

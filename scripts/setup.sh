@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what pcflow needs on Debian 12 and is missing: the X desktop,
-# accessibility, the test applications, tesseract, and robotgo's C headers.
+# accessibility, the test applications, tesseract, robotgo's C headers, and
+# bubblewrap (the sandbox `pcflow eval` runs each local device in).
 # Safe to run again: it installs only what is not there.
 set -euo pipefail
 
@@ -8,7 +9,7 @@ packages=(
   xvfb xauth x11-utils openbox dbus-x11 at-spi2-core libatk-adaptor libgail-common
   xclip xsel fonts-dejavu-core libx11-dev libxtst-dev libpng-dev gcc
   mousepad galculator xterm tesseract-ocr tesseract-ocr-eng
-  libreoffice-calc libreoffice-writer libreoffice-gtk3 chromium curl ca-certificates
+  libreoffice-calc libreoffice-writer libreoffice-gtk3 chromium curl ca-certificates bubblewrap
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,933 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"go.temporal.io/sdk/client"
+
+	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/activities/agents"
+	"github.com/pcflow/pcflow/activities/agents/scripted"
+	"github.com/pcflow/pcflow/activities/x11"
+	"github.com/pcflow/pcflow/internal/report"
+	"github.com/pcflow/pcflow/specs"
+	"github.com/pcflow/pcflow/specs/plan"
+	"github.com/pcflow/pcflow/workflows"
+)
+
+// ScratchDir is the folder a task's files belong in: under `pcflow eval`
+// each device sees its own, emptied by the reset between tasks.
+const ScratchDir = "/tmp/pcflow-task"
+
+// suiteRecord is what `pcflow eval resume` needs to bring a suite's
+// devices, workers and model back.
+type suiteRecord struct {
+	ID       string         `json:"id"`
+	Suite    string         `json:"suite"`
+	Out      string         `json:"out"`
+	Devices  []string       `json:"devices"`
+	Displays []string       `json:"displays,omitempty"` // local devices, by index
+	Local    bool           `json:"local"`
+	Sandbox  bool           `json:"sandbox"`
+	Script   string         `json:"script,omitempty"` // merged script file
+	Repro    report.Repro   `json:"repro"`
+	Started  string         `json:"started"`
+	Temporal string         `json:"temporal,omitempty"`
+	Extra    map[string]any `json:"extra,omitempty"`
+}
+
+func suitePath(state, id string) string {
+	return filepath.Join(state, "suites", strings.ReplaceAll(id, "/", "_")+".json")
+}
+
+func saveSuite(state string, r suiteRecord) error {
+	if err := os.MkdirAll(filepath.Join(state, "suites"), 0o755); err != nil {
+		return err
+	}
+	b, _ := json.MarshalIndent(r, "", "  ")
+	return os.WriteFile(suitePath(state, r.ID), b, 0o644)
+}
+
+func loadSuite(state, id string) (suiteRecord, error) {
+	var r suiteRecord
+	b, err := os.ReadFile(suitePath(state, id))
+	if err != nil {
+		return r, fmt.Errorf("no record of suite run %q in %s (suite runs are listed in %s)", id, state, filepath.Join(state, "suites"))
+	}
+	return r, json.Unmarshal(b, &r)
+}
+
+type evalFlags struct {
+	eng       engineFlags
+	vars      varFlags
+	devices   int
+	pool      multiFlag
+	repeat    int
+	filter    multiFlag
+	out       string
+	id        string
+	detach    bool
+	displays  string
+	latency   time.Duration
+	sandbox   bool
+	devTO     time.Duration
+	noReport  bool
+	reset     bool
+	quiet     bool
+	modelFlag modelFlags
+}
+
+func (f *evalFlags) register(e *env, fs *flag.FlagSet) {
+	f.eng.register(fs, e, true)
+	fs.IntVar(&f.devices, "devices", 1, "start N local headless desktops, each with its own worker (the pool)")
+	fs.Var(&f.pool, "pool", "use this device, served by a `pcflow worker --device NAME` elsewhere (repeatable; needs --temporal)")
+	fs.IntVar(&f.repeat, "repeat", 0, "run every task K times (default: the suite file's repeat, else 1)")
+	fs.Var(&f.filter, "filter", "run only tasks with this name or tag (repeatable)")
+	fs.StringVar(&f.out, "out", "", "folder for results.json, results.csv and the HTML report (default: eval-ID)")
+	fs.StringVar(&f.id, "id", "", "suite run id (default: SUITE-YYYYMMDD-HHMMSS)")
+	fs.BoolVar(&f.detach, "detach", false, "start the suite and return (needs --temporal and --pool)")
+	fs.StringVar(&f.displays, "displays", "", "X displays for the local desktops, comma separated (default: free ones from :90)")
+	fs.DurationVar(&f.latency, "model-latency", 0, "scripted model only: answer every request after this delay, to model a real endpoint")
+	fs.BoolVar(&f.sandbox, "sandbox", true, "run each local device's worker and applications in a bubblewrap sandbox with a private "+ScratchDir)
+	fs.DurationVar(&f.devTO, "device-timeout", 2*time.Minute, "report a device offline when its worker takes no work for this long")
+	fs.BoolVar(&f.noReport, "no-report", false, "write results but no HTML report")
+	fs.BoolVar(&f.reset, "reset", true, "reset each device between tasks (false: a task sees what the previous one left)")
+	fs.BoolVar(&f.quiet, "quiet", false, "print only the summary")
+	f.modelFlag.register(fs)
+	f.vars.register(fs)
+}
+
+func cmdEval(ctx context.Context, e *env, args []string) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "resume":
+			return cmdEvalResume(ctx, e, args[1:])
+		case "status":
+			return cmdEvalStatus(ctx, e, args[1:])
+		}
+	}
+	var f evalFlags
+	fs := newFlags(e, "eval", "SUITE [flags] | resume ID | status ID", `Run a suite of tasks across a pool of devices and write results and a report.
+SUITE is a folder of task files (each with its optional FILE.script.json; a
+suite.hcl in it is used instead when present), a list of task files, or a suite
+file (suite "NAME" { task "NAME" { file = ... tags = [...] repeat = N } }).
+
+Tasks are leased to free devices as soon as enough are free (a two-device task
+leases two); each device is reset between tasks (its applications closed, its
+configuration and `+ScratchDir+` emptied). The suite is a Temporal workflow: a
+killed eval continues with 'pcflow eval resume ID', without running finished
+tasks again. Results: --out/results.json, results.jsonl, results.csv, index.html.`)
+	f.register(e, fs)
+	files, code := parseFlags(fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(files) == 0 {
+		fmt.Fprintln(e.stderr, "pcflow eval: name a suite: a folder of task files, task files, or a suite file (see pcflow eval --help)")
+		return 2
+	}
+	if len(f.pool) > 0 && f.eng.temporal == "" {
+		fmt.Fprintln(e.stderr, "pcflow eval: --pool names devices served by `pcflow worker` processes, which need a shared server: pass --temporal HOST:PORT")
+		return 2
+	}
+	if f.detach && (f.eng.temporal == "" || len(f.pool) == 0) {
+		fmt.Fprintln(e.stderr, "pcflow eval: --detach needs --temporal and --pool: local desktops and workers stop when this process exits")
+		return 2
+	}
+	if len(f.pool) == 0 && f.devices < 1 {
+		fmt.Fprintln(e.stderr, "pcflow eval: --devices must be at least 1")
+		return 2
+	}
+	st, code := compileSuite(e, files, &f)
+	if code >= 0 {
+		return code
+	}
+	id := f.id
+	if id == "" {
+		id = fmt.Sprintf("%s-%s", st.name, time.Now().Format("20060102-150405"))
+	}
+	out := f.out
+	if out == "" {
+		out = "eval-" + strings.ReplaceAll(id, "/", "_")
+	}
+	out, _ = filepath.Abs(out)
+	rec := suiteRecord{ID: id, Suite: st.name, Out: out, Local: len(f.pool) == 0, Started: time.Now().Format(time.RFC3339), Temporal: f.eng.temporal}
+	if rec.Local {
+		for i := 1; i <= f.devices; i++ {
+			rec.Devices = append(rec.Devices, fmt.Sprintf("%s.d%d", id, i))
+		}
+		if f.displays != "" {
+			rec.Displays = strings.Split(f.displays, ",")
+			if len(rec.Displays) != f.devices {
+				fmt.Fprintf(e.stderr, "pcflow eval: --displays lists %d displays for --devices %d\n", len(rec.Displays), f.devices)
+				return 2
+			}
+		}
+		if f.sandbox {
+			if _, err := exec.LookPath("bwrap"); err != nil {
+				fmt.Fprintln(e.stderr, "pcflow eval: bubblewrap (bwrap) is not installed: run scripts/setup.sh or apt-get install bubblewrap, or pass --sandbox=false (devices then share "+ScratchDir+")")
+				return 1
+			}
+		}
+		rec.Sandbox = f.sandbox
+		// Local devices are this machine: say now what is missing.
+		for _, t := range st.tasks {
+			if missing := activities.MissingPrograms(t.Requires); len(missing) > 0 {
+				fmt.Fprintf(e.stderr, "warning: task %s needs %s, not found on PATH; it will fail with %s\n", t.Key, strings.Join(missing, ", "), workflows.ReasonMissingRequirement)
+			}
+		}
+	} else {
+		rec.Devices = append(rec.Devices, f.pool...)
+	}
+	if st.script != nil {
+		if f.latency > 0 {
+			st.script.LatencyMS = int(f.latency / time.Millisecond)
+		}
+		path := filepath.Join(f.eng.state, "suites", strings.ReplaceAll(id, "/", "_")+".script.json")
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			fmt.Fprintln(e.stderr, "pcflow eval:", err)
+			return 1
+		}
+		b, _ := json.Marshal(st.script)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			fmt.Fprintln(e.stderr, "pcflow eval:", err)
+			return 1
+		}
+		rec.Script = path
+	}
+	rec.Repro = st.repro
+	sess, code := startSuiteSession(ctx, e, &f, &rec)
+	if code >= 0 {
+		return code
+	}
+	defer sess.close()
+	rec.Repro.Models, rec.Repro.Endpoint = sess.models, sess.endpoint
+	rec.Repro.Scripted = rec.Script != ""
+	cfg := sess.cfg
+	rec.Repro.Temperature, rec.Repro.MaxTokens, rec.Repro.TextActions = cfg.Temperature, cfg.MaxTokens, cfg.TextActions
+	rec.Repro.Image = map[string]string{"max_side": fmt.Sprint(cfg.ImageMaxSide), "format": cfg.ImageFormat, "jpeg_quality": fmt.Sprint(cfg.JPEGQuality)}
+	if err := saveSuite(f.eng.state, rec); err != nil {
+		fmt.Fprintln(e.stderr, "pcflow eval:", err)
+		return 1
+	}
+	in := workflows.SuiteInput{Suite: st.name, Tasks: st.tasks, Devices: rec.Devices, NoReset: !f.reset,
+		Options: workflows.Options{DeviceTimeout: f.devTO, SearchAttributes: hasSearchAttributes(ctx, sess.eng.client)}}
+	run, err := sess.eng.client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue,
+		StaticSummary: fmt.Sprintf("suite %s: %d task runs on %d devices", st.name, len(st.tasks), len(rec.Devices))}, workflows.SuiteWorkflowName, in)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "pcflow eval: start %s: %v\n", id, err)
+		return 1
+	}
+	fmt.Fprintf(e.stdout, "suite %s started: %d task runs on %d devices (%s)\n", id, len(st.tasks), len(rec.Devices), strings.Join(rec.Devices, ", "))
+	if sess.eng.uiURL != "" {
+		fmt.Fprintf(e.stdout, "Temporal UI: %s/namespaces/default/workflows/%s\n", sess.eng.uiURL, id)
+	}
+	if f.detach {
+		fmt.Fprintf(e.stdout, "detached; follow it with: pcflow eval status %s --temporal %s\n", id, f.eng.temporal)
+		return 0
+	}
+	return followSuite(ctx, e, sess, rec, run.GetRunID(), f.quiet, f.noReport, f.eng.state)
+}
+
+// compiledSuite is a suite ready to start.
+type compiledSuite struct {
+	name   string
+	tasks  []workflows.SuiteTask
+	script *scripted.Script
+	repro  report.Repro
+}
+
+// compileSuite reads the suite's task files, applies the per-task
+// overrides, filters and repeats them, and merges their scripts.
+func compileSuite(e *env, args []string, f *evalFlags) (*compiledSuite, int) {
+	var entries []specs.SuiteTask
+	name := ""
+	suiteFile := ""
+	if len(args) == 1 {
+		st, err := os.Stat(args[0])
+		if err != nil {
+			fmt.Fprintf(e.stderr, "pcflow eval: %v\n", err)
+			return nil, 1
+		}
+		if st.IsDir() {
+			if _, err := os.Stat(filepath.Join(args[0], "suite.hcl")); err == nil {
+				suiteFile = filepath.Join(args[0], "suite.hcl")
+			} else {
+				matches, _ := filepath.Glob(filepath.Join(args[0], "*.hcl"))
+				sort.Strings(matches)
+				if len(matches) == 0 {
+					fmt.Fprintf(e.stderr, "pcflow eval: %s holds no .hcl task files\n", args[0])
+					return nil, 1
+				}
+				args = matches
+				abs, _ := filepath.Abs(args[0])
+				name = filepath.Base(filepath.Dir(abs))
+			}
+		} else if isSuiteFile(args[0]) {
+			suiteFile = args[0]
+		}
+	}
+	if suiteFile != "" {
+		s, files, diags := specs.ParseSuiteFile(suiteFile)
+		_ = specs.WriteDiagnostics(e.stderr, files, diags, false)
+		if diags.HasErrors() {
+			return nil, 1
+		}
+		name, entries = s.Name, s.Tasks
+	} else {
+		for _, a := range args {
+			abs, _ := filepath.Abs(a)
+			base := strings.TrimSuffix(filepath.Base(a), filepath.Ext(a))
+			entries = append(entries, specs.SuiteTask{Name: base, File: abs, Repeat: 1})
+		}
+		if name == "" {
+			name = "suite"
+		}
+	}
+	cs := &compiledSuite{name: name, repro: report.Repro{Pcflow: version, Commit: commit(), PromptVersion: agents.PromptVersion,
+		Budgets: map[string]string{}, Files: map[string]string{}, Command: append([]string{"pcflow", "eval"}, os.Args[min(2, len(os.Args)):]...)}}
+	if suiteFile != "" {
+		cs.repro.Files[suiteFile] = hashFile(suiteFile)
+	}
+	useScript := e.getenv("OPENAI_API_KEY") == "" || f.modelFlag.script != ""
+	merged := &scripted.Script{Subtasks: map[string]scripted.SubtaskScript{}}
+	owner := map[string]string{}
+	failed := false
+	for _, ent := range entries {
+		if !keep(ent, f.filter) {
+			continue
+		}
+		vf := varFlags{varFiles: f.vars.varFiles}
+		for _, k := range sortedKeys(ent.Vars) {
+			vf.vars = append(vf.vars, k+"="+ent.Vars[k])
+		}
+		vf.vars = append(vf.vars, f.vars.vars...)
+		res := loadSpec(e, ent.File, &vf)
+		if res == nil {
+			failed = true
+			continue
+		}
+		if len(res.Secrets) > 0 {
+			fmt.Fprintf(e.stderr, "pcflow eval: %s has sensitive variables; suites do not pass secrets to their devices yet: run it with pcflow run\n", ent.File)
+			failed = true
+			continue
+		}
+		p := *res.Plan
+		if ent.MaxSteps > 0 {
+			p.MaxSteps = ent.MaxSteps
+		}
+		if ent.Timeout > 0 {
+			p.Timeout = plan.Duration(ent.Timeout)
+		}
+		cs.repro.Files[ent.File] = hashFile(ent.File)
+		cs.repro.Budgets[ent.Name] = fmt.Sprintf("max_steps=%d timeout=%s max_tokens=%d", p.MaxSteps, time.Duration(p.Timeout), p.MaxTokens)
+		tags := ent.Tags
+		progs := programsOf(p)
+		if len(tags) == 0 {
+			tags = launched(p)
+		}
+		requires := uniq(append(append([]string(nil), ent.Requires...), progs...))
+		if useScript {
+			script := ent.Script
+			if script == "" {
+				script = strings.TrimSuffix(ent.File, filepath.Ext(ent.File)) + ".script.json"
+			}
+			if f.modelFlag.script != "" {
+				script = f.modelFlag.script
+			}
+			if _, err := os.Stat(script); err == nil {
+				s, err := scripted.Load(script)
+				if err != nil {
+					fmt.Fprintf(e.stderr, "pcflow eval: %v\n", err)
+					failed = true
+					continue
+				}
+				cs.repro.Files[script] = hashFile(script)
+				if err := mergeScript(merged, s, script, owner); err != nil {
+					fmt.Fprintf(e.stderr, "pcflow eval: %v\n", err)
+					failed = true
+					continue
+				}
+			}
+		}
+		repeat := ent.Repeat
+		if f.repeat > 0 {
+			repeat = f.repeat
+		}
+		if repeat < 1 {
+			repeat = 1
+		}
+		for r := 1; r <= repeat; r++ {
+			key := ent.Name
+			if repeat > 1 {
+				key = fmt.Sprintf("%s.r%d", ent.Name, r)
+			}
+			cs.tasks = append(cs.tasks, workflows.SuiteTask{Key: key, File: ent.File, Repeat: r, Tags: tags, Plan: p, Requires: requires})
+		}
+	}
+	if failed {
+		return nil, 1
+	}
+	if len(cs.tasks) == 0 {
+		fmt.Fprintf(e.stderr, "pcflow eval: no task matches --filter %s\n", strings.Join(f.filter, ", "))
+		return nil, 1
+	}
+	// Repeats interleave: every task's first run before any second one.
+	sort.SliceStable(cs.tasks, func(i, j int) bool { return cs.tasks[i].Repeat < cs.tasks[j].Repeat })
+	if useScript {
+		if len(merged.Subtasks) == 0 && merged.Manager == nil {
+			fmt.Fprintln(e.stderr, "pcflow eval: no model: set OPENAI_API_KEY (and OPENAI_BASE_URL, PCFLOW_MODEL), or put a TASK.script.json beside each task file")
+			return nil, 1
+		}
+		cs.script = merged
+	}
+	return cs, -1
+}
+
+func isSuiteFile(path string) bool {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	f, diags := hclsyntax.ParseConfig(src, path, hcl.InitialPos)
+	if diags.HasErrors() {
+		return false
+	}
+	body, ok := f.Body.(*hclsyntax.Body)
+	if !ok {
+		return false
+	}
+	for _, b := range body.Blocks {
+		if b.Type == "suite" {
+			return true
+		}
+	}
+	return false
+}
+
+func keep(t specs.SuiteTask, filter []string) bool {
+	if len(filter) == 0 {
+		return true
+	}
+	for _, f := range filter {
+		if f == t.Name || strings.TrimSuffix(filepath.Base(t.File), ".hcl") == f {
+			return true
+		}
+		for _, tag := range t.Tags {
+			if tag == f {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mergeScript adds s's subtasks to m; two scripts may not answer the same
+// subtask differently (the scripted model tells requests apart by subtask).
+func mergeScript(m *scripted.Script, s scripted.Script, file string, owner map[string]string) error {
+	for name, sub := range s.Subtasks {
+		if prev, ok := m.Subtasks[name]; ok && !reflect.DeepEqual(prev, sub) {
+			return fmt.Errorf("%s and %s both script a subtask called %q differently; the scripted model tells subtasks apart by name, so rename one of them", owner[name], file, name)
+		}
+		m.Subtasks[name] = sub
+		owner[name] = file
+	}
+	if len(s.Manager) > 0 {
+		if len(m.Manager) > 0 && string(m.Manager) != string(s.Manager) {
+			return fmt.Errorf("%s: a second free-text task with its own Manager answer; a scripted suite holds one", file)
+		}
+		m.Manager = s.Manager
+	}
+	m.Faults = append(m.Faults, s.Faults...)
+	if s.LatencyMS > m.LatencyMS {
+		m.LatencyMS = s.LatencyMS
+	}
+	return nil
+}
+
+// programsOf lists the programs a plan runs on its devices: what its
+// setup steps launch and run, and what its command checks call.
+func programsOf(p plan.Plan) []string {
+	var out []string
+	first := func(xs []plan.Expr) {
+		if len(xs) > 0 {
+			if v, err := xs[0].EvalString(nil); err == nil && v != "" && !strings.Contains(v, "{{") {
+				out = append(out, v)
+			}
+		}
+	}
+	for _, s := range p.Setup {
+		first(s.Launch)
+		first(s.Command)
+	}
+	checks := append([]plan.Check(nil), p.Checks...)
+	for _, s := range p.Subtasks {
+		checks = append(checks, s.Checks...)
+	}
+	for _, c := range checks {
+		first(c.Argv)
+	}
+	return uniq(out)
+}
+
+// launched names the applications a plan's setup launches: its default tags.
+func launched(p plan.Plan) []string {
+	var out []string
+	for _, s := range p.Setup {
+		if len(s.Launch) > 0 {
+			if v, err := s.Launch[0].EvalString(nil); err == nil && v != "" {
+				out = append(out, filepath.Base(v))
+			}
+		}
+	}
+	return uniq(out)
+}
+
+func uniq(xs []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	k := make([]string, 0, len(m))
+	for n := range m {
+		k = append(k, n)
+	}
+	sort.Strings(k)
+	return k
+}
+
+func hashFile(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	h := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(h[:])
+}
+
+// commit is the VCS revision pcflow was built from, when Go recorded it.
+func commit() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	rev, dirty := "", ""
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if rev == "" {
+		return ""
+	}
+	return rev + dirty
+}
+
+// suiteSession is a connected engine, the shared worker, the scripted
+// model and the local devices with their workers.
+type suiteSession struct {
+	eng      *engine
+	cfg      agents.Config
+	models   map[string]string
+	endpoint string
+	cleanup  []func()
+}
+
+func (s *suiteSession) close() {
+	for i := len(s.cleanup) - 1; i >= 0; i-- {
+		s.cleanup[i]()
+	}
+}
+
+// startSuiteSession connects to Temporal, starts the scripted model when
+// the suite has a script, the local desktops and their workers, and a
+// worker for the workflows in this process.
+func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteRecord) (*suiteSession, int) {
+	s := &suiteSession{}
+	fail := func(err error) (*suiteSession, int) {
+		s.close()
+		fmt.Fprintln(e.stderr, "pcflow eval:", err)
+		return nil, 1
+	}
+	cfg := agents.ConfigFromEnv(e.getenv)
+	modelEnv := []string{}
+	if rec.Script != "" {
+		sc, err := scripted.Load(rec.Script)
+		if err != nil {
+			return fail(err)
+		}
+		srv := scripted.New(sc)
+		if err := srv.Start("127.0.0.1:0"); err != nil {
+			return fail(err)
+		}
+		s.cleanup = append(s.cleanup, func() { srv.Close() })
+		cfg.BaseURL, cfg.APIKey = srv.URL, "scripted"
+		cfg.DecisionModel, cfg.ReflectionModel, cfg.ProgressModel, cfg.ManagerModel = "scripted", "scripted", "scripted", "scripted"
+		modelEnv = []string{"OPENAI_BASE_URL=" + srv.URL, "OPENAI_API_KEY=scripted", "PCFLOW_MODEL=scripted",
+			"PCFLOW_MODEL_REFLECTION=scripted", "PCFLOW_MODEL_PROGRESS=scripted", "PCFLOW_MODEL_MANAGER=scripted"}
+		if !f.quiet {
+			fmt.Fprintf(e.stdout, "model: SCRIPTED (no OPENAI_API_KEY): answers come from the tasks' scripts, not a real model\n")
+		}
+	} else if !f.quiet {
+		fmt.Fprintf(e.stdout, "model: %s at %s\n", cfg.DecisionModel, cfg.BaseURL)
+	}
+	s.cfg = cfg
+	s.endpoint = cfg.BaseURL
+	s.models = map[string]string{"decision": cfg.DecisionModel, "reflection": cfg.ReflectionModel, "progress": cfg.ProgressModel, "manager": cfg.ManagerModel}
+	eng, err := f.eng.connect(ctx, e, true)
+	if err != nil {
+		return fail(err)
+	}
+	s.eng = eng
+	s.cleanup = append(s.cleanup, eng.close)
+	logger, closeLog, err := fileLogger(f.eng.state)
+	if err != nil {
+		return fail(err)
+	}
+	s.cleanup = append(s.cleanup, closeLog)
+	if rec.Local {
+		exe, err := os.Executable()
+		if err != nil {
+			return fail(err)
+		}
+		for i, name := range rec.Devices {
+			display := ""
+			if i < len(rec.Displays) {
+				display = rec.Displays[i]
+			}
+			desk, err := x11.Up(ctx, x11.DesktopOptions{Display: display, StateDir: f.eng.state})
+			if err != nil {
+				return fail(fmt.Errorf("device %s: %w", name, err))
+			}
+			if i >= len(rec.Displays) {
+				rec.Displays = append(rec.Displays, desk.Display)
+			}
+			s.cleanup = append(s.cleanup, func() {
+				activities.StopApps(desk.Display)
+				desk.Down()
+			})
+			stop, err := startDeviceWorker(exe, f, rec, name, desk.Display, eng.addr, append(desk.Environ(), modelEnv...))
+			if err != nil {
+				return fail(fmt.Errorf("device %s: %w", name, err))
+			}
+			s.cleanup = append(s.cleanup, stop)
+			if !f.quiet {
+				fmt.Fprintf(e.stdout, "device %s: desktop %s, worker on queue %s\n", name, desk.Display, plan.DeviceQueue(name))
+			}
+		}
+	}
+	var noDevice activities.Device
+	w, err := startWorker(eng, f.eng.state, "", noDevice, cfg, nil, logger, true, false)
+	if err != nil {
+		return fail(err)
+	}
+	s.cleanup = append(s.cleanup, w.Stop)
+	return s, -1
+}
+
+// startDeviceWorker starts `pcflow worker` for one local device, in a
+// bubblewrap sandbox whose ScratchDir is the device's own folder. The
+// worker dies with this process; the desktop and its applications do
+// not, so a resumed suite finds running tasks where they were.
+func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display, addr string, environ []string) (func(), error) {
+	dir := filepath.Join(f.eng.state, "suites", strings.ReplaceAll(rec.ID, "/", "_"), name)
+	scratch := filepath.Join(dir, "scratch")
+	if err := os.MkdirAll(scratch, 0o755); err != nil {
+		return nil, err
+	}
+	argv := []string{exe, "worker", "--device", name, "--display", display, "--temporal", addr, "--state", f.eng.state, "--workflows=false"}
+	env := append(environ, "DISPLAY="+display)
+	if rec.Sandbox {
+		if err := os.MkdirAll(ScratchDir, 0o755); err != nil {
+			return nil, err
+		}
+		argv = append([]string{"bwrap", "--dev-bind", "/", "/", "--bind", scratch, ScratchDir, "--die-with-parent", "--"}, argv...)
+		env = append(env, activities.ScratchEnv+"="+ScratchDir)
+	}
+	logf, err := os.OpenFile(filepath.Join(dir, "worker.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return nil, fmt.Errorf("start worker: %w", err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	return func() {
+		// The worker keeps no state of its own: Temporal holds it.
+		_ = cmd.Process.Kill()
+		<-exited
+		logf.Close()
+	}, nil
+}
+
+// followSuite shows progress until the suite ends, then writes results
+// and the report.
+func followSuite(ctx context.Context, e *env, s *suiteSession, rec suiteRecord, runID string, quiet, noReport bool, state string) int {
+	c := s.eng.client
+	done := make(chan error, 1)
+	var res workflows.SuiteResult
+	go func() { done <- c.GetWorkflow(ctx, rec.ID, runID).Get(ctx, &res) }()
+	seen := map[string]string{}
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				if ctx.Err() != nil {
+					return suiteInterrupted(e, rec.ID)
+				}
+				fmt.Fprintf(e.stderr, "suite %s: %v\n", rec.ID, err)
+				return 1
+			}
+			return finishSuite(ctx, e, s.eng.client, rec, &res, noReport, state)
+		case <-ctx.Done():
+			return suiteInterrupted(e, rec.ID)
+		case <-tick.C:
+			if !quiet {
+				suiteProgress(ctx, e, c, rec.ID, seen)
+			}
+		}
+	}
+}
+
+func suiteInterrupted(e *env, id string) int {
+	fmt.Fprintf(e.stderr, "\ninterrupted: suite %s is saved and continues with `pcflow eval resume %s`\n", id, id)
+	return 130
+}
+
+// suiteProgress prints what changed since the last call and a line of
+// counts with the pass rate so far and an estimate of the time left.
+func suiteProgress(ctx context.Context, e *env, c client.Client, id string, seen map[string]string) {
+	qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	v, err := c.QueryWorkflow(qctx, id, "", workflows.SuiteQuery)
+	if err != nil {
+		return
+	}
+	var live workflows.SuiteLive
+	if v.Get(&live) != nil {
+		return
+	}
+	changed := false
+	for _, r := range live.Runs {
+		if seen[r.Key] == r.Status {
+			continue
+		}
+		seen[r.Key] = r.Status
+		changed = true
+		switch r.Status {
+		case workflows.StatusRunning:
+			fmt.Fprintf(e.stdout, "▶ %-24s on %s\n", r.Key, devicesOf(r.Devices))
+		case workflows.StatusSucceeded:
+			fmt.Fprintf(e.stdout, "✓ %-24s %5.1fs\n", r.Key, r.Ended.Sub(r.Started).Seconds())
+		case workflows.StatusFailed:
+			fmt.Fprintf(e.stdout, "✗ %-24s %5.1fs  %s: %s\n", r.Key, r.Ended.Sub(r.Started).Seconds(), r.Reason, oneLine(r.Error, 120))
+		}
+	}
+	for _, d := range live.Removed {
+		if seen["#removed "+d.Device] == "" {
+			seen["#removed "+d.Device] = "1"
+			fmt.Fprintf(e.stdout, "! device %s left the pool: its reset after %s failed: %s\n", d.Device, d.After, oneLine(d.Error, 160))
+		}
+	}
+	if changed {
+		fmt.Fprintln(e.stdout, progressLine(live, time.Now()))
+	}
+}
+
+func devicesOf(m map[string]string) string {
+	var parts []string
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, k+"→"+m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// progressLine is "[5/12 done · 3 running · 4 queued] pass 4/5 (80%) · ETA 1m10s".
+func progressLine(live workflows.SuiteLive, now time.Time) string {
+	queued, running, done, passed := live.Counts()
+	total := queued + running + done
+	line := fmt.Sprintf("[%d/%d done · %d running · %d queued]", done, total, running, queued)
+	if done > 0 {
+		line += fmt.Sprintf(" pass %d/%d (%.0f%%)", passed, done, 100*float64(passed)/float64(done))
+		if queued+running > 0 {
+			elapsed := now.Sub(live.Started)
+			eta := time.Duration(float64(elapsed) / float64(done) * float64(queued+running))
+			line += " · ETA " + eta.Round(time.Second).String()
+		}
+	}
+	return line
+}
+
+// finishSuite writes the results and the report and prints the summary.
+func finishSuite(ctx context.Context, e *env, c client.Client, rec suiteRecord, res *workflows.SuiteResult, noReport bool, state string) int {
+	r := report.Build(rec.ID, res, rec.Devices, rec.Repro)
+	if err := r.Write(rec.Out); err != nil {
+		fmt.Fprintln(e.stderr, "pcflow eval: write results:", err)
+		return 1
+	}
+	printSuiteSummary(e, r)
+	fmt.Fprintf(e.stdout, "results: %s\n", filepath.Join(rec.Out, "results.json"))
+	if !noReport {
+		if err := writeReport(ctx, c, r, rec.Out, state); err != nil {
+			fmt.Fprintln(e.stderr, "pcflow eval: report:", err)
+			return 1
+		}
+		fmt.Fprintf(e.stdout, "report:  %s\n", filepath.Join(rec.Out, "index.html"))
+	}
+	return 0
+}
+
+func printSuiteSummary(e *env, r *report.Results) {
+	fmt.Fprintf(e.stdout, "\nsuite %s (%s): %d/%d passed (%.0f%%), mean CR %.2f, %d steps, %d tokens, %.1fs\n", r.ID, r.Suite,
+		r.Overall.Passed, r.Overall.Runs, 100*r.Overall.SuccessRate, r.Overall.MeanCR, r.Overall.Steps, r.Overall.Tokens, r.WallSeconds)
+	fmt.Fprintf(e.stdout, "%-24s %-10s %-20s %5s %5s %6s %7s  %s\n", "TASK RUN", "STATUS", "REASON", "CR", "STEPS", "TOKENS", "SECONDS", "DEVICES")
+	for _, row := range r.Runs {
+		fmt.Fprintf(e.stdout, "%-24s %-10s %-20s %5.2f %5d %6d %7.1f  %s\n", row.Key, row.Status, row.Reason, row.CR, row.Steps, row.Tokens, row.WallSeconds, devicesOf(row.Devices))
+	}
+	var reasons []string
+	for _, k := range sortedKeysInt(r.Overall.Reasons) {
+		reasons = append(reasons, fmt.Sprintf("%s=%d", k, r.Overall.Reasons[k]))
+	}
+	fmt.Fprintf(e.stdout, "reasons: %s\n", strings.Join(reasons, " "))
+	if r.PassK != nil {
+		fmt.Fprintf(e.stdout, "pass@%d = %.2f, pass^%d = %.2f over %d tasks\n", r.PassK.K, r.PassK.PassAt, r.PassK.K, r.PassK.PassAll, r.PassK.Tasks)
+	}
+	for _, d := range r.Removed {
+		fmt.Fprintf(e.stdout, "device %s left the pool after %s: %s\n", d.Device, d.After, d.Error)
+	}
+}
+
+func sortedKeysInt(m map[string]int) []string {
+	k := make([]string, 0, len(m))
+	for n := range m {
+		k = append(k, n)
+	}
+	sort.Strings(k)
+	return k
+}
+
+func cmdEvalResume(ctx context.Context, e *env, args []string) int {
+	var f evalFlags
+	fs := newFlags(e, "eval resume", "ID", `Bring a suite's devices, workers and model back after the eval process was
+killed, and follow the suite to its end: finished tasks are not run again,
+running ones continue where they were, queued ones start.`)
+	f.register(e, fs)
+	ids, code := parseFlags(fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(ids) != 1 {
+		fmt.Fprintln(e.stderr, "pcflow eval resume: name one suite run id")
+		return 2
+	}
+	rec, err := loadSuite(f.eng.state, ids[0])
+	if err != nil {
+		fmt.Fprintln(e.stderr, "pcflow eval resume:", err)
+		return 1
+	}
+	if rec.Temporal != "" && f.eng.temporal == "" {
+		f.eng.temporal = rec.Temporal
+	}
+	sess, code := startSuiteSession(ctx, e, &f, &rec)
+	if code >= 0 {
+		return code
+	}
+	defer sess.close()
+	desc, err := sess.eng.client.DescribeWorkflowExecution(ctx, rec.ID, "")
+	if err != nil {
+		fmt.Fprintf(e.stderr, "pcflow eval resume: suite %s: %v\n", rec.ID, err)
+		return 1
+	}
+	fmt.Fprintf(e.stdout, "resuming suite %s\n", rec.ID)
+	return followSuite(ctx, e, sess, rec, desc.WorkflowExecutionInfo.Execution.RunId, f.quiet, f.noReport, f.eng.state)
+}
+
+func cmdEvalStatus(ctx context.Context, e *env, args []string) int {
+	var ef engineFlags
+	fs := newFlags(e, "eval status", "ID", "A suite's progress: every task run's status, reason and devices, the pass rate so far and the time left.")
+	ef.register(fs, e, false)
+	ids, code := parseFlags(fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(ids) != 1 {
+		fmt.Fprintln(e.stderr, "pcflow eval status: name one suite run id")
+		return 2
+	}
+	g, err := ef.connect(ctx, e, false)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "pcflow eval status:", err)
+		return 1
+	}
+	defer g.close()
+	live, err := suiteLive(ctx, g.client, ids[0])
+	if err != nil {
+		fmt.Fprintln(e.stderr, "pcflow eval status:", err)
+		return 1
+	}
+	fmt.Fprintf(e.stdout, "suite %s (%s) on %s\n", ids[0], live.Suite, strings.Join(live.Pool, ", "))
+	fmt.Fprintf(e.stdout, "%-24s %-10s %-20s %s\n", "TASK RUN", "STATUS", "REASON", "DEVICES")
+	for _, r := range live.Runs {
+		fmt.Fprintf(e.stdout, "%-24s %-10s %-20s %s\n", r.Key, r.Status, r.Reason, devicesOf(r.Devices))
+	}
+	fmt.Fprintln(e.stdout, progressLine(*live, time.Now()))
+	return 0
+}
+
+// suiteLive asks a running suite for its progress, or reads a finished
+// one's result.
+func suiteLive(ctx context.Context, c client.Client, id string) (*workflows.SuiteLive, error) {
+	qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	v, qerr := c.QueryWorkflow(qctx, id, "", workflows.SuiteQuery)
+	if qerr == nil {
+		var live workflows.SuiteLive
+		if err := v.Get(&live); err != nil {
+			return nil, err
+		}
+		return &live, nil
+	}
+	var res workflows.SuiteResult
+	if err := c.GetWorkflow(ctx, id, "").Get(ctx, &res); err != nil {
+		return nil, fmt.Errorf("suite %s: %w", id, errors.Join(qerr, err))
+	}
+	return &workflows.SuiteLive{Suite: res.Suite, Started: res.Started, Runs: res.Runs}, nil
+}

@@ -1,0 +1,294 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/activities/x11"
+	"github.com/pcflow/pcflow/internal/report"
+)
+
+// evalWorld is a state folder, a port and an output folder for one eval;
+// the eval starts its own desktops, which the cleanup stops whatever
+// happened.
+type evalWorld struct {
+	tb    testing.TB
+	state string
+	out   string
+	port  int
+}
+
+func newEvalWorld(tb testing.TB) *evalWorld {
+	tb.Helper()
+	w := &evalWorld{tb: tb, state: tb.TempDir(), out: tb.TempDir(), port: freePort(tb)}
+	tb.Cleanup(func() {
+		envs, _ := filepath.Glob(filepath.Join(w.state, "desktops", "*.env"))
+		for _, f := range envs {
+			display := ":" + strings.TrimSuffix(filepath.Base(f), ".env")
+			if d, err := x11.Load(w.state, display); err == nil {
+				activities.StopApps(display)
+				d.Down()
+			}
+		}
+	})
+	return w
+}
+
+func (w *evalWorld) flags(extra ...string) []string {
+	return append(extra, "--state", w.state, "--port", fmt.Sprint(w.port), "--ui-port", "0")
+}
+
+func (w *evalWorld) cmd(args ...string) *exec.Cmd {
+	c := exec.Command(pcflowBin, args...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "OPENAI_") && !strings.HasPrefix(kv, "PCFLOW_") {
+			c.Env = append(c.Env, kv)
+		}
+	}
+	c.Dir = ".."
+	return c
+}
+
+func (w *evalWorld) pcflow(args ...string) (int, string) {
+	w.tb.Helper()
+	out, err := w.cmd(args...).CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), string(out)
+	} else if err != nil {
+		w.tb.Fatalf("pcflow %v: %v", args, err)
+	}
+	return 0, string(out)
+}
+
+func readResults(t testing.TB, dir string) *report.Results {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatalf("results: %v", err)
+	}
+	var r report.Results
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	return &r
+}
+
+// smokeWant is the outcome every task of specs/suites/smoke must have.
+var smokeWant = map[string]string{
+	"calc_add":       "succeeded/success",
+	"calc_misread":   "failed/check_failed",
+	"editor_note":    "succeeded/success",
+	"editor_missing": "failed/agent_failed",
+	"sheet_total":    "succeeded/success",
+	"browser_search": "succeeded/success",
+	"browser_stuck":  "failed/step_limit",
+	"relay_code":     "succeeded/success",
+}
+
+func checkSmoke(t *testing.T, r *report.Results) {
+	t.Helper()
+	if len(r.Runs) != len(smokeWant) {
+		t.Errorf("%d task runs, want %d", len(r.Runs), len(smokeWant))
+	}
+	for _, row := range r.Runs {
+		if got := row.Status + "/" + row.Reason; got != smokeWant[row.Key] {
+			t.Errorf("%s: %s (%s), want %s", row.Key, got, row.Error, smokeWant[row.Key])
+		}
+		if row.Key == "relay_code" && (len(row.Devices) != 2 || row.Devices["alice"] == row.Devices["bob"]) {
+			t.Errorf("relay_code leased %v, want two distinct devices", row.Devices)
+		}
+	}
+}
+
+// dumpDOM loads a page in headless Chromium, runs its scripts, and returns
+// the DOM a person's browser would show.
+func dumpDOM(t *testing.T, path string) string {
+	t.Helper()
+	out, err := exec.Command("chromium", "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=3000",
+		"--user-data-dir="+t.TempDir(), "--dump-dom", "file://"+path).Output()
+	if err != nil {
+		t.Fatalf("chromium --dump-dom %s: %v", path, err)
+	}
+	return string(out)
+}
+
+// TestEvalSmokeSuite runs the repository's smoke suite on three devices:
+// every task ends as it must (including the three that must fail, with
+// their reasons), the two-device task leases two devices, the results
+// record how to reproduce them, and the HTML report shows in a real
+// browser the task table, loaded step screenshots and a failed check.
+func TestEvalSmokeSuite(t *testing.T) {
+	w := newEvalWorld(t)
+	code, out := w.pcflow(w.flags("eval", "specs/suites/smoke", "--devices", "3", "--out", w.out, "--id", "smoke")...)
+	t.Log(out)
+	if code != 0 {
+		t.Fatalf("eval exited %d", code)
+	}
+	r := readResults(t, w.out)
+	checkSmoke(t, r)
+	if r.Overall.Passed != 5 || r.Overall.Reasons["check_failed"] != 1 {
+		t.Errorf("overall = %+v, want 5 passed and one check_failed", r.Overall)
+	}
+	if r.ByTag["chromium"].Runs != 2 || r.ByTag["chromium"].Passed != 1 {
+		t.Errorf("by tag chromium = %+v, want 2 runs, 1 passed", r.ByTag["chromium"])
+	}
+	for _, f := range []string{"calc_add.hcl", "calc_add.script.json", "relay_code.hcl", "suite.hcl"} {
+		abs, _ := filepath.Abs(filepath.Join("..", "specs", "suites", "smoke", f))
+		if !strings.HasPrefix(r.Repro.Files[abs], "sha256:") {
+			t.Errorf("reproducibility lacks the hash of %s: %v", abs, r.Repro.Files)
+		}
+	}
+	if !r.Repro.Scripted || r.Repro.Models["decision"] != "scripted" || r.Repro.PromptVersion == "" {
+		t.Errorf("reproducibility = %+v, want the scripted model and the prompt version", r.Repro)
+	}
+	for _, f := range []string{"results.jsonl", "results.csv"} {
+		if b, err := os.ReadFile(filepath.Join(w.out, f)); err != nil || strings.Count(string(b), "\n") < len(smokeWant) {
+			t.Errorf("%s: %v, %d lines", f, err, strings.Count(string(b), "\n"))
+		}
+	}
+
+	index := dumpDOM(t, filepath.Join(w.out, "index.html"))
+	rows := regexp.MustCompile(`<tr data-key="([a-z_]+)"><td><a href="runs/[a-z_]+\.html">[a-z_]+</a></td><td class="(\w+)">`).FindAllStringSubmatch(index, -1)
+	if len(rows) != len(smokeWant) {
+		t.Fatalf("the report's task table has %d rows, want %d", len(rows), len(smokeWant))
+	}
+	for _, m := range rows {
+		if !strings.HasPrefix(smokeWant[m[1]], m[2]+"/") {
+			t.Errorf("task table: %s shows %s, want %s", m[1], m[2], smokeWant[m[1]])
+		}
+	}
+	page := dumpDOM(t, filepath.Join(w.out, "runs", "calc_misread.html"))
+	if !regexp.MustCompile(`<tr class="check fail"><td>\(task\)</td><td>correct</td><td>expect</td><td>FAIL</td><td class="detail">expect is false</td>`).MatchString(page) {
+		t.Errorf("calc_misread's page does not show the failed check with its detail")
+	}
+	m := regexp.MustCompile(`data-images="(\d+)/(\d+)"`).FindStringSubmatch(page)
+	if m == nil || m[1] != m[2] || m[1] == "0" {
+		t.Errorf("calc_misread's step screenshots: loaded %v, want all of at least one", m)
+	}
+	if !strings.Contains(page, `class="action">click #`) || !strings.Contains(page, "I read 41 on the display.") {
+		t.Errorf("calc_misread's page lacks the steps' actions and thoughts")
+	}
+}
+
+// TestEvalResetBetweenTasks runs a task that leaves a file and a window
+// behind, then on the same device one whose checks find neither; without
+// the reset the second task fails.
+func TestEvalResetBetweenTasks(t *testing.T) {
+	w := newEvalWorld(t)
+	code, out := w.pcflow(w.flags("eval", "cli/testdata/eval_reset", "--devices", "1", "--out", w.out, "--no-report")...)
+	if code != 0 {
+		t.Fatalf("eval exited %d:\n%s", code, out)
+	}
+	r := readResults(t, w.out)
+	for _, row := range r.Runs {
+		if row.Status != "succeeded" {
+			t.Errorf("%s: %s (%s): %s", row.Key, row.Status, row.Reason, row.Error)
+		}
+	}
+	if r.Runs[0].ResetMillis <= 0 {
+		t.Errorf("no reset time recorded after %s", r.Runs[0].Key)
+	}
+
+	// The control: the same suite without resets fails the second task.
+	w2 := newEvalWorld(t)
+	_, out = w2.pcflow(w2.flags("eval", "cli/testdata/eval_reset", "--devices", "1", "--out", w2.out, "--no-report", "--reset=false")...)
+	r = readResults(t, w2.out)
+	if row := r.Runs[1]; row.Status != "failed" || row.Reason != "check_failed" {
+		t.Errorf("without reset, %s = %s (%s), want failed/check_failed:\n%s", row.Key, row.Status, row.Reason, out)
+	}
+}
+
+// TestEvalKillAndResume kills the eval process with SIGKILL while tasks
+// run, then resumes the suite: every task ends as it must, no task that
+// had finished runs again, and no action is executed twice.
+func TestEvalKillAndResume(t *testing.T) {
+	w := newEvalWorld(t)
+	c := w.cmd(w.flags("eval", "specs/suites/smoke", "--devices", "2", "--out", w.out, "--id", "crashy")...)
+	stdout, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Stderr = c.Stdout
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	finished := map[string]bool{}
+	running := map[string]bool{}
+	sc := bufio.NewScanner(stdout)
+	var log strings.Builder
+	for sc.Scan() {
+		line := sc.Text()
+		log.WriteString(line + "\n")
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		switch f[0] {
+		case "▶":
+			running[f[1]] = true
+		case "✓", "✗":
+			finished[f[1]] = true
+			delete(running, f[1])
+		}
+		if len(finished) >= 2 && len(running) > 0 {
+			break
+		}
+	}
+	if len(finished) < 2 || len(running) == 0 {
+		t.Fatalf("the suite did not reach two finished and one running task:\n%s", log.String())
+	}
+	time.Sleep(1500 * time.Millisecond) // into the running task's steps
+	_ = c.Process.Signal(syscall.SIGKILL)
+	_ = c.Wait()
+	killed := time.Now()
+	t.Logf("killed with %v finished and %v running", finished, running)
+
+	code, out := w.pcflow(w.flags("eval", "resume", "crashy", "--no-report")...)
+	t.Log(out)
+	if code != 0 {
+		t.Fatalf("eval resume exited %d", code)
+	}
+	checkSmoke(t, readResults(t, w.out))
+
+	// The devices' action logs: each action started once, and nothing of a
+	// task that had finished before the kill happened after it.
+	logs, _ := filepath.Glob(filepath.Join(w.state, "actions", "crashy.d*.jsonl"))
+	if len(logs) != 2 {
+		t.Fatalf("action logs: %v", logs)
+	}
+	started := map[string]int{}
+	for _, path := range logs {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			var e activities.LogEntry
+			if err := json.Unmarshal([]byte(line), &e); err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			if e.Phase == "started" {
+				started[e.ID]++
+			}
+			task := strings.Split(e.ID, "/")[1]
+			if finished[task] && e.Time.After(killed) {
+				t.Errorf("%s had finished before the kill, yet acted after it: %s", task, line)
+			}
+		}
+	}
+	for id, n := range started {
+		if n > 1 {
+			t.Errorf("action %s started %d times", id, n)
+		}
+	}
+}

@@ -1,0 +1,285 @@
+// Package report turns a suite's (or a single run's) outcome into result
+// files — results.json, results.jsonl, results.csv — and a static HTML
+// trajectory report that works offline. It reads nothing from Temporal:
+// the caller hands it the suite result and the runs' trajectories.
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pcflow/pcflow/workflows"
+)
+
+// Row is one task run of a suite, flat.
+type Row struct {
+	Key          string            `json:"key"`
+	Task         string            `json:"task"`
+	File         string            `json:"file,omitempty"`
+	Repeat       int               `json:"repeat"`
+	Tags         []string          `json:"tags,omitempty"`
+	Status       string            `json:"status"`
+	Reason       string            `json:"reason"`
+	Error        string            `json:"error,omitempty"`
+	SR           float64           `json:"sr"`
+	SSR          float64           `json:"ssr"`
+	CR           float64           `json:"cr"`
+	EE           float64           `json:"ee"`
+	CE           float64           `json:"ce"`
+	Steps        int               `json:"steps"`
+	Tokens       int               `json:"tokens"`
+	ModelCalls   int               `json:"model_calls"`
+	WallSeconds  float64           `json:"wall_seconds"`
+	QueueSeconds float64           `json:"queue_seconds"`
+	ResetMillis  int64             `json:"reset_millis,omitempty"`
+	Devices      map[string]string `json:"devices,omitempty"`
+	Workflow     string            `json:"workflow,omitempty"`
+}
+
+// Aggregate sums a group of rows.
+type Aggregate struct {
+	Runs        int            `json:"runs"`
+	Passed      int            `json:"passed"`
+	SuccessRate float64        `json:"success_rate"`
+	MeanCR      float64        `json:"mean_cr"`
+	MeanSSR     float64        `json:"mean_ssr"`
+	Steps       int            `json:"steps"`
+	Tokens      int            `json:"tokens"`
+	ModelCalls  int            `json:"model_calls"`
+	WallSeconds float64        `json:"wall_seconds"`
+	Reasons     map[string]int `json:"reasons"`
+}
+
+// PassK holds pass@k (a task passed in at least one of its k runs) and
+// pass^k (it passed in all k), averaged over tasks.
+type PassK struct {
+	K       int     `json:"k"`
+	PassAt  float64 `json:"pass_at_k"`
+	PassAll float64 `json:"pass_pow_k"`
+	Tasks   int     `json:"tasks"`
+}
+
+// Results is results.json.
+type Results struct {
+	Suite       string                    `json:"suite"`
+	ID          string                    `json:"id"`
+	Started     time.Time                 `json:"started"`
+	Ended       time.Time                 `json:"ended"`
+	WallSeconds float64                   `json:"wall_seconds"`
+	Devices     []string                  `json:"devices,omitempty"`
+	Overall     Aggregate                 `json:"overall"`
+	ByTag       map[string]Aggregate      `json:"by_tag,omitempty"`
+	PassK       *PassK                    `json:"pass_k,omitempty"`
+	Removed     []workflows.RemovedDevice `json:"removed_devices,omitempty"`
+	Repro       Repro                     `json:"reproducibility"`
+	Runs        []Row                     `json:"runs"`
+}
+
+// Repro is what a reader needs to reproduce the numbers. It never holds a
+// key.
+type Repro struct {
+	Pcflow        string            `json:"pcflow"`
+	Commit        string            `json:"commit,omitempty"`
+	Models        map[string]string `json:"models"` // role → model
+	Endpoint      string            `json:"endpoint"`
+	Scripted      bool              `json:"scripted"`
+	PromptVersion string            `json:"prompt_version"`
+	Temperature   float32           `json:"temperature"`
+	MaxTokens     int               `json:"max_tokens"`
+	Image         map[string]string `json:"image"`
+	TextActions   bool              `json:"text_actions"`
+	Budgets       map[string]string `json:"budgets"` // task → max_steps/timeout/max_tokens
+	Files         map[string]string `json:"files"`   // path → sha256
+	Command       []string          `json:"command,omitempty"`
+}
+
+// Build computes the rows and aggregates of a suite result.
+func Build(id string, sr *workflows.SuiteResult, devices []string, repro Repro) *Results {
+	r := &Results{Suite: sr.Suite, ID: id, Started: sr.Started, Ended: sr.Ended, Devices: devices, Removed: sr.Removed, Repro: repro}
+	if !sr.Ended.IsZero() {
+		r.WallSeconds = round(sr.Ended.Sub(sr.Started).Seconds())
+	}
+	for _, run := range sr.Runs {
+		r.Runs = append(r.Runs, RowOf(run))
+	}
+	r.Overall = aggregate(r.Runs)
+	tags := map[string][]Row{}
+	for _, row := range r.Runs {
+		for _, t := range row.Tags {
+			tags[t] = append(tags[t], row)
+		}
+	}
+	if len(tags) > 0 {
+		r.ByTag = map[string]Aggregate{}
+		for t, rows := range tags {
+			r.ByTag[t] = aggregate(rows)
+		}
+	}
+	r.PassK = passK(r.Runs)
+	return r
+}
+
+// RowOf flattens one run.
+func RowOf(run workflows.SuiteRun) Row {
+	row := Row{Key: run.Key, Task: run.Task, File: run.File, Repeat: run.Repeat, Tags: run.Tags, Status: run.Status,
+		Reason: run.Reason, Error: run.Error, Devices: run.Devices, Workflow: run.Workflow, ResetMillis: run.ResetMillis}
+	if res := run.Result; res != nil {
+		m := res.Metrics
+		row.SR, row.SSR, row.CR, row.EE, row.CE = m.SR, round(m.SSR), round(m.CR), round(m.EE), round(m.CE)
+		row.Steps, row.Tokens, row.ModelCalls = res.Steps, res.Usage.Total(), res.Usage.Calls
+	}
+	if !run.Started.IsZero() && !run.Ended.IsZero() {
+		row.WallSeconds = round(run.Ended.Sub(run.Started).Seconds())
+	}
+	if !run.Started.IsZero() {
+		row.QueueSeconds = round(run.Started.Sub(run.Queued).Seconds())
+	}
+	return row
+}
+
+func aggregate(rows []Row) Aggregate {
+	a := Aggregate{Reasons: map[string]int{}}
+	var cr, ssr float64
+	for _, r := range rows {
+		if r.Status == workflows.StatusQueued || r.Status == workflows.StatusRunning {
+			continue
+		}
+		a.Runs++
+		if r.Status == workflows.StatusSucceeded {
+			a.Passed++
+		}
+		cr += r.CR
+		ssr += r.SSR
+		a.Steps += r.Steps
+		a.Tokens += r.Tokens
+		a.ModelCalls += r.ModelCalls
+		a.WallSeconds += r.WallSeconds
+		a.Reasons[r.Reason]++
+	}
+	if a.Runs > 0 {
+		a.SuccessRate = round(float64(a.Passed) / float64(a.Runs))
+		a.MeanCR = round(cr / float64(a.Runs))
+		a.MeanSSR = round(ssr / float64(a.Runs))
+	}
+	a.WallSeconds = round(a.WallSeconds)
+	return a
+}
+
+// passK groups runs by task entry (the key without its .rN repeat
+// suffix); with more than one repeat, it reports pass@k and pass^k for k =
+// the smallest repeat count.
+func passK(rows []Row) *PassK {
+	groups := map[string][]Row{}
+	for _, r := range rows {
+		groups[BaseKey(r.Key)] = append(groups[BaseKey(r.Key)], r)
+	}
+	k := 0
+	for _, g := range groups {
+		if k == 0 || len(g) < k {
+			k = len(g)
+		}
+	}
+	if k < 2 {
+		return nil
+	}
+	p := &PassK{K: k, Tasks: len(groups)}
+	for _, g := range groups {
+		sort.Slice(g, func(i, j int) bool { return g[i].Repeat < g[j].Repeat })
+		any, all := false, true
+		for _, r := range g[:k] {
+			if r.Status == workflows.StatusSucceeded {
+				any = true
+			} else {
+				all = false
+			}
+		}
+		if any {
+			p.PassAt++
+		}
+		if all {
+			p.PassAll++
+		}
+	}
+	p.PassAt = round(p.PassAt / float64(len(groups)))
+	p.PassAll = round(p.PassAll / float64(len(groups)))
+	return p
+}
+
+// BaseKey strips a repeat suffix: "calc.r2" → "calc".
+func BaseKey(key string) string {
+	if i := strings.LastIndex(key, ".r"); i > 0 {
+		if _, err := strconv.Atoi(key[i+2:]); err == nil {
+			return key[:i]
+		}
+	}
+	return key
+}
+
+func round(f float64) float64 { return math.Round(f*10000) / 10000 }
+
+// Write writes results.json, results.jsonl and results.csv into dir.
+func (r *Results) Write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "results.json"), b, 0o644); err != nil {
+		return err
+	}
+	var jl strings.Builder
+	for _, row := range r.Runs {
+		b, _ := json.Marshal(row)
+		jl.Write(b)
+		jl.WriteByte('\n')
+	}
+	if err := os.WriteFile(filepath.Join(dir, "results.jsonl"), []byte(jl.String()), 0o644); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dir, "results.csv"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w := csv.NewWriter(f)
+	_ = w.Write([]string{"key", "task", "repeat", "tags", "status", "reason", "sr", "ssr", "cr", "ee", "ce", "steps", "tokens", "model_calls", "wall_seconds", "queue_seconds", "reset_millis", "devices", "error"})
+	for _, row := range r.Runs {
+		_ = w.Write([]string{row.Key, row.Task, strconv.Itoa(row.Repeat), strings.Join(row.Tags, " "), row.Status, row.Reason,
+			ff(row.SR), ff(row.SSR), ff(row.CR), ff(row.EE), ff(row.CE), strconv.Itoa(row.Steps), strconv.Itoa(row.Tokens),
+			strconv.Itoa(row.ModelCalls), ff(row.WallSeconds), ff(row.QueueSeconds), strconv.FormatInt(row.ResetMillis, 10), devicesText(row.Devices), row.Error})
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return fmt.Errorf("results.csv: %w", err)
+	}
+	return nil
+}
+
+func ff(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+func devicesText(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		if k == m[k] {
+			parts = append(parts, k)
+		} else {
+			parts = append(parts, k+"="+m[k])
+		}
+	}
+	return strings.Join(parts, " ")
+}
