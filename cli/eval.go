@@ -263,7 +263,7 @@ func compileSuite(e *env, args []string, f *evalFlags) (*compiledSuite, int) {
 	if len(args) == 1 {
 		st, err := os.Stat(args[0])
 		if err != nil {
-			fmt.Fprintf(e.stderr, "pcflow eval: %v\n", err)
+			fmt.Fprintf(e.stderr, "pcflow eval: %s does not exist; name a folder of task files, task files, or a suite file\n", args[0])
 			return nil, 1
 		}
 		if st.IsDir() {
@@ -561,6 +561,9 @@ type suiteSession struct {
 	models   map[string]string
 	endpoint string
 	cleanup  []func()
+	// keepDesktops leaves the local desktops (and the applications of the
+	// running tasks) up, for `pcflow eval resume`.
+	keepDesktops bool
 }
 
 func (s *suiteSession) close() {
@@ -633,8 +636,10 @@ func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteReco
 				rec.Displays = append(rec.Displays, desk.Display)
 			}
 			s.cleanup = append(s.cleanup, func() {
-				activities.StopApps(desk.Display)
-				desk.Down()
+				if !s.keepDesktops {
+					activities.StopApps(desk.Display)
+					desk.Down()
+				}
 			})
 			stop, err := startDeviceWorker(exe, f, rec, name, desk.Display, eng.addr, append(desk.Environ(), modelEnv...))
 			if err != nil {
@@ -711,6 +716,7 @@ func followSuite(ctx context.Context, e *env, s *suiteSession, rec suiteRecord, 
 		case err := <-done:
 			if err != nil {
 				if ctx.Err() != nil {
+					s.keepDesktops = true
 					return suiteInterrupted(e, rec.ID)
 				}
 				fmt.Fprintf(e.stderr, "suite %s: %v\n", rec.ID, err)
@@ -718,6 +724,7 @@ func followSuite(ctx context.Context, e *env, s *suiteSession, rec suiteRecord, 
 			}
 			return finishSuite(ctx, e, s.eng.client, rec, &res, noReport, state)
 		case <-ctx.Done():
+			s.keepDesktops = true
 			return suiteInterrupted(e, rec.ID)
 		case <-tick.C:
 			if !quiet {

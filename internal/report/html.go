@@ -204,7 +204,7 @@ th{background:#f2f2f2;cursor:pointer}
 .succeeded{color:#176317;font-weight:600}.failed{color:#a11;font-weight:600}
 .step{border:1px solid #ccc;margin:1em 0;padding:.5em}
 .shots{display:flex;gap:1em;flex-wrap:wrap}.shots figure{margin:0}
-.shots img{max-width:640px;border:1px solid #999}
+.shots img{max-width:46vw;border:1px solid #999}
 .pass{color:#176317}.fail{color:#a11;font-weight:600}
 dt{font-weight:600}dd{margin:0 0 .4em 1em;white-space:pre-wrap}
 </style>`
