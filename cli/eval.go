@@ -222,6 +222,7 @@ tasks again. Results: --out/results.json, results.jsonl, results.csv, index.html
 	rec.Repro.Scripted = rec.Script != ""
 	cfg := sess.cfg
 	rec.Repro.Temperature, rec.Repro.MaxTokens, rec.Repro.TextActions = cfg.Temperature, cfg.MaxTokens, cfg.TextActions
+	rec.Repro.Profile, _ = json.Marshal(cfg.Profile)
 	rec.Repro.Image = map[string]string{"max_side": fmt.Sprint(cfg.ImageMaxSide), "format": cfg.ImageFormat, "jpeg_quality": fmt.Sprint(cfg.JPEGQuality)}
 	if err := saveSuite(f.eng.state, rec); err != nil {
 		fmt.Fprintln(e.stderr, "pcflow eval:", err)

@@ -96,9 +96,12 @@ type Repro struct {
 	MaxTokens     int               `json:"max_tokens"`
 	Image         map[string]string `json:"image"`
 	TextActions   bool              `json:"text_actions"`
-	Budgets       map[string]string `json:"budgets"` // task → max_steps/timeout/max_tokens
-	Files         map[string]string `json:"files"`   // path → sha256
-	Command       []string          `json:"command,omitempty"`
+	// Profile is the Decision model's profile: protocol, coordinate space,
+	// image sizing.
+	Profile json.RawMessage   `json:"profile,omitempty"`
+	Budgets map[string]string `json:"budgets"` // task → max_steps/timeout/max_tokens
+	Files   map[string]string `json:"files"`   // path → sha256
+	Command []string          `json:"command,omitempty"`
 }
 
 // Build computes the rows and aggregates of a suite result.
