@@ -344,7 +344,7 @@ func compileSuite(e *env, args []string, f *evalFlags) (*compiledSuite, int) {
 		if len(tags) == 0 {
 			tags = launched(p)
 		}
-		requires := uniq(append(append([]string(nil), ent.Requires...), progs...))
+		requires := uniq(append(append(append([]string(nil), ent.Requires...), p.Requires...), progs...))
 		if useScript {
 			script := ent.Script
 			if script == "" {
