@@ -29,6 +29,9 @@
 //     (MaxSourceBytes, MaxPlanBytes, MaxNesting) checked before the
 //     recursive HCL parser runs, so hostile input is a diagnostic, never a
 //     crash. Every diagnostic inside a block has that block as Context.
+//   - include = ["FILE.hcl", ...] at the top of a task file adds the
+//     variable and task blocks of other files (paths relative to the task
+//     file, one level deep); their diagnostics point into those files.
 //   - WriteDiagnostics escapes control characters from the file.
 //   - Office checks (cell, sheet, document) take a path whose extension
 //     they read (.xlsx .xlsm .xls .ods .csv; .docx .odt .pdf): a literal

@@ -58,6 +58,7 @@ func ParseFile(path string, opts Options) (*Result, hcl.Diagnostics) {
 }
 
 var fileSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "include"}},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "variable", LabelNames: []string{"name"}},
 		{Type: "task", LabelNames: []string{"name"}},
@@ -74,6 +75,9 @@ type parser struct {
 	used     map[plan.OutputRef]bool
 	secrets  map[string]string
 	kinds    checkKinds
+	// included are the task blocks (device, setup, subtask, ...) of
+	// included files, which join the task before its own.
+	included hcl.Blocks
 }
 
 // Parse parses a task file's source into a validated plan. Diagnostics carry
@@ -91,31 +95,25 @@ func Parse(filename string, src []byte, opts Options) (*Result, hcl.Diagnostics)
 		kinds:    newCheckKinds(),
 	}
 	res := &Result{Files: p.files, Secrets: p.secrets}
-	if len(src) > MaxSourceBytes {
-		return res, hcl.Diagnostics{{
-			Severity: hcl.DiagError,
-			Summary:  "Task file too large",
-			Detail:   fmt.Sprintf("%s is %s; a task file may hold at most %s. Move long text into files the task's setup writes or the agent reads.", filename, byteSize(len(src)), byteSize(MaxSourceBytes)),
-		}}
-	}
-	if diags := checkNesting(src, filename); diags.HasErrors() {
-		p.files[filename] = &hcl.File{Body: hcl.EmptyBody(), Bytes: src}
-		return res, diags
-	}
-	f, diags := hclsyntax.ParseConfig(src, filename, hcl.Pos{Line: 1, Column: 1, Byte: 0})
-	p.files[filename] = f
+	f, diags := p.parseSource(filename, src)
 	if diags.HasErrors() {
 		return res, diags
 	}
 	content, diags := f.Body.Content(fileSchema)
 	p.diags = append(p.diags, diags...)
+	blocks := content.Blocks
+	if a, ok := content.Attributes["include"]; ok {
+		blocks = append(p.include(filename, a), blocks...)
+	}
 	var tasks []*hcl.Block
-	for _, b := range content.Blocks {
+	for _, b := range blocks {
 		switch b.Type {
 		case "variable":
 			p.within(b, func() { p.variable(b) })
 		case "task":
 			tasks = append(tasks, b)
+		default:
+			p.included = append(p.included, b)
 		}
 	}
 	p.applyVarValues()
@@ -153,6 +151,26 @@ func Parse(filename string, src []byte, opts Options) (*Result, hcl.Diagnostics)
 	}
 	res.Plan = pl
 	return res, p.diags
+}
+
+// parseSource parses one file of the task (the task file, an included
+// file, a var file) within the limits, and keeps it for rendering.
+func (p *parser) parseSource(filename string, src []byte) (*hcl.File, hcl.Diagnostics) {
+	if len(src) > MaxSourceBytes {
+		p.files[filename] = &hcl.File{Body: hcl.EmptyBody()}
+		return nil, hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Task file too large",
+			Detail:   fmt.Sprintf("%s is %s; a task file may hold at most %s. Move long text into files the task's setup writes or the agent reads.", filename, byteSize(len(src)), byteSize(MaxSourceBytes)),
+		}}
+	}
+	if diags := checkNesting(src, filename); diags.HasErrors() {
+		p.files[filename] = &hcl.File{Body: hcl.EmptyBody(), Bytes: src}
+		return nil, diags
+	}
+	f, diags := hclsyntax.ParseConfig(src, filename, hcl.Pos{Line: 1, Column: 1, Byte: 0})
+	p.files[filename] = f
+	return f, diags
 }
 
 // within runs decode and sets the Context of the diagnostics it adds to

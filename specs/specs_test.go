@@ -248,9 +248,8 @@ func TestDiagnosticContext(t *testing.T) {
 			if d.Subject == nil {
 				continue
 			}
-			src := res.Files[f].Bytes
-			if d.Subject.Start.Line == 1 && d.Subject.Start.Column == 1 && d.Subject.End.Byte == 0 {
-				continue // the file as a whole
+			if blockPath(res.Files[d.Subject.Filename], *d.Subject) == "" {
+				continue // not inside a block: the file as a whole, a top-level attribute
 			}
 			if d.Context == nil {
 				t.Errorf("%s: %q at %s has no Context", f, d.Summary, d.Subject)
@@ -260,9 +259,23 @@ func TestDiagnosticContext(t *testing.T) {
 			if c.Start.Byte > s.Start.Byte || s.End.Byte > c.End.Byte {
 				t.Errorf("%s: %q: Context %s does not enclose Subject %s", f, d.Summary, c, s)
 			}
-			if b := src[c.End.Byte-1]; b != '}' {
+			if c.Filename != s.Filename {
+				t.Errorf("%s: %q: Context %s is in another file than Subject %s", f, d.Summary, c, s)
+				continue
+			}
+			if b := res.Files[c.Filename].Bytes[c.End.Byte-1]; b != '}' {
 				t.Errorf("%s: %q: Context %s is not a whole block (ends in %q)", f, d.Summary, c, b)
 			}
 		}
+	}
+}
+
+// TestIncludeRefusesNonTaskFiles: include reads task-language files only,
+// so a task file cannot pull another file's text into its diagnostics.
+func TestIncludeRefusesNonTaskFiles(t *testing.T) {
+	src := []byte("include = [\"/etc/passwd\"]\ntask \"t\" {\n  instruction = \"x\"\n}\n")
+	_, diags := Parse("t.hcl", src, Options{})
+	if !diags.HasErrors() || diags[0].Summary != "Invalid include" || !strings.Contains(diags[0].Detail, "end in .hcl") {
+		t.Errorf("Parse(include /etc/passwd) = %v, want an invalid include", diags)
 	}
 }

@@ -37,6 +37,7 @@ func (p *parser) task(b *hcl.Block) *plan.Plan {
 	pl := &plan.Plan{Task: b.Labels[0], MaxSteps: DefaultMaxSteps, Timeout: plan.Duration(DefaultTimeout), MaxInvalid: DefaultMaxInvalid}
 	c, d := b.Body.Content(taskSchema)
 	p.diags = append(p.diags, d...)
+	c.Blocks = append(append(hcl.Blocks{}, p.included...), c.Blocks...)
 	st := &scope{vars: p.vars}
 
 	if a, ok := c.Attributes["instruction"]; ok {

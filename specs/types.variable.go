@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
 
 	"github.com/pcflow/pcflow/specs/plan"
 )
@@ -68,13 +67,7 @@ func (p *parser) applyVarValues() {
 			p.diags = append(p.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read var file", Detail: err.Error()})
 			continue
 		}
-		if d := checkNesting(src, vf); d.HasErrors() {
-			p.files[vf] = &hcl.File{Body: hcl.EmptyBody(), Bytes: src}
-			p.diags = append(p.diags, d...)
-			continue
-		}
-		f, d := hclsyntax.ParseConfig(src, vf, hcl.Pos{Line: 1, Column: 1, Byte: 0})
-		p.files[vf] = f
+		f, d := p.parseSource(vf, src)
 		p.diags = append(p.diags, d...)
 		if d.HasErrors() {
 			continue

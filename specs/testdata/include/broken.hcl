@@ -1,0 +1,8 @@
+setup "shared" {
+  command = ["true"]
+  device  = device.laptop
+}
+
+check "../escape" {
+  expect = true
+}

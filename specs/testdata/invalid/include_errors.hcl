@@ -1,0 +1,7 @@
+include = ["../include/broken.hcl", "../include/missing.hcl", "../include/broken.hcl"]
+
+task "t" {
+  subtask "a" {
+    instruction = "x"
+  }
+}
