@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -62,7 +63,7 @@ func (p *parser) label(blk *hcl.Block, kind string) bool {
 	p.diags = append(p.diags, &hcl.Diagnostic{
 		Severity: hcl.DiagError,
 		Summary:  fmt.Sprintf("Invalid %s name", kind),
-		Detail:   fmt.Sprintf("%q cannot name %s %s. %s: %s, such as \"desktop\" or \"read_total\".", name, article(kind), kind, why, plan.NameRule),
+		Detail:   fmt.Sprintf("%s cannot name %s %s. %s: %s, such as \"desktop\" or \"read_total\".", quoteShort(name), article(kind), kind, why, plan.NameRule),
 		Subject:  blk.LabelRanges[0].Ptr(),
 	})
 	return false
@@ -164,7 +165,7 @@ func (p *parser) count(st *scope, a *hcl.Attribute, r intRange) int {
 	}
 	f, ok := v.(float64)
 	if !ok || math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) || f < float64(r.min) || f > float64(r.max) {
-		got := plan.ToString(v)
+		got := quoteShort(plan.ToString(v)) + " (not a number)"
 		if ok && math.Abs(f) < 1e15 {
 			got = strconv.FormatFloat(f, 'f', -1, 64)
 		} else if ok {
@@ -222,4 +223,16 @@ func article(noun string) string {
 		return "an"
 	}
 	return "a"
+}
+
+// quoteShort quotes s for a message, cut to its first 64 bytes.
+func quoteShort(s string) string {
+	if len(s) <= 64 {
+		return fmt.Sprintf("%q", s)
+	}
+	cut := 64
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%q… (%d bytes)", s[:cut], len(s))
 }

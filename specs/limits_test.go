@@ -2,6 +2,8 @@ package specs
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -101,5 +103,55 @@ func TestLargeTaskRefusedAtValidate(t *testing.T) {
 	huge := bytes.Repeat([]byte("# comment\n"), MaxSourceBytes/10+1)
 	if _, diags := Parse("huge.hcl", huge, Options{}); !diags.HasErrors() || !strings.Contains(diags[0].Detail, "at most 4.0 MiB") {
 		t.Errorf("Parse(a 4 MB file) = %v, want the 4.0 MiB limit", diags)
+	}
+}
+
+// largeTask is a valid task of about 0.9 MB: 400 subtasks with long
+// instructions, just under MaxPlanBytes once parsed.
+func largeTask() []byte {
+	var b strings.Builder
+	b.WriteString("task \"t\" {\n")
+	for i := 0; i < 400; i++ {
+		b.WriteString("  subtask \"s" + strconv.Itoa(i) + "\" {\n    instruction = \"" + strings.Repeat("text ", 400) + "${upper(\"x\")}\"\n  }\n")
+	}
+	b.WriteString("}\n")
+	return []byte(b.String())
+}
+
+// BenchmarkParseLarge measures Parse on a task near the plan size limit
+// (go test -bench Parse ./specs/).
+func BenchmarkParseLarge(b *testing.B) {
+	src := largeTask()
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		if _, diags := Parse("large.hcl", src, Options{}); diags.HasErrors() {
+			b.Fatal(diags)
+		}
+	}
+}
+
+// BenchmarkCheckNesting measures the token scan that runs before parsing,
+// on the same file: its share of BenchmarkParseLarge is its overhead.
+func BenchmarkCheckNesting(b *testing.B) {
+	src := largeTask()
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		if diags := checkNesting(src, "large.hcl"); diags.HasErrors() {
+			b.Fatal(diags)
+		}
+	}
+}
+
+// BenchmarkParseExamples parses every example task.
+func BenchmarkParseExamples(b *testing.B) {
+	files, _ := filepath.Glob("examples/*.hcl")
+	srcs := map[string][]byte{}
+	for _, f := range files {
+		srcs[f], _ = os.ReadFile(f)
+	}
+	for b.Loop() {
+		for f, src := range srcs {
+			Parse(f, src, Options{})
+		}
 	}
 }

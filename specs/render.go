@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -85,7 +84,7 @@ func blockPath(f *hcl.File, r hcl.Range) string {
 		}
 		hdr := in.Type
 		for _, l := range in.Labels {
-			hdr += " " + strconv.Quote(l)
+			hdr += " " + quoteShort(l)
 		}
 		path = append(path, hdr)
 		if br := in.Range(); br.Start.Byte == r.Start.Byte && br.End.Byte == r.End.Byte {

@@ -1,6 +1,7 @@
 task "t" {
   device "../../../../tmp/x" {}
   device "ok" {}
+  device "a-very-long-name-that-goes-on-and-on-and-on-well-past-the-sixty-four-character-limit" {}
 
   setup "a/.." {
     device  = device.ok

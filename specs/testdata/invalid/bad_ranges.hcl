@@ -8,6 +8,7 @@ task "t" {
     instruction = "x"
     timeout     = "1000000000h"
     max_steps   = -3
+    max_tokens  = "many"
     check "c" {
       command {
         argv      = ["true"]
