@@ -35,6 +35,8 @@ type CheckInput struct {
 	SameAs    string   `json:"same_as,omitempty"`
 	Normalize bool     `json:"normalize,omitempty"`
 	Entries   []string `json:"entries,omitempty"`
+	Role      string   `json:"role,omitempty"`
+	States    []string `json:"states,omitempty"`
 }
 
 // CheckResult is the outcome of one check.
@@ -50,7 +52,7 @@ type CheckResult struct {
 // far. It is pure and deterministic: workflows call it.
 func NewCheckInput(ck plan.Check, outs plan.Outputs) (CheckInput, error) {
 	in := CheckInput{Name: ck.Name, Kind: ck.Kind, Cell: ck.Cell, Sheet: ck.Sheet, Exists: ck.Exists, ExitCode: ck.ExitCode,
-		Normalize: ck.Normalize, Entries: ck.Entries}
+		Normalize: ck.Normalize, Entries: ck.Entries, Role: ck.Role, States: ck.States}
 	str := func(e *plan.Expr) (*string, error) {
 		if e == nil {
 			return nil, nil
@@ -136,6 +138,7 @@ func checkKinds() map[string]checkKind {
 		plan.CheckSheet:       (*Activities).checkSheet,
 		plan.CheckDocument:    (*Activities).checkDocument,
 		plan.CheckDirectory:   (*Activities).checkDirectory,
+		plan.CheckElement:     (*Activities).checkElement,
 	}
 }
 

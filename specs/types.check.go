@@ -37,6 +37,7 @@ func newCheckKinds() checkKinds {
 		sheetCheck(),
 		documentCheck(),
 		directoryCheck(),
+		elementCheck(),
 	}
 }
 

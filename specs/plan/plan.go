@@ -106,6 +106,7 @@ const (
 	CheckClipboard   = "clipboard"
 	CheckCell        = "cell"
 	CheckDirectory   = "directory"
+	CheckElement     = "element"
 	CheckExpect      = "expect"
 )
 
@@ -137,7 +138,11 @@ type Check struct {
 	Normalize bool  `json:"normalize,omitempty"`
 	// Entries are relative paths a directory must hold.
 	Entries []string `json:"entries,omitempty"`
-	Office  *Office  `json:"office,omitempty"`
+	// Role and States select accessibility elements (element checks); the
+	// name is tested with Equals, Contains and Matches.
+	Role   string   `json:"role,omitempty"`
+	States []string `json:"states,omitempty"`
+	Office *Office  `json:"office,omitempty"`
 }
 
 // Duration is a time.Duration that reads and writes as "1m30s" in JSON.

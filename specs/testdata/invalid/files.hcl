@@ -14,4 +14,9 @@ task "files" {
       normalize = true
     }
   }
+  check "nothing" {
+    element {
+      states = ["ticked"]
+    }
+  }
 }

@@ -27,4 +27,11 @@ task "files" {
       normalize = true
     }
   }
+  check "wrapped" {
+    element {
+      role          = "check box"
+      name_contains = "Wrap text"
+      states        = ["checked"]
+    }
+  }
 }
