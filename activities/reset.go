@@ -57,7 +57,8 @@ var protectedPrograms = map[string]bool{
 // desktop did not start itself is stopped (the applications a task or the
 // agent opened), the per-desktop application configuration and cache
 // ($XDG_CONFIG_HOME, $XDG_CACHE_HOME) and the scratch folders ($PCFLOW_SCRATCH)
-// start empty, and the clipboard is cleared. It fails, and is retried, if a
+// start empty (in an overlay sandbox, $PCFLOW_SCRATCH_BASE, the overlay is
+// dropped and mounted afresh), and the clipboard is cleared. It fails, and is retried, if a
 // window is still open afterwards. Idempotent.
 func (a *Activities) Reset(ctx context.Context, in ResetInput) (*ResetResult, error) {
 	defer heartbeat(ctx)()
@@ -91,9 +92,18 @@ func (a *Activities) Reset(ctx context.Context, in ResetInput) (*ResetResult, er
 			dirs = append(dirs, d)
 		}
 	}
-	for _, d := range filepath.SplitList(os.Getenv(ScratchEnv)) {
-		if d != "" {
-			dirs = append(dirs, d)
+	if os.Getenv(ScratchBaseEnv) != "" {
+		// An overlay sandbox: drop the overlay.
+		remounted, err := PrepareScratch()
+		if err != nil {
+			return nil, temporal.NewApplicationError("reset: "+err.Error(), ErrTypeDevice)
+		}
+		res.Cleared = append(res.Cleared, remounted...)
+	} else {
+		for _, d := range filepath.SplitList(os.Getenv(ScratchEnv)) {
+			if d != "" {
+				dirs = append(dirs, d)
+			}
 		}
 	}
 	for _, d := range dirs {

@@ -32,6 +32,13 @@ import (
 	"github.com/pcflow/pcflow/workflows"
 )
 
+// Local device isolation (--sandbox).
+const (
+	sandboxBind    = "bind"
+	sandboxOverlay = "overlay"
+	sandboxNone    = "none"
+)
+
 // ScratchDir is the folder a task's files belong in: under `pcflow eval`
 // each device sees its own, emptied by the reset between tasks.
 const ScratchDir = "/tmp/pcflow-task"
@@ -45,7 +52,8 @@ type suiteRecord struct {
 	Devices  []string       `json:"devices"`
 	Displays []string       `json:"displays,omitempty"` // local devices, by index
 	Local    bool           `json:"local"`
-	Sandbox  bool           `json:"sandbox"`
+	Sandbox  string         `json:"sandbox"`
+	Base     string         `json:"base,omitempty"`   // overlay sandbox: the scratch base
 	Script   string         `json:"script,omitempty"` // merged script file
 	Repro    report.Repro   `json:"repro"`
 	Started  string         `json:"started"`
@@ -86,7 +94,8 @@ type evalFlags struct {
 	detach    bool
 	displays  string
 	latency   time.Duration
-	sandbox   bool
+	sandbox   string
+	base      string
 	devTO     time.Duration
 	noReport  bool
 	reset     bool
@@ -105,7 +114,9 @@ func (f *evalFlags) register(e *env, fs *flag.FlagSet) {
 	fs.BoolVar(&f.detach, "detach", false, "start the suite and return (needs --temporal and --pool)")
 	fs.StringVar(&f.displays, "displays", "", "X displays for the local desktops, comma separated (default: free ones from :90)")
 	fs.DurationVar(&f.latency, "model-latency", 0, "scripted model only: answer every request after this delay, to model a real endpoint")
-	fs.BoolVar(&f.sandbox, "sandbox", true, "run each local device's worker and applications in a bubblewrap sandbox with a private "+ScratchDir)
+	fs.StringVar(&f.sandbox, "sandbox", sandboxBind, "how local devices are isolated: "+sandboxBind+" (a bubblewrap sandbox with its own "+ScratchDir+", emptied by the reset), "+
+		sandboxOverlay+" (the same, "+ScratchDir+" a copy-on-write overlay over --scratch-base dropped by the reset), "+sandboxNone+" (devices share "+ScratchDir+")")
+	fs.StringVar(&f.base, "scratch-base", "", "overlay sandbox: a folder every device sees in "+ScratchDir+" at the start of every task (default: empty)")
 	fs.DurationVar(&f.devTO, "device-timeout", 2*time.Minute, "report a device offline when its worker takes no work for this long")
 	fs.BoolVar(&f.noReport, "no-report", false, "write results but no HTML report")
 	fs.BoolVar(&f.reset, "reset", true, "reset each device between tasks (false: a task sees what the previous one left)")
@@ -180,13 +191,24 @@ tasks again. Results: --out/results.json, results.jsonl, results.csv, index.html
 				return 2
 			}
 		}
-		if f.sandbox {
+		switch f.sandbox {
+		case sandboxBind, sandboxOverlay:
 			if _, err := exec.LookPath("bwrap"); err != nil {
-				fmt.Fprintln(e.stderr, "pcflow eval: bubblewrap (bwrap) is not installed: run scripts/setup.sh or apt-get install bubblewrap, or pass --sandbox=false (devices then share "+ScratchDir+")")
+				fmt.Fprintln(e.stderr, "pcflow eval: bubblewrap (bwrap) is not installed: run scripts/setup.sh or apt-get install bubblewrap, or pass --sandbox none (devices then share "+ScratchDir+")")
 				return 1
 			}
+		case sandboxNone:
+		default:
+			fmt.Fprintf(e.stderr, "pcflow eval: --sandbox %q: use %s, %s or %s\n", f.sandbox, sandboxBind, sandboxOverlay, sandboxNone)
+			return 2
 		}
 		rec.Sandbox = f.sandbox
+		if f.sandbox == sandboxOverlay {
+			rec.Base = filepath.Join(f.eng.state, "suites", strings.ReplaceAll(id, "/", "_"), "base")
+			if f.base != "" {
+				rec.Base, _ = filepath.Abs(f.base)
+			}
+		}
 		// Local devices are this machine: say now what is missing.
 		for _, t := range st.tasks {
 			if missing := activities.MissingPrograms(t.Requires); len(missing) > 0 {
@@ -673,12 +695,22 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 	}
 	argv := []string{exe, "worker", "--device", name, "--display", display, "--temporal", addr, "--state", f.eng.state, "--workflows=false"}
 	env := append(environ, "DISPLAY="+display)
-	if rec.Sandbox {
+	switch rec.Sandbox {
+	case sandboxBind:
 		if err := os.MkdirAll(ScratchDir, 0o755); err != nil {
 			return nil, err
 		}
 		argv = append([]string{"bwrap", "--dev-bind", "/", "/", "--bind", scratch, ScratchDir, "--die-with-parent", "--"}, argv...)
 		env = append(env, activities.ScratchEnv+"="+ScratchDir)
+	case sandboxOverlay:
+		for _, d := range []string{ScratchDir, ScratchDir + ".layers", rec.Base} {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				return nil, err
+			}
+		}
+		// The worker mounts the overlay inside its own mount namespace.
+		argv = append([]string{"bwrap", "--dev-bind", "/", "/", "--cap-add", "ALL", "--die-with-parent", "--"}, argv...)
+		env = append(env, activities.ScratchEnv+"="+ScratchDir, activities.ScratchBaseEnv+"="+rec.Base)
 	}
 	logf, err := os.OpenFile(filepath.Join(dir, "worker.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {

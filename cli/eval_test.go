@@ -181,28 +181,32 @@ func TestEvalSmokeSuite(t *testing.T) {
 }
 
 // TestEvalResetBetweenTasks runs a task that leaves a file and a window
-// behind, then on the same device one whose checks find neither; without
-// the reset the second task fails.
+// behind, then on the same device one whose checks find neither — with
+// the scratch folder bound into the sandbox and emptied, and as an overlay
+// that the reset drops; without the reset the second task fails.
 func TestEvalResetBetweenTasks(t *testing.T) {
-	w := newEvalWorld(t)
-	code, out := w.pcflow(w.flags("eval", "cli/testdata/eval_reset", "--devices", "1", "--out", w.out, "--no-report")...)
-	if code != 0 {
-		t.Fatalf("eval exited %d:\n%s", code, out)
-	}
-	r := readResults(t, w.out)
-	for _, row := range r.Runs {
-		if row.Status != "succeeded" {
-			t.Errorf("%s: %s (%s): %s", row.Key, row.Status, row.Reason, row.Error)
+	for _, sandbox := range []string{"bind", "overlay"} {
+		w := newEvalWorld(t)
+		code, out := w.pcflow(w.flags("eval", "cli/testdata/eval_reset", "--devices", "1", "--out", w.out, "--no-report", "--sandbox", sandbox)...)
+		if code != 0 {
+			t.Fatalf("%s: eval exited %d:\n%s", sandbox, code, out)
 		}
-	}
-	if r.Runs[0].ResetMillis <= 0 {
-		t.Errorf("no reset time recorded after %s", r.Runs[0].Key)
+		r := readResults(t, w.out)
+		for _, row := range r.Runs {
+			if row.Status != "succeeded" {
+				t.Errorf("%s: %s: %s (%s): %s", sandbox, row.Key, row.Status, row.Reason, row.Error)
+			}
+		}
+		t.Logf("%s: reset after %s took %d ms", sandbox, r.Runs[0].Key, r.Runs[0].ResetMillis)
+		if r.Runs[0].ResetMillis <= 0 {
+			t.Errorf("%s: no reset time recorded after %s", sandbox, r.Runs[0].Key)
+		}
 	}
 
 	// The control: the same suite without resets fails the second task.
-	w2 := newEvalWorld(t)
-	_, out = w2.pcflow(w2.flags("eval", "cli/testdata/eval_reset", "--devices", "1", "--out", w2.out, "--no-report", "--reset=false")...)
-	r = readResults(t, w2.out)
+	w := newEvalWorld(t)
+	_, out := w.pcflow(w.flags("eval", "cli/testdata/eval_reset", "--devices", "1", "--out", w.out, "--no-report", "--reset=false")...)
+	r := readResults(t, w.out)
 	if row := r.Runs[1]; row.Status != "failed" || row.Reason != "check_failed" {
 		t.Errorf("without reset, %s = %s (%s), want failed/check_failed:\n%s", row.Key, row.Status, row.Reason, out)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/specs/plan"
 )
 
@@ -60,6 +61,10 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 		return 1
 	}
 	defer dev.Close()
+	if _, err := activities.PrepareScratch(); err != nil {
+		fmt.Fprintf(e.stderr, "pcflow worker: device %s: %v\n", *device, err)
+		return 1
+	}
 	logger, closeLog, err := fileLogger(ef.state)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "pcflow worker:", err)
