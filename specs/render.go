@@ -185,6 +185,13 @@ func wrap(s string, width int) string {
 // Format returns src in canonical HCL layout; comments are kept. It refuses
 // files that do not parse, so a syntax error is never "formatted" away.
 func Format(filename string, src []byte) ([]byte, hcl.Diagnostics) {
+	if len(src) > MaxSourceBytes {
+		return nil, hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Task file too large",
+			Detail:   fmt.Sprintf("%s is %s; a task file may hold at most %s.", filename, byteSize(len(src)), byteSize(MaxSourceBytes)),
+		}}
+	}
 	if diags := checkNesting(src, filename); diags.HasErrors() {
 		return nil, diags
 	}
