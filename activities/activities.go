@@ -283,6 +283,7 @@ type DecideInput struct {
 type DecideResult struct {
 	Thought     string             `json:"thought"`
 	Action      screen.Action      `json:"action"`
+	Batch       []screen.Action    `json:"batch,omitempty"` // run after Action, in order, in the same step
 	Observation screen.Observation `json:"observation"`
 	Usage       screen.Usage       `json:"usage"`
 	Invalid     int                `json:"invalid,omitempty"`
@@ -319,6 +320,7 @@ func (a *Activities) Decide(ctx context.Context, in DecideInput) (*DecideResult,
 	}, &res.Usage)
 	if d != nil {
 		res.Thought, res.Action, res.Invalid, res.Errors, res.PromptBytes = d.Thought, d.Action, d.Invalid, d.Errors, d.Prompt
+		res.Batch = d.Batch
 	}
 	if err := a.finish(m, &res.Usage, err); err != nil {
 		return res, err

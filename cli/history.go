@@ -188,6 +188,9 @@ type Step struct {
 	Tokens    int               `json:"tokens"`
 	Artifacts map[string]string `json:"artifacts,omitempty"`
 	Invalid   int               `json:"invalid,omitempty"`
+	// Batch lists each action of a batch (several actions in one answer)
+	// with what the device did, in the order they ran.
+	Batch []string `json:"batch,omitempty"`
 }
 
 // History is a run's record, read from Temporal.
@@ -225,6 +228,9 @@ func (t *runTrace) steps(store artifacts.Dir) *History {
 					s := st(in.Step)
 					s.Device = strings.TrimPrefix(a.Queue, "device.")
 					s.Thought, s.Action, s.Invalid = out.Thought, out.Action.Summary(), out.Invalid
+					if len(out.Batch) > 0 {
+						s.Action += fmt.Sprintf(" (+%d more in a batch)", len(out.Batch))
+					}
 					s.Tokens += out.Usage.Total()
 					if out.Observation.Annotated != "" {
 						s.Artifacts["before"] = store.Path(out.Observation.Annotated)
@@ -235,6 +241,7 @@ func (t *runTrace) steps(store artifacts.Dir) *History {
 				var out activities.ActResult
 				if a.decode(true, &in) && a.decode(false, &out) {
 					s := st(stepOf(in.ID))
+					s.Batch = append(s.Batch, in.Action.Summary()+" → "+out.Outcome)
 					s.Outcome = out.Outcome
 					if out.Note != "" {
 						s.Outcome += ": " + out.Note
@@ -271,6 +278,9 @@ func (t *runTrace) steps(store artifacts.Dir) *History {
 		}
 		sort.Ints(order)
 		for _, n := range order {
+			if len(byStep[n].Batch) < 2 {
+				byStep[n].Batch = nil // one action: the step's action says it
+			}
 			h.Steps = append(h.Steps, *byStep[n])
 		}
 	}
@@ -328,6 +338,9 @@ func cmdHistory(ctx context.Context, e *env, args []string) int {
 			fmt.Fprintf(e.stdout, "    thought:  %s\n", oneLine(s.Thought, 160))
 		}
 		fmt.Fprintf(e.stdout, "    action:   %s\n", s.Action)
+		for i, b := range s.Batch {
+			fmt.Fprintf(e.stdout, "      %d. %s\n", i+1, b)
+		}
 		if s.Outcome != "" {
 			fmt.Fprintf(e.stdout, "    device:   %s\n", s.Outcome)
 		}

@@ -3,6 +3,7 @@ package workflows
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -209,12 +210,34 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 		actOpts := deviceOptions(o, s.Device, in.Deadline, now)
 		actOpts.StartToCloseTimeout = 2 * time.Minute
 		actOpts.RetryPolicy.MaximumAttempts = 5
+		// A batch runs in order, each action journaled under its own id (the
+		// first keeps the step's id), and stops at the first that did not
+		// finish; the summary tells the next turn which ran.
+		batch := append([]screen.Action{act}, d.Batch...)
 		var ar activities.ActResult
-		err = workflow.ExecuteActivity(withSummary(workflow.WithActivityOptions(ctx, actOpts), fmt.Sprintf("step %d: %s", step, summary)),
-			a.Act, activities.ActInput{ID: fmt.Sprintf("%s/step-%d", wfID, step), Action: act}).Get(ctx, &ar)
-		if err != nil {
-			reason, msg := reasonFor(err, s.Device, o)
-			return finish(reason, msg)
+		ran := 0
+		for i, ba := range batch {
+			id, label := fmt.Sprintf("%s/step-%d", wfID, step), fmt.Sprintf("step %d: %s", step, ba.Summary())
+			if i > 0 {
+				id += fmt.Sprintf("/%d", i+1)
+			}
+			if len(batch) > 1 {
+				label = fmt.Sprintf("step %d (%d/%d): %s", step, i+1, len(batch), ba.Summary())
+			}
+			err = workflow.ExecuteActivity(withSummary(workflow.WithActivityOptions(ctx, actOpts), label),
+				a.Act, activities.ActInput{ID: id, Action: ba}).Get(ctx, &ar)
+			if err != nil {
+				reason, msg := reasonFor(err, s.Device, o)
+				return finish(reason, msg)
+			}
+			ran++
+			if ar.Outcome != activities.OutcomeDone {
+				break
+			}
+		}
+		if len(batch) > 1 {
+			summary = batchSummary(batch, ran, ar)
+			ar.Note = summary
 		}
 
 		live.Phase = "reflecting"
@@ -247,6 +270,23 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 		st.Progress, st.Memory = pr.Summary, pr.Memory
 		live.Progress, live.Tokens = pr.Summary, st.Usage.Total()
 	}
+}
+
+// batchSummary says which actions of a batch ran and where it stopped.
+func batchSummary(batch []screen.Action, ran int, last activities.ActResult) string {
+	parts := make([]string, 0, ran)
+	for _, b := range batch[:ran] {
+		parts = append(parts, b.Summary())
+	}
+	s := fmt.Sprintf("batch of %d: ran %s", len(batch), strings.Join(parts, "; "))
+	if last.Outcome != activities.OutcomeDone {
+		why := last.Error
+		if why == "" {
+			why = last.Note
+		}
+		s += fmt.Sprintf("; stopped at action %d of %d (%s: %s); the rest did not run", ran, len(batch), last.Outcome, why)
+	}
+	return s
 }
 
 func withOutputs(up plan.Outputs, name string, outs map[string]string) plan.Outputs {

@@ -94,6 +94,10 @@ type DecisionInput struct {
 type Decision struct {
 	Thought string
 	Action  screen.Action
+	// Batch holds the actions the model gave after Action in the same
+	// answer (computer-use models often give several); they run in order
+	// after Action, in the same step.
+	Batch   []screen.Action
 	Invalid int      // answers that were invalid and re-asked
 	Errors  []string // why they were invalid
 	Prompt  int      // bytes of the text prompt, for the prompt-size benchmark

@@ -190,8 +190,7 @@ func redactComputer(body map[string]any, n int) map[string]any {
 }
 
 // decideComputer is Decide over a computer-use protocol: one turn, the
-// answer's single action (a batch is re-asked: pcflow runs one action per
-// step), safety checks honoured.
+// answer's actions (several are a batch), safety checks honoured.
 func (c *Client) decideComputer(ctx context.Context, in agent.DecisionInput, w wire, u *screen.Usage) (*agent.Decision, error) {
 	outKeys := in.OutputKeys()
 	sys := w.system(decisionSystem)
@@ -219,19 +218,13 @@ func (c *Client) decideComputer(ctx context.Context, in agent.DecisionInput, w w
 			return d, nil
 		}
 		if perr == nil {
-			var name string
-			var args json.RawMessage
-			name, args, perr = w.one(a, outKeys)
-			if perr == nil {
-				var act screen.Action
-				act, perr = buildAction(name, args, in, w.toScreen, outKeys)
-				if perr == nil {
-					d.Thought, d.Action = a.Thought, act
-					for _, ch := range checks {
-						d.Thought += fmt.Sprintf(" [acknowledged safety check %s: %s]", ch.Code, ch.Message)
-					}
-					return d, nil
+			var acts []screen.Action
+			if acts, perr = w.actions(a, in, outKeys); perr == nil {
+				d.Thought, d.Action, d.Batch = a.Thought, acts[0], acts[1:]
+				for _, ch := range checks {
+					d.Thought += fmt.Sprintf(" [acknowledged safety check %s: %s]", ch.Code, ch.Message)
 				}
+				return d, nil
 			}
 		}
 		d.Invalid++

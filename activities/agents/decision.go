@@ -129,7 +129,7 @@ func (c *Client) Decide(ctx context.Context, in agent.DecisionInput, u *screen.U
 	d := &agent.Decision{}
 	type choice struct {
 		thought string
-		action  screen.Action
+		actions []screen.Action
 	}
 	ch, inv, err := ask(ctx, c, exchange[choice]{
 		call:   agent.Call{Role: agent.RoleDecision, Subtask: in.Subtask, Step: in.Step},
@@ -154,15 +154,14 @@ func (c *Client) Decide(ctx context.Context, in agent.DecisionInput, u *screen.U
 			if err != nil {
 				return choice{thought: a.Thought}, err
 			}
-			name, args, err := w.one(a, outKeys)
-			if err != nil {
-				return choice{thought: a.Thought}, err
-			}
-			act, err := buildAction(name, args, in, w.toScreen, outKeys)
-			return choice{a.Thought, act}, err
+			acts, err := w.actions(a, in, outKeys)
+			return choice{a.Thought, acts}, err
 		},
 	}, u)
-	d.Thought, d.Action, d.Invalid, d.Errors = ch.thought, ch.action, inv.n, inv.errors
+	d.Thought, d.Invalid, d.Errors = ch.thought, inv.n, inv.errors
+	if len(ch.actions) > 0 {
+		d.Action, d.Batch = ch.actions[0], ch.actions[1:]
+	}
 	return d, err
 }
 

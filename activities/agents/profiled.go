@@ -8,6 +8,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/pcflow/pcflow/activities/agent"
 	"github.com/pcflow/pcflow/activities/agents/profile"
 	"github.com/pcflow/pcflow/activities/screen"
 	"github.com/pcflow/pcflow/internal/text"
@@ -144,23 +145,32 @@ func (w wire) answer(msg openai.ChatCompletionMessage) (profile.Answer, error) {
 	return a, err
 }
 
-// one is the single action of an answer, its done outputs filled from a
-// native answer, as JSON arguments for buildAction.
-func (w wire) one(a profile.Answer, outKeys []string) (string, json.RawMessage, error) {
-	switch len(a.Calls) {
-	case 0:
-		return "", nil, fmt.Errorf("no action in the answer; give exactly one")
-	case 1:
-	default:
-		var names []string
-		for _, c := range a.Calls {
-			names = append(names, c.Name)
-		}
-		return "", nil, fmt.Errorf("%d actions in one answer (%s); give exactly one", len(a.Calls), strings.Join(names, ", "))
+// actions builds every action of an answer, in order: the first is the
+// step's action, the rest its batch. done and fail must come alone.
+func (w wire) actions(a profile.Answer, in agent.DecisionInput, outKeys []string) ([]screen.Action, error) {
+	if len(a.Calls) == 0 {
+		return nil, fmt.Errorf("no action in the answer; give at least one")
 	}
-	c := profile.DoneOutputs(a.Calls[0], outKeys)
-	b, err := json.Marshal(c.Args)
-	return c.Name, b, err
+	var out []screen.Action
+	for i, c := range a.Calls {
+		if (c.Name == screen.ActDone || c.Name == screen.ActFail) && len(a.Calls) > 1 {
+			return nil, fmt.Errorf("%s must be the only action of an answer; it was action %d of %d", c.Name, i+1, len(a.Calls))
+		}
+		c = profile.DoneOutputs(c, outKeys)
+		b, err := json.Marshal(c.Args)
+		if err != nil {
+			return nil, err
+		}
+		act, err := buildAction(c.Name, b, in, w.toScreen, outKeys)
+		if err != nil {
+			if len(a.Calls) > 1 {
+				return nil, fmt.Errorf("action %d of %d: %w", i+1, len(a.Calls), err)
+			}
+			return nil, err
+		}
+		out = append(out, act)
+	}
+	return out, nil
 }
 
 // toScreen maps a point the model gave to the screen, or says why not.

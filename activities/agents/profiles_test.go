@@ -200,3 +200,37 @@ func TestPointWrongProfileMisses(t *testing.T) {
 		t.Errorf("a wrong profile scored %s; calibration would not catch it", sc)
 	}
 }
+
+// TestBatchAnswer: several tool calls in one answer are one step's batch,
+// in order; done inside a batch is refused with the reason.
+func TestBatchAnswer(t *testing.T) {
+	_, cfg := serve(t, script(
+		scripted.Step{Thought: "All at once.", Batch: []scripted.Step{
+			{Action: "click", Target: "Save"},
+			{Action: "type", Args: map[string]any{"text": "hi"}},
+			{Action: "hotkey", Args: map[string]any{"keys": []any{"ctrl", "s"}}},
+		}},
+		scripted.Step{Batch: []scripted.Step{
+			{Action: "click", Target: "Save"},
+			{Action: "done", Args: map[string]any{"outputs": map[string]any{"path": "x"}}},
+		}},
+	))
+	c := agents.New(cfg)
+	d, err := c.Decide(context.Background(), input(), &screen.Usage{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, a := range append([]screen.Action{d.Action}, d.Batch...) {
+		kinds = append(kinds, a.Summary())
+	}
+	if diff := cmp.Diff([]string{`click #1 "Save"`, `type "hi"`, "hotkey ctrl+s"}, kinds); diff != "" || d.Thought != "All at once." {
+		t.Errorf("batch (-want +got):\n%s thought %q", diff, d.Thought)
+	}
+	in := input()
+	in.Step = 2
+	d, err = c.Decide(context.Background(), in, &screen.Usage{})
+	if err == nil || d == nil || len(d.Errors) == 0 || !strings.Contains(d.Errors[0], "done must be the only action of an answer; it was action 2 of 2") {
+		t.Errorf("done in a batch: err=%v decision=%+v, want it refused", err, d)
+	}
+}

@@ -55,6 +55,9 @@ type Step struct {
 	Role   string `json:"role,omitempty"`
 	// Memory is what the Progress agent will remember after this step.
 	Memory string `json:"memory,omitempty"`
+	// Batch makes the answer several actions at once (tool calls in one
+	// message), in order, each target resolved against the same screen.
+	Batch []Step `json:"batch,omitempty"`
 }
 
 // RoleModels names the model list (GET /models) in a Fault.
@@ -444,6 +447,9 @@ func (s *Server) decision(rec Request, req openai.ChatCompletionRequest, fault *
 		return toolAnswer(rec, "fail", map[string]any{"reason": fmt.Sprintf("the script for %q has %d steps, asked for step %d", rec.Subtask, len(sc.Steps), rec.Step)}, "", fault)
 	}
 	st := sc.Steps[rec.Step-1]
+	if len(st.Batch) > 0 {
+		return s.batch(rec, st, fault)
+	}
 	args := map[string]any{}
 	for k, v := range st.Args {
 		args[k] = v
@@ -475,6 +481,32 @@ func (s *Server) decision(rec Request, req openai.ChatCompletionRequest, fault *
 		return toolAnswer(rec, "", nil, thought+"\nAction: "+st.Action+" "+string(b), fault)
 	}
 	return toolAnswer(rec, st.Action, args, thought, fault)
+}
+
+// batch answers a batch step with one tool call per action.
+func (s *Server) batch(rec Request, st Step, fault *Fault) openai.ChatCompletionResponse {
+	if s.profile != nil {
+		return toolAnswer(rec, "fail", map[string]any{"reason": "the scripted model plays batch steps without a profile only"}, "", fault)
+	}
+	resp := toolAnswer(rec, "", nil, st.Thought, fault)
+	msg := &resp.Choices[0].Message
+	for i, b := range st.Batch {
+		args := map[string]any{}
+		for k, v := range b.Args {
+			args[k] = v
+		}
+		if b.Target != "" || b.Role != "" {
+			id, err := findElement(rec.Text, b.Target, b.Role)
+			if err != nil {
+				return toolAnswer(rec, "fail", map[string]any{"reason": err.Error()}, "", fault)
+			}
+			args["element"] = id
+		}
+		a, _ := json.Marshal(args)
+		msg.ToolCalls = append(msg.ToolCalls, openai.ToolCall{ID: fmt.Sprintf("call_%d_%d", rec.Step, i+1), Type: openai.ToolTypeFunction,
+			Function: openai.FunctionCall{Name: b.Action, Arguments: string(a)}})
+	}
+	return resp
 }
 
 // findElement resolves an element by name against the list in the prompt:
