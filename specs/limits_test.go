@@ -155,3 +155,19 @@ func BenchmarkParseExamples(b *testing.B) {
 		}
 	}
 }
+
+// TestRenderLayersEscapesInstruction: pcflow plan prints a free-text
+// instruction; its control bytes must not reach the terminal raw.
+func TestRenderLayersEscapesInstruction(t *testing.T) {
+	res, diags := Parse("t.hcl", []byte("task \"t\" {\n  instruction = \"open \\u001b]0;owned\\u0007 the app\"\n}\n"), Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	var buf bytes.Buffer
+	if err := RenderLayers(&buf, res.Plan); err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(buf.String(), "\x1b\x07") || !strings.Contains(buf.String(), `open \x1b]0;owned\x07 the app`) {
+		t.Errorf("RenderLayers = %q, want the control bytes escaped", buf.String())
+	}
+}

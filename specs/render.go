@@ -255,7 +255,7 @@ func RenderLayers(w io.Writer, p *plan.Plan) error {
 	fmt.Fprintf(&b, "task %q: %d device(s), %d setup step(s), %d subtask(s), %d task check(s)\n",
 		p.Task, len(p.Devices), len(p.Setup), len(p.Subtasks), len(p.Checks))
 	if len(p.Subtasks) == 0 {
-		fmt.Fprintf(&b, "no subtasks: the Manager agent decomposes the instruction at run time:\n  %s\n", p.Instruction)
+		fmt.Fprintf(&b, "no subtasks: the Manager agent decomposes the instruction at run time:\n  %s\n", printable(p.Instruction, true))
 		_, err := w.Write(b.Bytes())
 		return err
 	}
