@@ -17,6 +17,7 @@ type runRecord struct {
 	Device   string   `json:"device"`
 	Display  string   `json:"display,omitempty"`
 	Script   string   `json:"script,omitempty"`
+	Profile  string   `json:"profile,omitempty"` // --profile, so the resumed Decision agent speaks the same way
 	Started  string   `json:"started"`
 }
 

@@ -49,6 +49,9 @@ of the subtasks finished before it. Sensitive variables must be given again
 	if !set["script"] {
 		rf.model.script = rec.Script
 	}
+	if !set["profile"] {
+		rf.model.profile = rec.Profile
+	}
 	vf := varFlags{vars: append(multiFlag(nil), rec.Vars...), varFiles: rec.VarFiles}
 	vf.vars = append(vf.vars, rf.vars.vars...)
 	o, err := vf.options(e)
