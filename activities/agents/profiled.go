@@ -106,6 +106,7 @@ func (w wire) tools(outKeys []string) []openai.Tool {
 			s = strings.ReplaceAll(s, "pixel y in the image", "y: "+w.hint)
 			fn := *t.Function
 			fn.Parameters = json.RawMessage(s)
+			fn.Description = strings.ReplaceAll(fn.Description, "(pixels of the image)", "("+w.hint+")")
 			ts[i].Function = &fn
 		}
 	}
