@@ -26,7 +26,7 @@ func (a *Activities) checkDocument(ctx context.Context, in CheckInput, c conditi
 	if err != nil {
 		return "", &CheckResult{Detail: err.Error()}, nil
 	}
-	if c.contains == nil && c.matches == nil && c.equals == nil && c.notContains == nil {
+	if c.contains == nil && c.matches == nil && c.equals == nil && c.notContains == nil && !in.Capture {
 		return "", &CheckResult{Passed: true, Detail: "ok"}, nil
 	}
 	return subject, nil, nil

@@ -37,6 +37,8 @@ type CheckInput struct {
 	Entries   []string `json:"entries,omitempty"`
 	Role      string   `json:"role,omitempty"`
 	States    []string `json:"states,omitempty"`
+	// Capture asks for the value read (CheckResult.Value).
+	Capture bool `json:"capture,omitempty"`
 }
 
 // CheckResult is the outcome of one check.
@@ -46,13 +48,20 @@ type CheckResult struct {
 	Passed  bool   `json:"passed"`
 	Skipped bool   `json:"skipped,omitempty"`
 	Detail  string `json:"detail"`
+	// Value is what the check read (a cell, a file's text, a command's
+	// output), when it was asked to capture it; secrets redacted, at most
+	// MaxCaptured bytes.
+	Value string `json:"value,omitempty"`
 }
+
+// MaxCaptured bounds a captured value, to keep history small.
+const MaxCaptured = 4096
 
 // NewCheckInput renders a plan check's templates over the outputs known so
 // far. It is pure and deterministic: workflows call it.
 func NewCheckInput(ck plan.Check, outs plan.Outputs) (CheckInput, error) {
 	in := CheckInput{Name: ck.Name, Kind: ck.Kind, Cell: ck.Cell, Sheet: ck.Sheet, Exists: ck.Exists, ExitCode: ck.ExitCode,
-		Normalize: ck.Normalize, Entries: ck.Entries, Role: ck.Role, States: ck.States}
+		Normalize: ck.Normalize, Entries: ck.Entries, Role: ck.Role, States: ck.States, Capture: ck.Capture}
 	str := func(e *plan.Expr) (*string, error) {
 		if e == nil {
 			return nil, nil
@@ -189,6 +198,9 @@ func (a *Activities) Check(ctx context.Context, in CheckInput) (*CheckResult, er
 		r.Passed, r.Detail = c.hold(subject)
 		if r.Passed && r.Detail == "" {
 			r.Detail = "ok"
+		}
+		if in.Capture {
+			r.Value = text.Trunc(red.String(strings.TrimRight(subject, "\r\n")), MaxCaptured)
 		}
 	}
 	r.Name, r.Kind, r.Detail = in.Name, in.Kind, red.String(r.Detail)

@@ -42,6 +42,9 @@
 //     rows), and conditions that cannot hold together (greater_than above
 //     less_than, tolerance without approx, equals with gold, formatting
 //     without the text it applies to).
+//   - check.NAME.value reads the value a sibling device check captured; the
+//     reader runs after it (an implied after), the captured check needs no
+//     condition, and an expect check cannot be captured (it reads nothing).
 //   - Format is idempotent and keeps comments; it refuses files that do not
 //     parse.
 //

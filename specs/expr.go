@@ -23,6 +23,10 @@ type scope struct {
 	// refs collects the subtasks referenced by the current expression.
 	used map[plan.OutputRef]bool
 	refs map[string]hcl.Range
+	// checks are the checks an expect may read (check.NAME.value), nil
+	// where none may be read; checkRefs collects those read.
+	checks    map[string]bool
+	checkRefs map[string]hcl.Range
 }
 
 type variable struct {
@@ -167,6 +171,31 @@ func (s *scope) traversal(t hcl.Traversal) (plan.Expr, hcl.Diagnostics) {
 			return plan.Expr{Kind: plan.ExprSecret, Ref: []string{name}}, nil
 		}
 		return plan.Lit(v.value), nil
+	case "check":
+		name, r, ok := attrStep(t, 1)
+		field, _, ok2 := attrStep(t, 2)
+		if !ok || !ok2 || field != "value" || len(t) != 3 {
+			return plan.Expr{}, hcl.Diagnostics{exprDiag(t.SourceRange(), "Invalid check reference",
+				"Refer to the value another check read as check.NAME.value.")}
+		}
+		if s.checks == nil {
+			return plan.Expr{}, hcl.Diagnostics{exprDiag(t.SourceRange(), "Check values are not available here",
+				"check.NAME.value may be read only by expect in a check of the same subtask (or of the task).")}
+		}
+		if !s.checks[name] {
+			return plan.Expr{}, hcl.Diagnostics{{
+				Severity: hcl.DiagError,
+				Summary:  "Reference to unknown check",
+				Detail:   fmt.Sprintf("No check %q is defined beside this one.%s", name, didYouMean(name, keys(s.checks))),
+				Subject:  r.Ptr(),
+			}}
+		}
+		if s.checkRefs != nil {
+			if _, seen := s.checkRefs[name]; !seen {
+				s.checkRefs[name] = r
+			}
+		}
+		return plan.Expr{Kind: plan.ExprOutput, Ref: []string{plan.CheckValueKey(name), "value"}}, nil
 	case "subtask":
 		if s.subtasks == nil {
 			return plan.Expr{}, hcl.Diagnostics{exprDiag(t.SourceRange(), "Subtask outputs are not available here",
@@ -210,7 +239,7 @@ func (s *scope) traversal(t hcl.Traversal) (plan.Expr, hcl.Diagnostics) {
 	return plan.Expr{}, hcl.Diagnostics{{
 		Severity: hcl.DiagError,
 		Summary:  "Unsupported reference",
-		Detail:   fmt.Sprintf("%q is not something an expression can read.%s Expressions can read var.NAME and subtask.NAME.output.KEY.", root, didYouMean(root, []string{"var", "subtask"})),
+		Detail:   fmt.Sprintf("%q is not something an expression can read.%s Expressions can read var.NAME, subtask.NAME.output.KEY and (in expect) check.NAME.value.", root, didYouMean(root, []string{"var", "subtask", "check"})),
 		Subject:  t.SourceRange().Ptr(),
 	}}
 }

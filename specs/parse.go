@@ -66,15 +66,18 @@ var fileSchema = &hcl.BodySchema{
 }
 
 type parser struct {
-	opts     Options
-	files    map[string]*hcl.File
-	diags    hcl.Diagnostics
-	vars     map[string]*variable
-	devices  map[string]hcl.Range
-	subtasks map[string]*subtaskDecl
-	used     map[plan.OutputRef]bool
-	secrets  map[string]string
-	kinds    checkKinds
+	// capturing is set while a check whose value another check reads is
+	// decoded: it needs no condition of its own.
+	capturing bool
+	opts      Options
+	files     map[string]*hcl.File
+	diags     hcl.Diagnostics
+	vars      map[string]*variable
+	devices   map[string]hcl.Range
+	subtasks  map[string]*subtaskDecl
+	used      map[plan.OutputRef]bool
+	secrets   map[string]string
+	kinds     checkKinds
 	// included are the task blocks (device, setup, subtask, ...) of
 	// included files, which join the task before its own.
 	included hcl.Blocks

@@ -2,9 +2,11 @@ package specs
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 
 	"github.com/pcflow/pcflow/specs/plan"
 )
@@ -82,6 +84,22 @@ func (p *parser) checks(st *scope, blocks hcl.Blocks, device, owner string) []pl
 	blockOf := map[string]*hcl.Block{}
 	var out []plan.Check
 	var afterRanges [][]hcl.Range
+	// Checks whose value an expect reads (check.NAME.value) capture it and
+	// need no condition of their own.
+	declared, captured := map[string]bool{}, map[string]bool{}
+	for _, blk := range blocks {
+		if blk.Type != "check" {
+			continue
+		}
+		declared[blk.Labels[0]] = true
+		for _, t := range bodyVariables(blk.Body) {
+			if name, _, ok := attrStep(t, 1); ok && t.RootName() == "check" {
+				captured[name] = true
+			}
+		}
+	}
+	cst := *st
+	cst.checks = declared
 	for _, blk := range blocks {
 		if blk.Type != "check" {
 			continue
@@ -95,7 +113,22 @@ func (p *parser) checks(st *scope, blocks hcl.Blocks, device, owner string) []pl
 			}
 			names[name] = blk.LabelRanges[0]
 			blockOf[name] = blk
-			ck, ar := p.check(st, blk, device)
+			cst.checkRefs = map[string]hcl.Range{}
+			p.capturing = captured[name]
+			ck, ar := p.check(&cst, blk, device)
+			p.capturing = false
+			ck.Capture = captured[name] && ck.Kind != plan.CheckExpect
+			// An expect that reads check.X.value runs after X.
+			for _, ref := range keys(cst.checkRefs) {
+				if !slices.Contains(ck.After, ref) {
+					ck.After = append(ck.After, ref)
+					ar = append(ar, cst.checkRefs[ref])
+				}
+			}
+			if captured[name] && ck.Kind == plan.CheckExpect {
+				p.diags = append(p.diags, exprDiag(blk.LabelRanges[0], "Expect checks have no value",
+					fmt.Sprintf("check.%s.value is read by another check, but %q is an expect check, which reads nothing from the device. Read the value from a device check.", name, name)))
+			}
 			out = append(out, ck)
 			afterRanges = append(afterRanges, ar)
 		})
@@ -232,7 +265,7 @@ func (p *parser) settleConditions(kb *hcl.Block, kc *hcl.BodyContent, ck *plan.C
 	case ck.Equals != nil && (ck.Contains != nil || ck.Matches != nil):
 		p.diags = append(p.diags, exprDiag(kc.Attributes["equals"].NameRange, "Conflicting conditions",
 			"equals already fixes the whole value; drop contains/matches, or drop equals."))
-	case required && conds == 0 && ck.Exists == nil:
+	case required && conds == 0 && ck.Exists == nil && !p.capturing:
 		p.diags = append(p.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  "Check with no condition",
@@ -240,4 +273,21 @@ func (p *parser) settleConditions(kb *hcl.Block, kc *hcl.BodyContent, ck *plan.C
 			Subject:  kb.DefRange.Ptr(),
 		})
 	}
+}
+
+// bodyVariables lists the traversals a block's attributes (and those of
+// its nested blocks) read.
+func bodyVariables(b hcl.Body) []hcl.Traversal {
+	sb, ok := b.(*hclsyntax.Body)
+	if !ok {
+		return nil
+	}
+	var out []hcl.Traversal
+	for _, a := range sb.Attributes {
+		out = append(out, a.Expr.Variables()...)
+	}
+	for _, nb := range sb.Blocks {
+		out = append(out, bodyVariables(nb.Body)...)
+	}
+	return out
 }

@@ -326,6 +326,13 @@ func runChecks(ctx workflow.Context, checks []plan.Check, outs plan.Outputs, dev
 	for _, ck := range checks {
 		byName[ck.Name] = ck
 	}
+	// Captured values join the outputs expressions read, as
+	// check.NAME.value; the caller's map is left as it was.
+	withValues := plan.Outputs{}
+	for k, v := range outs {
+		withValues[k] = v
+	}
+	outs = withValues
 	passed := map[string]bool{}
 	var results []activities.CheckResult
 	all := true
@@ -376,6 +383,9 @@ func runChecks(ctx workflow.Context, checks []plan.Check, outs plan.Outputs, dev
 				break
 			}
 			r = cr
+			if ck.Capture {
+				outs[plan.CheckValueKey(ck.Name)] = map[string]string{"value": cr.Value}
+			}
 		}
 		passed[ck.Name] = r.Passed
 		if !r.Passed {

@@ -138,12 +138,20 @@ type Check struct {
 	Normalize bool  `json:"normalize,omitempty"`
 	// Entries are relative paths a directory must hold.
 	Entries []string `json:"entries,omitempty"`
+	// Capture makes the check report the value it read (CheckValueKey)
+	// for the expect checks that read check.NAME.value.
+	Capture bool `json:"capture,omitempty"`
 	// Role and States select accessibility elements (element checks); the
 	// name is tested with Equals, Contains and Matches.
 	Role   string   `json:"role,omitempty"`
 	States []string `json:"states,omitempty"`
 	Office *Office  `json:"office,omitempty"`
 }
+
+// CheckValueKey is where a captured check's value sits among the outputs
+// expressions read: Outputs[CheckValueKey(name)]["value"]. A dot never
+// appears in a subtask name, so it cannot collide with one.
+func CheckValueKey(check string) string { return "check." + check }
 
 // Duration is a time.Duration that reads and writes as "1m30s" in JSON.
 type Duration time.Duration
