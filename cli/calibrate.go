@@ -36,7 +36,8 @@ shows up here in a minute instead of in a failed run. Without OPENAI_API_KEY
 (or with --scripted) the scripted model answers, finding the targets on the
 screenshot and answering in the profile's format and coordinates.`)
 	stateFlag(fs, e, &state)
-	df.register(fs, e)
+	fs.StringVar(&df.display, "display", e.getenv("DISPLAY"), "X display `:N` to show the pattern on and click (a desktop from 'pcflow desktop up' is found by its number)")
+	df.ocr = x11.OCRNever // the pattern is found by looking, not read
 	fs.StringVar(&mf.profile, "profile", "", "the model profile `NAME` to check (default $PCFLOW_PROFILE, else openai-tools)")
 	scriptedFlag := fs.Bool("scripted", false, "answer with the scripted model even when OPENAI_API_KEY is set")
 	jsonOut := fs.Bool("json", false, "print the result as JSON")
@@ -77,7 +78,6 @@ screenshot and answering in the profile's format and coordinates.`)
 		return fail(err)
 	}
 	defer dev.Close()
-	dev.OCRMode = x11.OCRNever
 	win, err := calibrate.Open(df.display)
 	if err != nil {
 		return fail(err)
