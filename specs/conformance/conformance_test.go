@@ -7,13 +7,17 @@ package conformance_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/activities/fakedevice"
 	"github.com/pcflow/pcflow/activities/office/officetest"
+	"github.com/pcflow/pcflow/activities/screen"
 	"github.com/pcflow/pcflow/specs"
+	"github.com/pcflow/pcflow/specs/plan"
 )
 
 // endState writes what the tasks expect (or, wrong, something that differs
@@ -77,7 +81,18 @@ func TestConformance(t *testing.T) {
 	states := map[string]string{"right": filepath.Join(base, "right"), "wrong": filepath.Join(base, "wrong")}
 	endState(t, states["right"], false)
 	endState(t, states["wrong"], true)
-	a := &activities.Activities{}
+	// The screen the element checks read: the dialog as the agent should
+	// leave it, or with the option off and OK greyed out.
+	screens := map[string][]screen.Element{
+		"right": {
+			{ID: 1, Role: "check box", Name: "Wrap text automatically", States: []string{"checked"}, Source: "a11y"},
+			{ID: 2, Role: "push button", Name: "OK", Source: "a11y"},
+		},
+		"wrong": {
+			{ID: 1, Role: "check box", Name: "Wrap text automatically", Source: "a11y"},
+			{ID: 2, Role: "push button", Name: "OK", States: []string{"disabled"}, Source: "a11y"},
+		},
+	}
 	for _, f := range files {
 		t.Run(f, func(t *testing.T) {
 			src, _ := os.ReadFile(f)
@@ -85,7 +100,10 @@ func TestConformance(t *testing.T) {
 				t.Errorf("%s is not formatted: run pcflow fmt -w %s", f, f)
 			}
 			for _, state := range []string{"right", "wrong"} {
-				vars := map[string]string{"dir": states[state]}
+				vars := map[string]string{}
+				if bytes.Contains(src, []byte(`variable "dir"`)) {
+					vars["dir"] = states[state]
+				}
 				if bytes.Contains(src, []byte(`variable "gold"`)) {
 					vars["gold"] = filepath.Join(gold, "sales.ods")
 				}
@@ -101,16 +119,38 @@ func TestConformance(t *testing.T) {
 				if len(res.Plan.Checks) == 0 {
 					t.Fatalf("%s has no task checks", f)
 				}
-				for _, ck := range res.Plan.Checks {
-					in, err := activities.NewCheckInput(ck, nil)
-					if err != nil {
-						t.Fatal(err)
+				dev := fakedevice.New()
+				dev.Elements = screens[state]
+				a := &activities.Activities{Device: dev}
+				order, err := plan.CheckGraph(res.Plan.Checks).Order()
+				if err != nil {
+					t.Fatal(err)
+				}
+				outs := plan.Outputs{}
+				for _, name := range order {
+					ck := checkNamed(res.Plan.Checks, name)
+					var r *activities.CheckResult
+					if ck.Kind == plan.CheckExpect {
+						// As the workflow does, over the captured values.
+						v, err := ck.Expect.Eval(outs)
+						b, _ := v.(bool)
+						r = &activities.CheckResult{Name: ck.Name, Passed: err == nil && b, Detail: fmt.Sprintf("expect is %v %v", v, err)}
+					} else {
+						in, err := activities.NewCheckInput(ck, outs)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if r, err = a.Check(context.Background(), in); err != nil {
+							t.Fatalf("check %s: %v", ck.Name, err)
+						}
+						if ck.Capture {
+							outs[plan.CheckValueKey(ck.Name)] = map[string]string{"value": r.Value}
+						}
 					}
-					r, err := a.Check(context.Background(), in)
-					if err != nil {
-						t.Fatalf("check %s: %v", ck.Name, err)
-					}
+					captured := ck.Capture && state == "wrong" // a value read for another check may well be the same
 					switch {
+					case captured:
+						t.Logf("%s %s: captured %q", state, ck.Name, r.Value)
 					case state == "right" && !r.Passed:
 						t.Errorf("check %s on the correct end state failed: %s", ck.Name, r.Detail)
 					case state == "wrong" && r.Passed:
@@ -122,4 +162,13 @@ func TestConformance(t *testing.T) {
 			}
 		})
 	}
+}
+
+func checkNamed(cks []plan.Check, name string) plan.Check {
+	for _, c := range cks {
+		if c.Name == name {
+			return c
+		}
+	}
+	return plan.Check{}
 }
