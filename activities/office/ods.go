@@ -27,6 +27,9 @@ const (
 // repeat empty cells up to the sheet's edge (1,048,576 rows).
 const maxRepeat = 1000
 
+// maxExpand bounds the cells one repeated cell expands to in all.
+const maxExpand = 10000
+
 // readODS reads every sheet's values and formulas from content.xml.
 func (w *Workbook) readODS() error {
 	content, closeFn, err := zipPart(w.path, "content.xml")
@@ -104,8 +107,10 @@ func (w *Workbook) readODS() error {
 					cur.Value = text.String()
 				}
 				if cur.Value != "" || cur.Formula != "" {
-					for dr := 0; dr < min(rowRep, maxRepeat); dr++ {
-						for dc := 0; dc < min(colRep, maxRepeat); dc++ {
+					rows := min(rowRep, maxRepeat)
+					cols := min(colRep, maxRepeat, maxExpand/rows)
+					for dr := 0; dr < rows; dr++ {
+						for dc := 0; dc < cols; dc++ {
 							w.cells[sheet][[2]int{col + dc, row + dr}] = *cur
 						}
 					}
