@@ -77,6 +77,19 @@ func TestSheetConditions(t *testing.T) {
 	}
 }
 
+// TestXLS: an .xls file (no kept Go library reads it) is converted to
+// .xlsx with soffice and read like one.
+func TestXLS(t *testing.T) {
+	w := open(t, right("sales.xls"))
+	c, err := w.Cell("Sales", "D3")
+	if err != nil || c.Value != "1000.5" || c.Formula != "SUM(B3:C3)" {
+		t.Errorf("xls D3 = %+v, %v; want 1000.5 from SUM(B3:C3)", c, err)
+	}
+	if _, err := office.OpenWorkbook(context.Background(), right("sales.xls"), nil); err == nil || !strings.Contains(err.Error(), "needs LibreOffice to convert the file") {
+		t.Errorf("xls without a converter: %v", err)
+	}
+}
+
 func TestCSVAndBadFiles(t *testing.T) {
 	w := open(t, right("sales.csv"))
 	c, err := w.Cell("", "D3")

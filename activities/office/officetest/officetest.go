@@ -19,7 +19,7 @@ import (
 )
 
 // Make writes the source files into dir/src and converts them with soffice
-// into dir: sales.xlsx, sales.ods, sales.csv, report.docx, report.odt,
+// into dir: sales.xlsx, sales.ods, sales.csv, sales.xls, report.docx, report.odt,
 // report.pdf. dir/src/sales.xlsx is excelize's own file (it keeps the frozen
 // pane, which headless LibreOffice drops). wrong makes the variants that
 // differ in every checked property.
@@ -39,7 +39,7 @@ func Make(ctx context.Context, dir string, wrong bool) error {
 	}
 	conv := office.Soffice{}
 	for _, c := range []struct{ in, format string }{
-		{"sales.xlsx", "xlsx"}, {"sales.xlsx", "ods"}, {"sales.xlsx", "csv"},
+		{"sales.xlsx", "xlsx"}, {"sales.xlsx", "ods"}, {"sales.xlsx", "csv"}, {"sales.xlsx", "xls"},
 		{"report.fodt", "docx"}, {"report.fodt", "odt"}, {"report.fodt", "pdf"},
 	} {
 		if _, err := conv.Convert(ctx, filepath.Join(src, c.in), c.format, dir); err != nil {
