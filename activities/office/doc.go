@@ -8,9 +8,10 @@
 //     read by excelize, so their few elements are decoded from the package's
 //     XML with encoding/xml.
 //   - .ods: values, formulas and sheet names are read natively from
-//     content.xml (no dependency, no LibreOffice needed); for formatting,
-//     charts, panes and filters the file is converted to .xlsx with
-//     `soffice --headless --convert-to xlsx` and read as above.
+//     content.xml, and frozen panes from settings.xml (no LibreOffice
+//     needed; a conversion would drop view settings); for formatting,
+//     charts, filters and conditional formats the file is converted to
+//     .xlsx with `soffice --headless --convert-to xlsx` and read as above.
 //   - .xls: no kept Go library reads it, so it is converted to .xlsx with
 //     soffice first.
 //   - .docx and .odt: no kept Go library reads character formatting with

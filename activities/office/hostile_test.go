@@ -78,6 +78,45 @@ func TestHostileFiles(t *testing.T) {
 	}
 }
 
+// TestODSFrozen reads frozen panes from an .ods file's view settings
+// (headless LibreOffice drops them when it converts, so they are read
+// directly): row 1 and column A frozen on Data, nothing on Other.
+func TestODSFrozen(t *testing.T) {
+	settings := `<?xml version="1.0" encoding="UTF-8"?>
+<office:document-settings xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:config="urn:oasis:names:tc:opendocument:xmlns:config:1.0"><office:settings>
+<config:config-item-set config:name="ooo:view-settings"><config:config-item-map-indexed config:name="Views"><config:config-item-map-entry>
+<config:config-item-map-named config:name="Tables">
+<config:config-item-map-entry config:name="Other"><config:config-item config:name="HorizontalSplitMode" config:type="short">0</config:config-item></config:config-item-map-entry>
+<config:config-item-map-entry config:name="Data">
+<config:config-item config:name="HorizontalSplitMode" config:type="short">2</config:config-item>
+<config:config-item config:name="VerticalSplitMode" config:type="short">2</config:config-item>
+<config:config-item config:name="HorizontalSplitPosition" config:type="int">1</config:config-item>
+<config:config-item config:name="VerticalSplitPosition" config:type="int">1</config:config-item>
+</config:config-item-map-entry></config:config-item-map-named>
+</config:config-item-map-entry></config:config-item-map-indexed></config:config-item-set></office:settings></office:document-settings>`
+	content := `<?xml version="1.0"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:spreadsheet>` +
+		`<table:table table:name="Data"><table:table-row><table:table-cell office:value-type="string"><text:p>h</text:p></table:table-cell></table:table-row></table:table>` +
+		`<table:table table:name="Other"><table:table-row><table:table-cell/></table:table-row></table:table></office:spreadsheet></office:body></office:document-content>`
+	p := filepath.Join(t.TempDir(), "frozen.ods")
+	if err := os.WriteFile(p, mustZip(t, map[string]string{"content.xml": content, "settings.xml": settings}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := office.OpenWorkbook(context.Background(), p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for sheet, want := range map[string]string{"Data": "B2", "Other": ""} {
+		if got, err := w.Frozen(sheet); got != want || err != nil {
+			t.Errorf("Frozen(%s) = %q, %v; want %q", sheet, got, err, want)
+		}
+	}
+	// The right .ods made by headless LibreOffice has no view settings.
+	w2 := open(t, right("sales.ods"))
+	if got, err := w2.Frozen("Sales"); got != "" || err != nil {
+		t.Errorf("Frozen of a converted .ods = %q, %v; want none", got, err)
+	}
+}
+
 func mustZip(t *testing.T, files map[string]string) []byte {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "z.zip")

@@ -265,3 +265,76 @@ func (s Soffice) Convert(ctx context.Context, path, format, dir string) (string,
 	}
 	return want, nil
 }
+
+const nsConfig = "urn:oasis:names:tc:opendocument:xmlns:config:1.0"
+
+// odsFrozen reads a sheet's frozen panes from settings.xml: in the first
+// view's entry for the sheet, split mode 2 is frozen, and the split
+// positions count the frozen columns and rows.
+func odsFrozen(path, sheet string) (string, error) {
+	r, closeFn, err := zipPart(path, "settings.xml")
+	if err != nil {
+		return "", nil // no settings: nothing frozen
+	}
+	defer closeFn()
+	dec := xml.NewDecoder(r)
+	var stack []string // config:name of the open maps and entries
+	var item string
+	var text strings.Builder
+	vals := map[string]string{}
+	done := false
+	for !done {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", fmt.Errorf("%s: settings.xml: %w", path, err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if t.Name.Space != nsConfig {
+				continue
+			}
+			switch t.Name.Local {
+			case "config-item-map-named", "config-item-map-indexed", "config-item-map-entry", "config-item-set":
+				stack = append(stack, attr(t, nsConfig, "name"))
+			case "config-item":
+				item = attr(t, nsConfig, "name")
+				text.Reset()
+			}
+		case xml.CharData:
+			if item != "" {
+				text.Write(t)
+			}
+		case xml.EndElement:
+			if t.Name.Space != nsConfig {
+				continue
+			}
+			switch t.Name.Local {
+			case "config-item":
+				// .../Views/<view>/Tables/<sheet>/item
+				if n := len(stack); n >= 2 && stack[n-1] == sheet && stack[n-2] == "Tables" {
+					vals[item] = text.String()
+				}
+				item = ""
+			case "config-item-map-named", "config-item-map-indexed", "config-item-map-entry", "config-item-set":
+				if n := len(stack); n >= 2 && stack[n-1] == sheet && stack[n-2] == "Tables" && len(vals) > 0 {
+					done = true // the first view is the one that counts
+				}
+				stack = stack[:len(stack)-1]
+			}
+		}
+	}
+	cols, rows := 0, 0
+	if vals["HorizontalSplitMode"] == "2" {
+		cols = atoi(vals["HorizontalSplitPosition"])
+	}
+	if vals["VerticalSplitMode"] == "2" {
+		rows = atoi(vals["VerticalSplitPosition"])
+	}
+	if cols == 0 && rows == 0 {
+		return "", nil
+	}
+	return CellName(cols, rows), nil
+}

@@ -277,6 +277,14 @@ func (w *Workbook) Charts(sheet string) ([]Chart, error) {
 // Frozen returns the top-left cell of the scrolling pane when rows or
 // columns are frozen ("B2" freezes row 1 and column A), or "".
 func (w *Workbook) Frozen(sheet string) (string, error) {
+	if w.format == "ods" {
+		// Converting drops view settings, so read them here.
+		s, err := w.sheet(sheet)
+		if err != nil {
+			return "", err
+		}
+		return odsFrozen(w.path, s)
+	}
 	x, err := w.xlsxFor("frozen panes")
 	if err != nil {
 		return "", err
