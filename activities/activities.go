@@ -206,8 +206,14 @@ func (a *Activities) observe(ctx context.Context) (*screen.Screen, image.Image, 
 		return nil, nil, screen.Observation{}, fmt.Errorf("observe: %w", err)
 	}
 	// What the screen shows is stored and sent to the model: never a
-	// secret that was typed into a visible field.
-	a.redactor().Screen(s)
+	// secret that was typed into a visible field. The pixels may show one
+	// that no element names, so OCR reads them first.
+	if r := a.redactor(); !r.Empty() {
+		if _, err := a.words(ctx, s); err != nil {
+			return nil, nil, screen.Observation{}, fmt.Errorf("observe: reading the screen for secrets to hide: %w", err)
+		}
+		r.Screen(s)
+	}
 	var ann image.Image
 	obs := screen.Observation{ActiveWindow: s.ActiveWindow, Windows: s.Windows, ElementCount: len(s.Elements)}
 	if s.Image != nil {
@@ -228,15 +234,28 @@ func (a *Activities) observe(ctx context.Context) (*screen.Screen, image.Image, 
 	return s, ann, obs, nil
 }
 
-// Words returns the screen's OCR words, running OCR if the device
-// deferred it.
-func Words(s *screen.Screen) []screen.Word {
-	if s.Words == nil && s.OCR != nil {
-		if w, err := s.OCR(); err == nil {
-			s.Words = w
-		}
+// ErrNoOCR says the device cannot read text from the screen.
+var ErrNoOCR = errors.New("this device has no OCR")
+
+// words returns the screen's OCR words, reading them through the device
+// when Observe did not.
+func (a *Activities) words(ctx context.Context, s *screen.Screen) ([]screen.Word, error) {
+	if s.Words != nil {
+		return s.Words, nil
 	}
-	return s.Words
+	r, ok := a.Device.(TextReader)
+	if !ok || s.Image == nil {
+		return nil, ErrNoOCR
+	}
+	w, err := r.ReadText(ctx, s.Image)
+	if err != nil {
+		return nil, fmt.Errorf("OCR: %w", err)
+	}
+	if w == nil {
+		w = []screen.Word{}
+	}
+	s.Words = w
+	return w, nil
 }
 
 type observationFile struct {
@@ -302,16 +321,10 @@ func (a *Activities) Decide(ctx context.Context, in DecideInput) (*DecideResult,
 	}
 	res := &DecideResult{Observation: obs}
 	var locate func(string) ([]screen.Rect, error)
-	if s.Words != nil || s.OCR != nil {
-		locate = func(target string) ([]screen.Rect, error) {
-			if s.Words == nil {
-				w, err := s.OCR()
-				if err != nil {
-					return nil, err
-				}
-				s.Words = w
-			}
-			return FindText(s.Words, target), nil
+	if _, ok := a.Device.(TextReader); ok || s.Words != nil {
+		locate = func(text string) ([]screen.Rect, error) {
+			w, err := a.words(ctx, s)
+			return FindText(w, text), err
 		}
 	}
 	d, err := a.Model.Decide(ctx, agent.DecisionInput{

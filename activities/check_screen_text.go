@@ -14,11 +14,14 @@ func (a *Activities) checkScreenText(ctx context.Context, in CheckInput, c condi
 	if err != nil {
 		return "", nil, fmt.Errorf("check %s: %w", in.Name, err)
 	}
+	if _, err := a.words(ctx, s); err != nil {
+		return "", nil, fmt.Errorf("check %s: %w", in.Name, err)
+	}
 	return ScreenText(s), nil, nil
 }
 
 // ScreenText is the text visible on screen: element names and values, and
-// OCR words, one per line.
+// the OCR words already read, one per line.
 func ScreenText(s *screen.Screen) string {
 	var b strings.Builder
 	for _, e := range s.Elements {
@@ -29,7 +32,7 @@ func ScreenText(s *screen.Screen) string {
 			b.WriteByte('\n')
 		}
 	}
-	for _, w := range Words(s) {
+	for _, w := range s.Words {
 		b.WriteString(w.Text)
 		b.WriteByte(' ')
 	}

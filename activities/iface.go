@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"image"
 	"time"
 
 	"github.com/pcflow/pcflow/activities/agent"
@@ -39,6 +40,14 @@ type Model interface {
 // a plan expression. The task language (specs.ParseTemplate) provides it;
 // the worker injects it, so activities stay free of the language's parser.
 type InstructionCompiler func(instruction string, outputs map[string][]string) (plan.Expr, error)
+
+// TextReader is a device that reads the text a screenshot shows (OCR).
+// Activities call it only when they need words (select, screen_text,
+// redaction), and its error reaches the user: a device without OCR is
+// not a screen without the text.
+type TextReader interface {
+	ReadText(ctx context.Context, img image.Image) ([]screen.Word, error)
+}
 
 // ArtifactStore keeps screenshots and other large data out of history.
 type ArtifactStore interface {

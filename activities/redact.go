@@ -268,7 +268,7 @@ func (r *Redactor) Screen(s *screen.Screen) {
 			e.Name, e.Value = r.String(e.Name), r.String(e.Value)
 		}
 	}
-	words := Words(s)
+	words := s.Words
 	for _, w := range r.wordRuns(words) {
 		boxes = append(boxes, w)
 	}

@@ -66,10 +66,9 @@ type Word struct {
 type Screen struct {
 	Image    image.Image
 	Elements []Element // numbered Set-of-Marks, IDs from 1
-	Words    []Word    // OCR words, when the device ran OCR during Observe
-	// OCR runs OCR on demand (for select and screen_text) when Words is nil;
-	// nil when the device has no OCR.
-	OCR          func() ([]Word, error)
+	// Words are OCR words, when the device ran OCR during Observe; the
+	// activities read them on demand through activities.TextReader.
+	Words        []Word
 	ActiveWindow string
 	Windows      []string
 	Clipboard    string

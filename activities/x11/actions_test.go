@@ -58,10 +58,14 @@ func TestActionsOnMousepad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := activities.FindText(activities.Words(s), "quick")
-	end := activities.FindText(activities.Words(s), "fox")
+	words, err := dev.ReadText(context.Background(), s.Image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := activities.FindText(words, "quick")
+	end := activities.FindText(words, "fox")
 	if len(start) != 1 || len(end) != 1 {
-		t.Fatalf("OCR found %d × 'quick' and %d × 'fox', want one each (words: %v)", len(start), len(end), activities.Words(s))
+		t.Fatalf("OCR found %d × 'quick' and %d × 'fox', want one each (words: %v)", len(start), len(end), words)
 	}
 	act(t, dev, screen.Action{Kind: screen.ActSelect, Start: "quick", End: "fox",
 		X: start[0].X, Y: start[0].Y + start[0].H/2, X2: end[0].X + end[0].W, Y2: end[0].Y + end[0].H/2})

@@ -127,9 +127,126 @@ func (a *a11y) close() {
 	}
 }
 
-// elements returns the showing, interactive elements of every application
-// whose boxes lie on the screen, in reading order, numbered from 1.
-func (a *a11y) elements(screenW, screenH int, active string) ([]screen.Element, error) {
+// appTree is one application's accessible objects.
+type appTree struct {
+	items    []cacheItem
+	byRef    map[objRef]*cacheItem
+	children map[objRef][]objRef
+	focused  bool
+}
+
+func newAppTree(items []cacheItem) *appTree {
+	t := &appTree{items: items, byRef: make(map[objRef]*cacheItem, len(items)), children: map[objRef][]objRef{}}
+	for i := range items {
+		t.byRef[items[i].Ref] = &items[i]
+		t.children[items[i].Parent] = append(t.children[items[i].Parent], items[i].Ref)
+	}
+	return t
+}
+
+// Roles of accessible objects that are windows of their own: a top-level
+// frame or dialog, or a popup (menu, list, tooltip) in an override-redirect
+// window.
+var (
+	windowRoles = map[string]bool{"frame": true, "dialog": true, "window": true, "alert": true, "file chooser": true}
+	popupRoles  = map[string]bool{"menu": true, "popup menu": true, "list": true, "list box": true, "window": true, "tool tip": true, "combo box": true, "panel": true}
+	// A zero-sized container of these roles shows none of its children:
+	// LibreOffice keeps a hidden menu bar of its own beside the native one.
+	clipRoles = map[string]bool{"menu bar": true, "tool bar": true, "menu": true}
+)
+
+// menuRoles are the roles of a menu's entries.
+var menuRoles = map[string]bool{"menu item": true, "check menu item": true, "radio menu item": true, "menu": true, "tearoff menu item": true}
+
+// observation is what one walk of the tree found.
+type observation struct {
+	elements []screen.Element
+	items    []*cacheItem // the object behind each element (nil for cells)
+	// Occluded counts elements left out because a window above hides them.
+	Occluded int
+	// Unnamed counts elements with neither name nor value before nameOf.
+	Unnamed int
+}
+
+// scene holds what the layer computations of one observation share.
+type scene struct {
+	conn    *dbus.Conn
+	stack   []xwin
+	screen  screen.Rect
+	extents map[objRef]screen.Rect
+}
+
+func (sc *scene) extent(ref objRef) (screen.Rect, bool) {
+	if r, ok := sc.extents[ref]; ok {
+		return r, r != (screen.Rect{X: -1 << 30})
+	}
+	var ext struct{ X, Y, W, H int32 }
+	if err := sc.conn.Object(ref.Bus, ref.Path).Call("org.a11y.atspi.Component.GetExtents", 0, uint32(0)).Store(&ext); err != nil {
+		sc.extents[ref] = screen.Rect{X: -1 << 30}
+		return screen.Rect{}, false
+	}
+	r := screen.Rect{X: int(ext.X), Y: int(ext.Y), W: int(ext.W), H: int(ext.H)}
+	sc.extents[ref] = r
+	return r, true
+}
+
+// layer finds the X window an object is drawn in, as an index into the
+// stack (-1 when no window matches), by walking up to the nearest
+// ancestor that is a popup or a top-level window. hidden reports an
+// ancestor that shows nothing.
+func (sc *scene) layer(t *appTree, it *cacheItem) (z int, hidden bool) {
+	p := it.Parent
+	for depth := 0; depth < 80; depth++ {
+		pi := t.byRef[p]
+		if pi == nil {
+			return -1, false // reached the application
+		}
+		role := roleName(pi.Role)
+		if role == "application" {
+			return -1, false
+		}
+		if popupRoles[role] || windowRoles[role] || clipRoles[role] || t.byRef[pi.Parent] == nil {
+			b, ok := sc.extent(p)
+			if ok && popupRoles[role] {
+				if z := windowFor(sc.stack, b, popupTolerance); z >= 0 && sc.stack[z].Override {
+					return z, false
+				}
+			}
+			if ok && (windowRoles[role] || t.byRef[pi.Parent] == nil) {
+				return windowFor(sc.stack, b, frameTolerance), false
+			}
+			if ok && clipRoles[role] && (b.W <= 0 || b.H <= 0) {
+				return -1, true
+			}
+		}
+		p = pi.Parent
+	}
+	return -1, false
+}
+
+// topZ is the highest layer among an application's top-level windows.
+func (sc *scene) topZ(t *appTree) int {
+	z := -1
+	for i := range t.items {
+		it := &t.items[i]
+		if t.byRef[it.Parent] != nil || !bit(it.States, stateShowing) || roleName(it.Role) == "application" {
+			continue
+		}
+		if b, ok := sc.extent(it.Ref); ok {
+			z = max(z, windowFor(sc.stack, b, frameTolerance))
+		}
+	}
+	return z
+}
+
+// elements returns what a person sees of the applications' interactive
+// elements: showing, on screen, and not hidden by a window stacked above
+// (an open menu hides the toolbar behind it). Elements come topmost
+// window first (an open menu, then the dialog, then the window under
+// them), each window's in reading order, numbered from 1. The foreground
+// application's elements are kept, and another application's only where
+// its windows lie above the foreground window.
+func (a *a11y) elements(screenW, screenH int, active string, stack []xwin) (*observation, error) {
 	conn, err := a.connect()
 	if err != nil {
 		return nil, err
@@ -140,31 +257,43 @@ func (a *a11y) elements(screenW, screenH int, active string) ([]screen.Element, 
 		a.close()
 		return nil, fmt.Errorf("list accessible applications: %w", err)
 	}
-	// Prefer the application that owns the active window (PC-Agent looks
-	// at the foreground window): elements of windows behind it are noise,
-	// and the agent reaches those windows with switch_window.
-	type appItems struct {
-		items []cacheItem
-	}
-	var all []appItems
-	var focused []appItems
+	sc := &scene{conn: conn, stack: stack, screen: screen.Rect{W: screenW, H: screenH}, extents: map[objRef]screen.Rect{}}
+	var apps []*appTree
+	anyFocused := false
 	for _, app := range children {
 		items, err := a.items(conn, app)
 		if err != nil {
 			continue // an application that went away
 		}
-		all = append(all, appItems{items})
-		if active != "" && ownsWindow(items, active) {
-			focused = append(focused, appItems{items})
+		t := newAppTree(items)
+		t.focused = active != "" && ownsWindow(items, active)
+		anyFocused = anyFocused || t.focused
+		apps = append(apps, t)
+	}
+	// The foreground window's layer: other applications' windows below it
+	// are hidden or out of the agent's way (it reaches them with
+	// switch_window).
+	activeZ := -1
+	if anyFocused {
+		for _, t := range apps {
+			if t.focused {
+				activeZ = max(activeZ, sc.topZ(t))
+			}
 		}
 	}
-	if len(focused) > 0 {
-		all = focused
+	obs := &observation{}
+	type placed struct {
+		e  screen.Element
+		it *cacheItem
+		z  int
 	}
-	var out []screen.Element
-	for _, ai := range all {
-		items := ai.items
-		for _, it := range items {
+	var out []placed
+	for _, t := range apps {
+		if anyFocused && !t.focused && (activeZ < 0 || sc.topZ(t) <= activeZ) {
+			continue
+		}
+		for i := range t.items {
+			it := &t.items[i]
 			if len(it.States) == 0 || !bit(it.States, stateShowing) || !bit(it.States, stateVisible) {
 				continue
 			}
@@ -172,20 +301,56 @@ func (a *a11y) elements(screenW, screenH int, active string) ([]screen.Element, 
 			if role == "table" && (it.Children < 0 || it.Children > 1000) && hasIface(it.Interfaces, "org.a11y.atspi.Table") {
 				// A spreadsheet: its cells are not in the cache; list the
 				// visible top-left ones through the Table interface.
-				out = append(out, a.visibleCells(conn, it.Ref, screenW, screenH)...)
+				z, _ := sc.layer(t, it)
+				for _, c := range a.visibleCells(conn, it.Ref, screenW, screenH) {
+					if cx, cy := c.Box.Center(); z >= 0 && covered(stack, z, cx, cy) {
+						obs.Occluded++
+						continue
+					}
+					out = append(out, placed{c, nil, z})
+				}
 				continue
 			}
 			if !interactive[role] {
 				continue
 			}
+			box, ok := sc.extent(it.Ref)
+			if !ok || box.W <= 1 || box.H <= 1 {
+				continue
+			}
+			z, hidden := sc.layer(t, it)
+			if hidden {
+				continue
+			}
+			if menuRoles[role] || role == "list item" || role == "tree item" {
+				// A menu's items hang under the menu bar's entry in the
+				// tree (a drop-down list's under its combo box) but are
+				// drawn in the popup that holds them.
+				if pz := popupHolding(stack, box); pz > z {
+					z = pz
+				}
+			}
+			if role == "menu" && it.Name == "" {
+				// A popup menu's own container: its items are the elements.
+				if pz := windowFor(stack, box, popupTolerance); pz >= 0 && stack[pz].Override {
+					continue
+				}
+			}
+			if z < 0 {
+				z = frameAt(stack, box)
+			}
+			box = clip(box, sc.screen)
+			if z >= 0 {
+				box = clip(box, stack[z].Box)
+			}
+			if box.W <= 1 || box.H <= 1 {
+				continue // off screen, or outside its own window
+			}
+			if cx, cy := box.Center(); z >= 0 && covered(stack, z, cx, cy) {
+				obs.Occluded++
+				continue
+			}
 			obj := conn.Object(it.Ref.Bus, it.Ref.Path)
-			var ext struct{ X, Y, W, H int32 }
-			if err := obj.Call("org.a11y.atspi.Component.GetExtents", 0, uint32(0)).Store(&ext); err != nil {
-				continue
-			}
-			if ext.W <= 1 || ext.H <= 1 || ext.X < 0 || ext.Y < 0 || int(ext.X) >= screenW || int(ext.Y) >= screenH {
-				continue
-			}
 			name := strings.TrimSpace(it.Name)
 			value := ""
 			if textRoles[role] && hasIface(it.Interfaces, "org.a11y.atspi.Text") {
@@ -200,8 +365,7 @@ func (a *a11y) elements(screenW, screenH int, active string) ([]screen.Element, 
 			if name == "" && role == "paragraph" {
 				name = firstLine(value)
 			}
-			e := screen.Element{Role: role, Name: name, Value: value, Source: "a11y",
-				Box: screen.Rect{X: int(ext.X), Y: int(ext.Y), W: int(ext.W), H: int(ext.H)}}
+			e := screen.Element{Role: role, Name: name, Value: value, Source: "a11y", Box: box}
 			for _, s := range []struct {
 				bit  uint
 				name string
@@ -213,19 +377,42 @@ func (a *a11y) elements(screenW, screenH int, active string) ([]screen.Element, 
 			if !bit(it.States, stateEnabled) && !bit(it.States, stateSensitive) {
 				e.States = append(e.States, "disabled")
 			}
-			out = append(out, e)
+			if e.Name == "" && e.Value == "" {
+				obs.Unnamed++
+				e.Name = a.nameOf(conn, t, it)
+			}
+			out = append(out, placed{e, it, z})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Box.Y/8 != out[j].Box.Y/8 {
-			return out[i].Box.Y < out[j].Box.Y
+		if out[i].z != out[j].z {
+			return out[i].z > out[j].z
 		}
-		return out[i].Box.X < out[j].Box.X
+		bi, bj := out[i].e.Box, out[j].e.Box
+		if bi.Y/8 != bj.Y/8 {
+			return bi.Y < bj.Y
+		}
+		return bi.X < bj.X
 	})
 	for i := range out {
-		out[i].ID = i + 1
+		out[i].e.ID = i + 1
+		obs.elements = append(obs.elements, out[i].e)
+		obs.items = append(obs.items, out[i].it)
 	}
-	return out, nil
+	return obs, nil
+}
+
+// frameAt is the topmost managed window holding a box's centre, for an
+// object whose own window could not be matched.
+func frameAt(stack []xwin, box screen.Rect) int {
+	x, y := box.Center()
+	for i := len(stack) - 1; i >= 0; i-- {
+		b := stack[i].Box
+		if !stack[i].Override && x >= b.X && y >= b.Y && x < b.X+b.W && y < b.Y+b.H {
+			return i
+		}
+	}
+	return -1
 }
 
 // Limits of the spreadsheet cells listed as elements.
@@ -283,23 +470,56 @@ func firstLine(s string) string {
 }
 
 // items reads an application's objects from its bulk cache, falling back
-// to walking the tree when the application has no cache.
+// to walking the tree when the application has no cache. The cache holds
+// only objects a client has already met: a menu that a toolkit fills when
+// it opens (LibreOffice's native menus) is missing until walked, so the
+// missing children of every showing object are walked live.
 func (a *a11y) items(conn *dbus.Conn, app objRef) ([]cacheItem, error) {
 	var items []cacheItem
 	err := conn.Object(app.Bus, "/org/a11y/atspi/cache").Call("org.a11y.atspi.Cache.GetItems", 0).Store(&items)
-	if err == nil && len(items) > 0 {
-		return items, nil
+	if err != nil || len(items) == 0 {
+		return a.walk(conn, app, objRef{}, 0, new(int))
 	}
-	return a.walk(conn, app, 0, new(int))
+	cached := make(map[objRef]int, len(items))
+	for _, it := range items {
+		cached[it.Parent]++
+	}
+	known := make(map[objRef]bool, len(items))
+	for _, it := range items {
+		known[it.Ref] = true
+	}
+	budget := new(int)
+	n := len(items)
+	for i := 0; i < n; i++ {
+		it := items[i]
+		if it.Children <= 0 || it.Children > 500 || int(it.Children) <= cached[it.Ref] || !bit(it.States, stateShowing) {
+			continue
+		}
+		var kids []objRef
+		if conn.Object(it.Ref.Bus, it.Ref.Path).Call("org.a11y.atspi.Accessible.GetChildren", 0).Store(&kids) != nil {
+			continue
+		}
+		for _, k := range kids {
+			if known[k] {
+				continue
+			}
+			sub, _ := a.walk(conn, k, it.Ref, 1, budget)
+			for _, s := range sub {
+				known[s.Ref] = true
+			}
+			items = append(items, sub...)
+		}
+	}
+	return items, nil
 }
 
-func (a *a11y) walk(conn *dbus.Conn, ref objRef, depth int, budget *int) ([]cacheItem, error) {
+func (a *a11y) walk(conn *dbus.Conn, ref, parent objRef, depth int, budget *int) ([]cacheItem, error) {
 	if depth > 30 || *budget > 4000 {
 		return nil, nil
 	}
 	*budget++
 	obj := conn.Object(ref.Bus, ref.Path)
-	it := cacheItem{Ref: ref}
+	it := cacheItem{Ref: ref, Parent: parent}
 	if err := obj.Call("org.a11y.atspi.Accessible.GetRole", 0).Store(&it.Role); err != nil {
 		return nil, err
 	}
@@ -308,19 +528,23 @@ func (a *a11y) walk(conn *dbus.Conn, ref objRef, depth int, budget *int) ([]cach
 	if v, err := obj.GetProperty("org.a11y.atspi.Accessible.Name"); err == nil {
 		it.Name, _ = v.Value().(string)
 	}
-	out := []cacheItem{it}
+	if v, err := obj.GetProperty("org.a11y.atspi.Accessible.Description"); err == nil {
+		it.Desc, _ = v.Value().(string)
+	}
 	if len(it.States) > 0 && !bit(it.States, stateShowing) && depth > 1 {
-		return out, nil
+		return []cacheItem{it}, nil
 	}
 	var kids []objRef
 	if err := obj.Call("org.a11y.atspi.Accessible.GetChildren", 0).Store(&kids); err != nil {
-		return out, nil
+		return []cacheItem{it}, nil
 	}
+	it.Children = int32(len(kids))
+	out := []cacheItem{it}
 	if len(kids) > 500 {
 		kids = kids[:500] // a spreadsheet reports 2^31-1 cells
 	}
 	for _, k := range kids {
-		sub, _ := a.walk(conn, k, depth+1, budget)
+		sub, _ := a.walk(conn, k, ref, depth+1, budget)
 		out = append(out, sub...)
 	}
 	return out, nil

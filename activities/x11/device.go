@@ -5,19 +5,15 @@
 package x11
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"image"
-	"image/png"
 	"io"
 	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -36,7 +32,10 @@ import (
 	"github.com/pcflow/pcflow/activities/screen"
 )
 
-var _ activities.Device = (*Device)(nil)
+var (
+	_ activities.Device     = (*Device)(nil)
+	_ activities.TextReader = (*Device)(nil)
+)
 
 // OCR modes.
 const (
@@ -54,6 +53,26 @@ type Device struct {
 	mu     sync.Mutex
 	tree   a11y
 	xu     *xgbutil.XUtil
+	// last is the account of the latest observation.
+	last ObserveStats
+}
+
+// ObserveStats is the account of one observation's element list.
+type ObserveStats struct {
+	Elements int // in the Set-of-Marks
+	Occluded int // left out: a window stacked above hides them
+	// Unnamed elements had neither name nor value in the tree; Named of
+	// them got a name from other accessibility properties, NamedByOCR from
+	// the text their box shows; StillUnnamed kept none.
+	Unnamed, Named, NamedByOCR, StillUnnamed int
+	TreeError                                string // why the tree was unavailable
+}
+
+// LastStats returns the account of the latest observation.
+func (d *Device) LastStats() ObserveStats {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.last
 }
 
 // New returns a device for the current $DISPLAY, after checking that an X
@@ -157,22 +176,43 @@ func (d *Device) Observe(ctx context.Context) (*screen.Screen, error) {
 	}
 	s.Windows, s.ActiveWindow = wins, active
 	b := img.Bounds()
-	els, err := d.tree.elements(b.Dx(), b.Dy(), active)
+	stack, err := stacking(xu)
+	if err != nil {
+		return nil, d.diagnose(ctx, err)
+	}
+	var st ObserveStats
+	obs, err := d.tree.elements(b.Dx(), b.Dy(), active, stack)
 	if err != nil {
 		// The tree is the primary source, but a desktop without it still
 		// works through OCR.
-		els = nil
+		st.TreeError = err.Error()
+		obs = &observation{}
 	}
-	s.Elements = els
+	s.Elements = obs.elements
+	st.Occluded, st.Unnamed = obs.Occluded, obs.Unnamed
+	for _, e := range s.Elements {
+		if e.Name == "" && e.Value == "" {
+			st.StillUnnamed++
+		}
+	}
+	st.Named = st.Unnamed - st.StillUnnamed
+	if d.OCRMode != OCRNever && st.StillUnnamed > 0 {
+		if n, err := nameByOCR(ctx, img, s.Elements); err == nil {
+			st.NamedByOCR, st.StillUnnamed = n, st.StillUnnamed-n
+		}
+	}
 	s.Clipboard = clipboard()
-	s.OCR = func() ([]screen.Word, error) { return OCR(ctx, img) }
-	if d.OCRMode == OCRAlways || (d.OCRMode == OCRAuto && len(els) < 5) {
+	if d.OCRMode == OCRAlways || (d.OCRMode == OCRAuto && len(s.Elements) < 5) {
 		words, err := OCR(ctx, img)
 		if err == nil {
 			s.Words = words
 			s.Elements = MergeOCR(s.Elements, words)
 		}
 	}
+	st.Elements = len(s.Elements)
+	d.mu.Lock()
+	d.last = st
+	d.mu.Unlock()
 	return s, nil
 }
 
@@ -244,40 +284,20 @@ func OCR(ctx context.Context, img image.Image) ([]screen.Word, error) {
 	b := img.Bounds()
 	gray := image.NewGray(image.Rect(0, 0, b.Dx()*2, b.Dy()*2))
 	draw.BiLinear.Scale(gray, gray.Bounds(), img, b, draw.Src, nil)
-	var in bytes.Buffer
-	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&in, gray); err != nil {
+	words, err := tesseract(ctx, gray, "11")
+	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "tesseract", "stdin", "stdout", "--psm", "11", "-l", "eng", "tsv")
-	cmd.Stdin = &in
-	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("tesseract (apt-get install tesseract-ocr tesseract-ocr-eng): %v: %s", err, strings.TrimSpace(errb.String()))
-	}
-	var words []screen.Word
-	sc := bufio.NewScanner(&out)
-	for sc.Scan() {
-		f := strings.Split(sc.Text(), "\t")
-		if len(f) < 12 || f[0] != "5" {
-			continue
-		}
-		text := strings.TrimSpace(f[11])
-		conf, _ := strconv.ParseFloat(f[10], 64)
-		if text == "" || conf < 30 {
-			continue
-		}
-		n := make([]int, 4)
-		for i := range n {
-			n[i], _ = strconv.Atoi(f[6+i])
-		}
-		words = append(words, screen.Word{Text: text, Conf: conf,
-			Box: screen.Rect{X: n[0]/2 + b.Min.X, Y: n[1]/2 + b.Min.Y, W: (n[2] + 1) / 2, H: (n[3] + 1) / 2}})
+	for i := range words {
+		r := words[i].Box
+		words[i].Box = screen.Rect{X: r.X/2 + b.Min.X, Y: r.Y/2 + b.Min.Y, W: (r.W + 1) / 2, H: (r.H + 1) / 2}
 	}
 	return words, nil
+}
+
+// ReadText reads the words img shows with tesseract (see OCR).
+func (d *Device) ReadText(ctx context.Context, img image.Image) ([]screen.Word, error) {
+	return OCR(ctx, img)
 }
 
 // windows lists window titles, the active one first.

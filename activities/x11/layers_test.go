@@ -1,0 +1,76 @@
+package x11
+
+import (
+	"testing"
+
+	"github.com/pcflow/pcflow/activities/screen"
+)
+
+// TestLayers: an element belongs to the window whose box matches its
+// accessible window, and a window stacked above it hides it.
+func TestLayers(t *testing.T) {
+	stack := []xwin{
+		{ID: 1, Box: screen.Rect{X: 0, Y: 0, W: 1440, H: 900}},                   // the main window's frame
+		{ID: 2, Box: screen.Rect{X: 387, Y: 184, W: 667, H: 572}},                // a dialog above it
+		{ID: 3, Box: screen.Rect{X: 181, Y: 44, W: 299, H: 630}, Override: true}, // an open menu on top
+	}
+	for _, tc := range []struct {
+		name string
+		box  screen.Rect
+		tol  int
+		want int
+	}{
+		{"frame with decorations", screen.Rect{X: 0, Y: 19, W: 1440, H: 881}, frameTolerance, 0},
+		{"dialog", screen.Rect{X: 388, Y: 205, W: 665, H: 550}, frameTolerance, 1},
+		{"popup menu exactly", screen.Rect{X: 181, Y: 44, W: 299, H: 630}, popupTolerance, 2},
+		{"menu bar entry is no popup", screen.Rect{X: 181, Y: 19, W: 62, H: 25}, popupTolerance, -1},
+	} {
+		if got := windowFor(stack, tc.box, tc.tol); got != tc.want {
+			t.Errorf("windowFor(%s) = %d, want %d", tc.name, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		z    int
+		x, y int
+		want bool
+	}{
+		{"toolbar button under the menu", 0, 200, 60, true},
+		{"toolbar button beside the menu", 0, 600, 60, false},
+		{"document under the dialog", 0, 700, 400, true},
+		{"dialog button under the menu", 1, 400, 300, true},
+		{"dialog button beside the menu", 1, 900, 700, false},
+		{"menu item on top", 2, 200, 60, false},
+	} {
+		if got := covered(stack, tc.z, tc.x, tc.y); got != tc.want {
+			t.Errorf("covered(%s) = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if got := popupHolding(stack, screen.Rect{X: 181, Y: 171, W: 299, H: 25}); got != 2 {
+		t.Errorf("popupHolding(menu item) = %d, want 2", got)
+	}
+	if got := popupHolding(stack, screen.Rect{X: 0, Y: 19, W: 39, H: 25}); got != -1 {
+		t.Errorf("popupHolding(menu bar entry) = %d, want -1", got)
+	}
+	if got, want := clip(screen.Rect{X: -10, Y: 5, W: 30, H: 10}, screen.Rect{W: 1440, H: 900}), (screen.Rect{X: 0, Y: 5, W: 20, H: 10}); got != want {
+		t.Errorf("clip at the screen's edge = %v, want %v", got, want)
+	}
+}
+
+// TestNameCleaning: names taken from tooltips and labels lose the key
+// binding and the colon; generic action descriptions name nothing.
+func TestNameCleaning(t *testing.T) {
+	for in, want := range map[string]string{
+		"Properties (Ctrl+Alt+1)": "Properties",
+		"Family:":                 "Family",
+		" Save ":                  "Save",
+		"Zoom (50%)":              "Zoom (50%)",
+	} {
+		if got := clean(in); got != want {
+			t.Errorf("clean(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if !genericPhrase.MatchString("Clicks the button") || genericPhrase.MatchString("Close Document") {
+		t.Error("genericPhrase: want Clicks the button generic, Close Document not")
+	}
+}
