@@ -101,34 +101,50 @@ func TestActionsOnMousepad(t *testing.T) {
 	}
 }
 
-// BenchmarkObserve measures a full observation (screenshot, tree and
-// Set-of-Marks) on real applications; OCR is off, as in the agent loop
-// when the tree has elements.
+// BenchmarkObserve measures a full observation (screenshot, window
+// stacking, tree, naming and Set-of-Marks) on real applications, with a
+// menu open too; OCR is off, as in the agent loop when the tree has
+// elements (-ocr names the unnamed controls by OCR as well).
 func BenchmarkObserve(b *testing.B) {
 	dev := desktop(b)
+	if os.Getenv("BENCH_OCR") != "" {
+		dev.OCRMode = OCRAuto
+	}
 	profile := b.TempDir()
 	PrepareLibreOffice(profile)
 	for _, a := range []struct {
 		name, title string
 		argv        []string
+		open        string // a menu opened before measuring
 	}{
-		{"galculator", "galculator", []string{"galculator"}},
-		{"mousepad", "Mousepad", []string{"mousepad"}},
-		{"writer", "LibreOffice Writer", []string{"soffice", "-env:UserInstallation=file://" + profile, "--norestore", "--writer"}},
+		{"galculator", "galculator", []string{"galculator"}, ""},
+		{"mousepad", "Mousepad", []string{"mousepad"}, ""},
+		{"writer", "LibreOffice Writer", []string{"soffice", "-env:UserInstallation=file://" + profile, "--norestore", "--writer"}, ""},
+		{"writer-format-menu", "LibreOffice Writer", []string{"soffice", "-env:UserInstallation=file://" + profile, "--norestore", "--writer"}, "Format"},
 	} {
 		b.Run(a.name, func(b *testing.B) {
 			app(b, dev, a.title, a.argv...)
+			if a.open != "" {
+				if !clickNamed(b, dev, "menu", a.open) {
+					b.Fatalf("no %s menu", a.open)
+				}
+				if _, e := find(dev, named("", "Character..."), 10*time.Second); e == nil {
+					b.Fatalf("the %s menu did not open", a.open)
+				}
+			}
 			b.ResetTimer()
-			n := 0
 			for i := 0; i < b.N; i++ {
 				s, err := dev.Observe(context.Background())
 				if err != nil {
 					b.Fatal(err)
 				}
 				activities.Annotate(s.Image, s.Elements)
-				n = len(s.Elements)
 			}
-			b.ReportMetric(float64(n), "elements")
+			st := dev.LastStats()
+			b.ReportMetric(float64(st.Elements), "elements")
+			b.ReportMetric(float64(st.Occluded), "occluded")
+			b.ReportMetric(float64(st.Unnamed), "unnamed-before")
+			b.ReportMetric(float64(st.StillUnnamed), "unnamed-after")
 		})
 	}
 }

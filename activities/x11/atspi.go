@@ -149,7 +149,7 @@ func newAppTree(items []cacheItem) *appTree {
 // window.
 var (
 	windowRoles = map[string]bool{"frame": true, "dialog": true, "window": true, "alert": true, "file chooser": true}
-	popupRoles  = map[string]bool{"menu": true, "popup menu": true, "list": true, "list box": true, "window": true, "tool tip": true, "combo box": true, "panel": true}
+	popupRoles  = map[string]bool{"menu": true, "popup menu": true, "list": true, "list box": true, "window": true, "tool tip": true, "combo box": true}
 	// A zero-sized container of these roles shows none of its children:
 	// LibreOffice keeps a hidden menu bar of its own beside the native one.
 	clipRoles = map[string]bool{"menu bar": true, "tool bar": true, "menu": true}
@@ -174,6 +174,11 @@ type scene struct {
 	stack   []xwin
 	screen  screen.Rect
 	extents map[objRef]screen.Rect
+	// offsets shift the boxes of an application (by bus name) that
+	// reports window-relative boxes as screen ones (GTK 4).
+	offsets map[string][2]int
+	// origin finds where a window's client area lies on screen, by title.
+	origin func(title string) (x, y int, ok bool)
 }
 
 func (sc *scene) extent(ref objRef) (screen.Rect, bool) {
@@ -186,8 +191,43 @@ func (sc *scene) extent(ref objRef) (screen.Rect, bool) {
 		return screen.Rect{}, false
 	}
 	r := screen.Rect{X: int(ext.X), Y: int(ext.Y), W: int(ext.W), H: int(ext.H)}
+	if off, ok := sc.offsets[ref.Bus]; ok {
+		r.X, r.Y = r.X+off[0], r.Y+off[1]
+	}
 	sc.extents[ref] = r
 	return r, true
+}
+
+// windowRelative handles a toolkit that reports boxes relative to their
+// window as screen boxes (GTK 4 puts every top-level at (0,0)): the
+// application's boxes are shifted by where its window's client area is.
+func (sc *scene) windowRelative(app objRef, t *appTree, active string) {
+	obj := sc.conn.Object(app.Bus, app.Path)
+	name, _ := obj.GetProperty("org.a11y.atspi.Application.ToolkitName")
+	version, _ := obj.GetProperty("org.a11y.atspi.Application.Version")
+	tk, _ := name.Value().(string)
+	v, _ := version.Value().(string)
+	if !strings.EqualFold(tk, "GTK") || !strings.HasPrefix(v, "4.") || sc.origin == nil {
+		return
+	}
+	var top *cacheItem
+	for i := range t.items {
+		it := &t.items[i]
+		if t.byRef[it.Parent] == nil && windowRoles[roleName(it.Role)] && bit(it.States, stateShowing) && (top == nil || it.Name == active) {
+			top = it
+		}
+	}
+	if top == nil {
+		return
+	}
+	b, ok := sc.extent(top.Ref)
+	if !ok || b.X != 0 || b.Y != 0 {
+		return
+	}
+	if x, y, ok := sc.origin(top.Name); ok && (x != 0 || y != 0) {
+		sc.offsets[app.Bus] = [2]int{x, y}
+		clear(sc.extents)
+	}
 }
 
 // layer finds the X window an object is drawn in, as an index into the
@@ -246,7 +286,7 @@ func (sc *scene) topZ(t *appTree) int {
 // them), each window's in reading order, numbered from 1. The foreground
 // application's elements are kept, and another application's only where
 // its windows lie above the foreground window.
-func (a *a11y) elements(screenW, screenH int, active string, stack []xwin) (*observation, error) {
+func (a *a11y) elements(screenW, screenH int, active string, stack []xwin, origin func(string) (int, int, bool)) (*observation, error) {
 	conn, err := a.connect()
 	if err != nil {
 		return nil, err
@@ -257,7 +297,8 @@ func (a *a11y) elements(screenW, screenH int, active string, stack []xwin) (*obs
 		a.close()
 		return nil, fmt.Errorf("list accessible applications: %w", err)
 	}
-	sc := &scene{conn: conn, stack: stack, screen: screen.Rect{W: screenW, H: screenH}, extents: map[objRef]screen.Rect{}}
+	sc := &scene{conn: conn, stack: stack, screen: screen.Rect{W: screenW, H: screenH}, extents: map[objRef]screen.Rect{},
+		offsets: map[string][2]int{}, origin: origin}
 	var apps []*appTree
 	anyFocused := false
 	for _, app := range children {
@@ -266,6 +307,7 @@ func (a *a11y) elements(screenW, screenH int, active string, stack []xwin) (*obs
 			continue // an application that went away
 		}
 		t := newAppTree(items)
+		sc.windowRelative(app, t, active)
 		t.focused = active != "" && ownsWindow(items, active)
 		anyFocused = anyFocused || t.focused
 		apps = append(apps, t)
@@ -488,7 +530,10 @@ func (a *a11y) items(conn *dbus.Conn, app objRef) ([]cacheItem, error) {
 	for _, it := range items {
 		known[it.Ref] = true
 	}
+	// At most maxLiveWalk objects are walked live per application: lists
+	// that manage their descendants keep them out of the cache for good.
 	budget := new(int)
+	*budget = maxWalk - maxLiveWalk
 	n := len(items)
 	for i := 0; i < n; i++ {
 		it := items[i]
@@ -513,8 +558,14 @@ func (a *a11y) items(conn *dbus.Conn, app objRef) ([]cacheItem, error) {
 	return items, nil
 }
 
+// Limits of walking a tree object by object.
+const (
+	maxWalk     = 4000
+	maxLiveWalk = 400
+)
+
 func (a *a11y) walk(conn *dbus.Conn, ref, parent objRef, depth int, budget *int) ([]cacheItem, error) {
-	if depth > 30 || *budget > 4000 {
+	if depth > 30 || *budget > maxWalk {
 		return nil, nil
 	}
 	*budget++

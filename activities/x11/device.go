@@ -181,7 +181,7 @@ func (d *Device) Observe(ctx context.Context) (*screen.Screen, error) {
 		return nil, d.diagnose(ctx, err)
 	}
 	var st ObserveStats
-	obs, err := d.tree.elements(b.Dx(), b.Dy(), active, stack)
+	obs, err := d.tree.elements(b.Dx(), b.Dy(), active, stack, func(title string) (int, int, bool) { return clientOrigin(xu, title) })
 	if err != nil {
 		// The tree is the primary source, but a desktop without it still
 		// works through OCR.
@@ -321,6 +321,26 @@ func (d *Device) windows() ([]string, string, error) {
 		}
 	}
 	return titles, active, nil
+}
+
+// clientOrigin is where the client area of the window with a title lies
+// on the screen.
+func clientOrigin(xu *xgbutil.XUtil, title string) (int, int, bool) {
+	ids, err := ewmh.ClientListGet(xu)
+	if err != nil {
+		return 0, 0, false
+	}
+	for _, id := range ids {
+		if windowTitle(xu, id) != title {
+			continue
+		}
+		r, err := xproto.TranslateCoordinates(xu.Conn(), id, xu.RootWin(), 0, 0).Reply()
+		if err != nil {
+			return 0, 0, false
+		}
+		return int(r.DstX), int(r.DstY), true
+	}
+	return 0, 0, false
 }
 
 // windowTitle is a window's title: _NET_WM_NAME, or the legacy WM_NAME that
