@@ -164,8 +164,9 @@ type observation struct {
 	items    []*cacheItem // the object behind each element (nil for cells)
 	// Occluded counts elements left out because a window above hides them.
 	Occluded int
-	// Unnamed counts elements with neither name nor value before nameOf.
-	Unnamed int
+	// Unnamed counts elements with neither name nor value before nameOf,
+	// Named those nameOf named.
+	Unnamed, Named int
 }
 
 // scene holds what the layer computations of one observation share.
@@ -421,7 +422,9 @@ func (a *a11y) elements(screenW, screenH int, active string, stack []xwin, origi
 			}
 			if e.Name == "" && e.Value == "" {
 				obs.Unnamed++
-				e.Name = a.nameOf(conn, t, it)
+				if e.Name = a.nameOf(conn, t, it); e.Name != "" {
+					obs.Named++
+				}
 			}
 			out = append(out, placed{e, it, z})
 		}

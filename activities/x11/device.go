@@ -9,8 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"io"
-	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,7 +18,6 @@ import (
 	"time"
 
 	"github.com/go-vgo/robotgo"
-	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgbutil"
 	"github.com/jezek/xgbutil/ewmh"
@@ -82,9 +79,6 @@ func New() (*Device, error) {
 	if display == "" {
 		return nil, errors.New("DISPLAY is not set: start a desktop with `pcflow desktop up` and pass --display :N")
 	}
-	// xgb logs connection chatter (no ~/.Xauthority on Xvfb) to stderr.
-	xgb.Logger = log.New(io.Discard, "", 0)
-	xgbutil.Logger = log.New(io.Discard, "", 0)
 	xu, err := connectDisplay(display)
 	if err != nil {
 		return nil, err
@@ -189,16 +183,15 @@ func (d *Device) Observe(ctx context.Context) (*screen.Screen, error) {
 		obs = &observation{}
 	}
 	s.Elements = obs.elements
-	st.Occluded, st.Unnamed = obs.Occluded, obs.Unnamed
+	st.Occluded, st.Unnamed, st.Named = obs.Occluded, obs.Unnamed, obs.Named
+	if d.OCRMode != OCRNever && st.Unnamed > st.Named {
+		if n, err := nameByOCR(ctx, img, s.Elements); err == nil {
+			st.NamedByOCR = n
+		}
+	}
 	for _, e := range s.Elements {
 		if e.Name == "" && e.Value == "" {
 			st.StillUnnamed++
-		}
-	}
-	st.Named = st.Unnamed - st.StillUnnamed
-	if d.OCRMode != OCRNever && st.StillUnnamed > 0 {
-		if n, err := nameByOCR(ctx, img, s.Elements); err == nil {
-			st.NamedByOCR, st.StillUnnamed = n, st.StillUnnamed-n
 		}
 	}
 	s.Clipboard = clipboard()
@@ -386,6 +379,7 @@ func (d *Device) Launch(ctx context.Context, argv []string) error {
 	if err != nil {
 		return fmt.Errorf("launch %s: not found on PATH", argv[0])
 	}
+	argv = accessible(argv)
 	// Error output goes to a file, not a pipe: the program must not get
 	// SIGPIPE when the worker stops.
 	errf, err := os.CreateTemp("", "pcflow-launch-*.log")
@@ -420,6 +414,25 @@ func (d *Device) Launch(ctx context.Context, argv []string) error {
 		return ctx.Err()
 	}
 	return nil
+}
+
+// chromiumNames are the programs of Chromium-based browsers.
+var chromiumNames = map[string]bool{"chromium": true, "chromium-browser": true, "google-chrome": true, "google-chrome-stable": true, "chrome": true}
+
+// accessible adds what a program needs to show its content to the
+// accessibility tree: Chromium builds the tree of a page only with
+// --force-renderer-accessibility, even with the session's accessibility
+// switched on (measured: without it no element of the page appears).
+func accessible(argv []string) []string {
+	if !chromiumNames[filepath.Base(argv[0])] {
+		return argv
+	}
+	for _, a := range argv[1:] {
+		if strings.HasPrefix(a, "--force-renderer-accessibility") {
+			return argv
+		}
+	}
+	return append([]string{argv[0], "--force-renderer-accessibility"}, argv[1:]...)
 }
 
 // errorOutput returns a program's error output, shortened to about n bytes

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"os"
 
 	"github.com/godbus/dbus/v5"
+	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgbutil"
 	"github.com/jezek/xgbutil/ewmh"
@@ -33,6 +36,9 @@ var (
 // X server answers there. Every robotgo call must come after this check:
 // Xlib ends the whole process on a display it cannot open.
 func connectDisplay(display string) (*xgbutil.XUtil, error) {
+	// xgb logs connection chatter (no ~/.Xauthority on Xvfb) to stderr.
+	xgb.Logger = log.New(io.Discard, "", 0)
+	xgbutil.Logger = log.New(io.Discard, "", 0)
 	xu, err := xgbutil.NewConnDisplay(display)
 	if err != nil {
 		return nil, fmt.Errorf("display %s: %w answers (%v): start one with `pcflow desktop up --display %s`, or pass the --display of a running desktop",

@@ -74,3 +74,15 @@ func TestNameCleaning(t *testing.T) {
 		t.Error("genericPhrase: want Clicks the button generic, Close Document not")
 	}
 }
+
+// TestChromiumMadeAccessible: a launched Chromium gets the flag without
+// which its pages stay out of the accessibility tree.
+func TestChromiumMadeAccessible(t *testing.T) {
+	got := accessible([]string{"/usr/bin/chromium", "https://example.org"})
+	if len(got) != 3 || got[1] != "--force-renderer-accessibility" {
+		t.Errorf("accessible(chromium) = %q, want the renderer accessibility flag", got)
+	}
+	if got := accessible([]string{"mousepad", "a.txt"}); len(got) != 2 {
+		t.Errorf("accessible(mousepad) = %q, want it unchanged", got)
+	}
+}
