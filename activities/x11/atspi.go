@@ -350,6 +350,9 @@ func (a *a11y) elements(screenW, screenH int, active string, stack []xwin, origi
 						obs.Occluded++
 						continue
 					}
+					if c.Name == "" && c.Value == "" {
+						obs.Unnamed++
+					}
 					out = append(out, placed{c, nil, z})
 				}
 				continue
