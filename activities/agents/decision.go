@@ -221,8 +221,10 @@ func buildAction(name string, args json.RawMessage, in agent.DecisionInput, toSc
 	switch name {
 	case screen.ActClick, screen.ActDoubleClick, screen.ActRightClick,
 		screen.ActMiddleClick, screen.ActTripleClick, screen.ActMouseMove:
+		a.Keys = r.Keys // modifiers held while clicking
 		return a, point(true)
 	case screen.ActMouseDown, screen.ActMouseUp:
+		a.Keys = r.Keys
 		return a, point(false)
 	case screen.ActHoldKey:
 		if len(r.Keys) == 0 {
@@ -245,7 +247,7 @@ func buildAction(name string, args json.RawMessage, in agent.DecisionInput, toSc
 		default:
 			return a, fmt.Errorf("scroll direction must be up, down, left or right, not %q", r.Direction)
 		}
-		a.Direction, a.Amount = r.Direction, r.Amount
+		a.Direction, a.Amount, a.Keys = r.Direction, r.Amount, r.Keys
 		if a.Amount <= 0 {
 			a.Amount = 3
 		}

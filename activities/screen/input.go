@@ -23,3 +23,10 @@ func Pointed(kind string) bool {
 	}
 	return false
 }
+
+// HoldsKeys reports whether Keys on an action of this kind are modifiers
+// held down while it runs (shift-click, ctrl-scroll), as the computer-use
+// tools allow.
+func HoldsKeys(kind string) bool {
+	return Pointed(kind) || kind == ActScroll || kind == ActDrag || kind == ActMouseDown || kind == ActMouseUp
+}

@@ -142,6 +142,9 @@ func (a Action) Summary() string {
 	} else if Pointed(a.Kind) {
 		target = fmt.Sprintf(" (%d,%d)", a.X, a.Y)
 	}
+	if len(a.Keys) > 0 && HoldsKeys(a.Kind) {
+		return strings.Join(a.Keys, "+") + "+" + a.withoutKeys().Summary()
+	}
 	switch a.Kind {
 	case ActType:
 		s := fmt.Sprintf("type %q%s", text.Trunc(a.Text, 40), target)
@@ -203,3 +206,8 @@ const (
 	VerdictWrong    = "wrong"
 	VerdictNoEffect = "no_effect"
 )
+
+func (a Action) withoutKeys() Action {
+	a.Keys = nil
+	return a
+}

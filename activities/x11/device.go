@@ -480,6 +480,11 @@ func (d *Device) act(ctx context.Context, a screen.Action) (string, error) {
 	if err := d.ready(ctx); err != nil {
 		return "", err
 	}
+	release, err := holdModifiers(a)
+	if err != nil {
+		return "", err
+	}
+	defer release()
 	switch a.Kind {
 	case screen.ActClick, screen.ActDoubleClick, screen.ActRightClick:
 		d.focusAt(a.X, a.Y)

@@ -95,3 +95,28 @@ func (d *Device) actInput(ctx context.Context, a screen.Action) (note string, ha
 	}
 	return "", false, nil
 }
+
+// holdModifiers presses the keys a pointer action is to be done with
+// (shift-click, ctrl-scroll) and returns their release.
+func holdModifiers(a screen.Action) (func(), error) {
+	if len(a.Keys) == 0 || !screen.HoldsKeys(a.Kind) {
+		return func() {}, nil
+	}
+	keys := make([]string, len(a.Keys))
+	for i, k := range a.Keys {
+		keys[i] = normKey(k)
+	}
+	release := func(n int) {
+		for i := n - 1; i >= 0; i-- {
+			_ = robotgo.KeyToggle(keys[i], "up")
+		}
+	}
+	for i, k := range keys {
+		if err := robotgo.KeyToggle(k, "down"); err != nil {
+			release(i)
+			return nil, fmt.Errorf("hold %s for %s: %w", k, a.Kind, err)
+		}
+	}
+	time.Sleep(30 * time.Millisecond)
+	return func() { release(len(keys)) }, nil
+}

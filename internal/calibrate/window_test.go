@@ -126,3 +126,43 @@ func TestInputPrimitivesReachTheDisplay(t *testing.T) {
 		t.Errorf("hold_key shift events = %s, want a press then its release", kinds(es))
 	}
 }
+
+// TestModifierHeldDuringClick: a shift-click presses shift, clicks, and
+// releases shift, as the computer tools' "text" on a click asks.
+func TestModifierHeldDuringClick(t *testing.T) {
+	d, err := x11.Up(context.Background(), x11.DesktopOptions{StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("desktop: %v", err)
+	}
+	t.Cleanup(d.Down)
+	for k, v := range d.Env {
+		t.Setenv(k, v)
+	}
+	dev, err := x11.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev.OCRMode = x11.OCRNever
+	t.Cleanup(dev.Close)
+	w, err := calibrate.Open(d.Display)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	w.Focus()
+	time.Sleep(100 * time.Millisecond)
+	w.Drain()
+	if _, err := dev.Act(context.Background(), screen.Action{Kind: screen.ActClick, X: 200, Y: 150, Keys: []string{"shift"}}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	var kinds []string
+	for _, e := range w.Events() {
+		if e.Kind != "motion" {
+			kinds = append(kinds, e.Kind)
+		}
+	}
+	if got := strings.Join(kinds, " "); got != "key-press press release key-release" {
+		t.Errorf("shift-click events = %s, want the key held around the click", got)
+	}
+}

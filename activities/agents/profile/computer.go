@@ -80,6 +80,9 @@ func anthropicCall(in map[string]any) (Call, error) {
 	keys := func(s string) []any {
 		return lowerKeys(strings.FieldsFunc(s, func(r rune) bool { return r == '+' || r == ' ' }))
 	}
+	if t, ok := in["text"].(string); ok && t != "" && action != "type" && action != "key" && action != "hold_key" {
+		out["keys"] = keys(t) // modifiers held during the action
+	}
 	switch action {
 	case "left_click", "right_click", "middle_click", "double_click", "triple_click", "mouse_move":
 		if err := point("coordinate", "x", "y", true); err != nil {
