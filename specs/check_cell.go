@@ -44,7 +44,13 @@ func cellCheck() checkKind {
 				ck.Sheet = p.staticString(st, a)
 			}
 			o := plan.Office{Number: p.number(st, kc), Formula: p.stringAttr(st, kc, "formula"), Format: p.format(st, kc, cellFormat...)}
-			if o.Number != nil || o.Formula != nil || o.Format != nil {
+			given := false // an office attribute with a bad value is reported once
+			for _, n := range append([]string{"approx", "tolerance", "less_than", "greater_than", "formula"}, cellFormat...) {
+				if _, ok := kc.Attributes[n]; ok {
+					given = true
+				}
+			}
+			if o.Number != nil || o.Formula != nil || o.Format != nil || given {
 				ck.Office = &o
 			}
 			p.settleConditions(kb, kc, ck, true)

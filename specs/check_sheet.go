@@ -77,12 +77,13 @@ func sheetCheck() checkKind {
 			if a, ok := kc.Attributes["chart_series"]; ok {
 				o.ChartSeries = p.stringList(st, a)
 			}
-			if a, ok := kc.Attributes["range"]; ok && o.Table == nil && o.Gold == nil {
+			_, hasEquals := kc.Attributes["equals"]
+			if a, ok := kc.Attributes["range"]; ok && !hasEquals && o.Gold == nil {
 				p.diags = append(p.diags, exprDiag(a.NameRange, "Range without values",
 					"range says which cells to compare; add equals = [[...]] or gold = \"reference file\"."))
 			}
 			ck.Office = &o
-			if o.Table == nil && o.Gold == nil && o.Sheets == nil && o.Frozen == nil && o.Filter == nil &&
+			if !hasEquals && o.Gold == nil && o.Sheets == nil && o.Frozen == nil && o.Filter == nil &&
 				o.ChartType == nil && o.ChartTitle == nil && o.ChartSeries == nil && o.ConditionalFormat == nil {
 				ck.Office = nil
 				p.diags = append(p.diags, &hcl.Diagnostic{

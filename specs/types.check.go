@@ -93,7 +93,9 @@ func (p *parser) checks(st *scope, blocks hcl.Blocks, device, owner string) []pl
 		}
 		declared[blk.Labels[0]] = true
 		for _, t := range bodyVariables(blk.Body) {
-			if name, _, ok := attrStep(t, 1); ok && t.RootName() == "check" {
+			name, _, ok := attrStep(t, 1)
+			field, _, ok2 := attrStep(t, 2)
+			if ok && ok2 && field == "value" && t.RootName() == "check" { // not after = [check.NAME]
 				captured[name] = true
 			}
 		}
@@ -124,6 +126,10 @@ func (p *parser) checks(st *scope, blocks hcl.Blocks, device, owner string) []pl
 					ck.After = append(ck.After, ref)
 					ar = append(ar, cst.checkRefs[ref])
 				}
+			}
+			if captured[name] && valueless[ck.Kind] {
+				p.diags = append(p.diags, exprDiag(blk.LabelRanges[0], "Check has no value",
+					fmt.Sprintf("check.%s.value is read by another check, but a %s check compares or finds things rather than reading one value. Read the value with a cell, file, command, clipboard, screen_text or document check.", name, ck.Kind)))
 			}
 			if captured[name] && ck.Kind == plan.CheckExpect {
 				p.diags = append(p.diags, exprDiag(blk.LabelRanges[0], "Expect checks have no value",
@@ -274,6 +280,9 @@ func (p *parser) settleConditions(kb *hcl.Block, kc *hcl.BodyContent, ck *plan.C
 		})
 	}
 }
+
+// valueless are the kinds that decide without reading one value to capture.
+var valueless = map[string]bool{plan.CheckSheet: true, plan.CheckDirectory: true, plan.CheckElement: true, plan.CheckWindowTitle: true}
 
 // bodyVariables lists the traversals a block's attributes (and those of
 // its nested blocks) read.

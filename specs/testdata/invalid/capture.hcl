@@ -16,4 +16,12 @@ task "capture" {
       cell = "A1"
     }
   }
+  check "e" {
+    expect = check.f.value == "x"
+  }
+  check "f" {
+    directory {
+      path = "/tmp"
+    }
+  }
 }
