@@ -42,6 +42,14 @@
 //     rows), and conditions that cannot hold together (greater_than above
 //     less_than, tolerance without approx, equals with gold, formatting
 //     without the text it applies to).
+//   - setup and post_run steps share one decoder: write_file, command and
+//     commands (run in order), launch, wait_for_window with wait_timeout,
+//     press { window, keys }, close_window and sleep; a step with none of
+//     them is an error. post_run steps run after the last subtask and
+//     before the task's checks.
+//   - infeasible = true makes the agent's fail the right answer (task
+//     checks are then never run: a warning says so); requires lists
+//     program names (no spaces or slashes) each device must have.
 //   - check.NAME.value reads the value a sibling device check captured; the
 //     reader runs after it (an implied after), the captured check needs no
 //     condition, and an expect check cannot be captured (it reads nothing).
