@@ -1,0 +1,100 @@
+package workflows_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pcflow/pcflow/activities/agents/profile"
+	"github.com/pcflow/pcflow/activities/agents/scripted"
+	"github.com/pcflow/pcflow/activities/fakedevice"
+	"github.com/pcflow/pcflow/internal/enginetest"
+	"github.com/pcflow/pcflow/workflows"
+)
+
+// TestEngineInEveryProfile runs a task through the real engine (Temporal,
+// the Decide/Act/Reflect/Progress activities, the scripted model over
+// HTTP) with the model answering in each built-in profile's wire format
+// and coordinate space: every click must reach the device inside the
+// button the script named.
+func TestEngineInEveryProfile(t *testing.T) {
+	buttons := []string{"1", "2", "*", "7", "="}
+	var steps []scripted.Step
+	for _, b := range buttons {
+		steps = append(steps, click(b))
+	}
+	steps = append(steps, scripted.Step{Action: "done", Args: map[string]any{"outputs": map[string]any{"product": "84"}}})
+	for _, p := range profile.Builtins() {
+		t.Run(p.Name, func(t *testing.T) {
+			env := enginetest.Start(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{"multiply": {Steps: steps}}})
+			env.Model.SetProfile(p)
+			dev := fakedevice.New(buttons...)
+			cfg := env.ModelConfig()
+			cfg.Profile = p
+			acts := env.Activities(dev, "desktop", cfg)
+			env.Serve("desktop", acts, true)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			res, err := env.Run(ctx, "profile-"+strings.ReplaceAll(p.Name, ".", "-"), mustPlan(t, `task "t" {
+  subtask "multiply" {
+    instruction = "compute 12 × 7"
+    output "product" {}
+  }
+}`), workflows.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Reason != workflows.ReasonSuccess {
+				t.Fatalf("reason = %s (%s)", res.Reason, res.Error)
+			}
+			got := dev.Actions()
+			if len(got) != len(buttons) {
+				t.Fatalf("%d actions reached the device, want %d: %+v", len(got), len(buttons), got)
+			}
+			for i, a := range got {
+				box := dev.Elements[i].Box
+				if a.Kind != "click" || a.Element != 0 || a.X < box.X || a.X >= box.X+box.W || a.Y < box.Y || a.Y >= box.Y+box.H {
+					t.Errorf("action %d = %s at (%d,%d), want a click by coordinates inside %q %+v", i+1, a.Kind, a.X, a.Y, buttons[i], box)
+				}
+			}
+		})
+	}
+}
+
+// TestEngineBatch: a batch answer runs through the real engine, each
+// action reaching the device once, in order.
+func TestEngineBatch(t *testing.T) {
+	var batch []scripted.Step
+	for _, b := range []string{"1", "2", "*", "7", "="} {
+		batch = append(batch, click(b))
+	}
+	env := enginetest.Start(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{"multiply": {Steps: []scripted.Step{
+		{Thought: "All at once.", Batch: batch},
+		{Action: "done", Args: map[string]any{"outputs": map[string]any{"product": "84"}}},
+	}}}})
+	dev := fakedevice.New("1", "2", "*", "7", "=")
+	acts := env.Activities(dev, "desktop", env.ModelConfig())
+	env.Serve("desktop", acts, true)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := env.Run(ctx, "batch", mustPlan(t, `task "t" {
+  subtask "multiply" {
+    instruction = "compute 12 × 7"
+    output "product" {}
+  }
+}`), workflows.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Reason != workflows.ReasonSuccess || res.Steps != 2 {
+		t.Fatalf("reason = %s after %d steps (%s), want success after 2", res.Reason, res.Steps, res.Error)
+	}
+	var targets []string
+	for _, a := range dev.Actions() {
+		targets = append(targets, a.Target)
+	}
+	if got := strings.Join(targets, " "); got != "1 2 * 7 =" {
+		t.Errorf("device ran %q, want the batch 1 2 * 7 = once each, in order", got)
+	}
+}
