@@ -425,7 +425,7 @@ func (a *a11y) elements(screenW, screenH int, active string, stack []xwin, origi
 			}
 			if e.Name == "" && e.Value == "" {
 				obs.Unnamed++
-				if e.Name = a.nameOf(conn, t, it); e.Name != "" {
+				if e.Name = a.nameOf(conn, sc, t, it); e.Name != "" {
 					obs.Named++
 				}
 			}

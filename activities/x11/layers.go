@@ -3,6 +3,7 @@ package x11
 import (
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgbutil"
+	"github.com/jezek/xgbutil/ewmh"
 
 	"github.com/pcflow/pcflow/activities/screen"
 )
@@ -43,9 +44,25 @@ func stacking(xu *xgbutil.XUtil) ([]xwin, error) {
 		if box.W <= 2 || box.H <= 2 {
 			continue // the window manager's and toolkits' hidden helper windows
 		}
+		if a.OverrideRedirect && isTooltip(xu, w) {
+			// A tooltip shows while the pointer rests and goes with the
+			// next move, which every click makes: it hides nothing.
+			continue
+		}
 		out = append(out, xwin{ID: w, Box: box, Override: a.OverrideRedirect})
 	}
 	return out, nil
+}
+
+// isTooltip reports whether a window says it is a tooltip.
+func isTooltip(xu *xgbutil.XUtil, w xproto.Window) bool {
+	types, _ := ewmh.WmWindowTypeGet(xu, w)
+	for _, t := range types {
+		if t == "_NET_WM_WINDOW_TYPE_TOOLTIP" {
+			return true
+		}
+	}
+	return false
 }
 
 // edgeDistance is how far apart two rectangles' edges are, summed.

@@ -36,7 +36,7 @@ var shortcut = regexp.MustCompile(`\s*\((Ctrl|Alt|Shift|Super|F\d+)[^)]*\)$`)
 // use: its label (labelled-by), its description or tooltip, the name of a
 // child (an icon's or a label's), its image description, its action's
 // description. It returns "" when none of them speaks.
-func (a *a11y) nameOf(conn *dbus.Conn, t *appTree, it *cacheItem) string {
+func (a *a11y) nameOf(conn *dbus.Conn, sc *scene, t *appTree, it *cacheItem) string {
 	obj := conn.Object(it.Ref.Bus, it.Ref.Path)
 	var rels []struct {
 		Type    uint32
@@ -76,6 +76,26 @@ func (a *a11y) nameOf(conn *dbus.Conn, t *appTree, it *cacheItem) string {
 				}
 			}
 		}
+	}
+	// A wrapper that speaks for it: a parent with the same box (LibreOffice's
+	// sidebar buttons sit in panels that carry the tooltip), or the combo
+	// box whose drop-down button it is.
+	box, _ := sc.extent(it.Ref)
+	p := it.Parent
+	for depth := 0; depth < 2; depth++ {
+		pi := t.byRef[p]
+		if pi == nil {
+			break
+		}
+		if pb, ok := sc.extent(p); (ok && edgeDistance(pb, box) <= 4) || roleName(pi.Role) == "combo box" {
+			if n := clean(pi.Name); n != "" {
+				return n
+			}
+			if n := clean(pi.Desc); n != "" {
+				return n
+			}
+		}
+		p = pi.Parent
 	}
 	if hasIface(it.Interfaces, "org.a11y.atspi.Image") {
 		if v, err := obj.GetProperty("org.a11y.atspi.Image.ImageDescription"); err == nil {
