@@ -88,6 +88,7 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 		}
 	}
 	d := &Desktop{Display: o.Display, Env: map[string]string{}}
+	keepInheritedFiles()
 	// -noreset: by default Xvfb resets whenever its last client leaves,
 	// and a client connecting during the reset (the window manager after
 	// our readiness probe) is refused.
@@ -409,6 +410,22 @@ func (d *Desktop) Down() {
 	if n, err := displayNum(d.Display); err == nil && len(d.PIDs) > 0 {
 		os.Remove(socketFor(n))
 		os.Remove(fmt.Sprintf("/tmp/.X%d-lock", n))
+	}
+}
+
+// keepInheritedFiles marks the files this process inherited (beyond
+// stdin, stdout and stderr) close-on-exec, so the long-lived programs it
+// starts do not hold them: a desktop started under `flock LOCK cmd` kept
+// the lock for as long as its Xvfb ran.
+func keepInheritedFiles() {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
 	}
 }
 

@@ -380,6 +380,7 @@ func (d *Device) Launch(ctx context.Context, argv []string) error {
 		return fmt.Errorf("launch %s: not found on PATH", argv[0])
 	}
 	argv = accessible(argv)
+	keepInheritedFiles()
 	// Error output goes to a file, not a pipe: the program must not get
 	// SIGPIPE when the worker stops.
 	errf, err := os.CreateTemp("", "pcflow-launch-*.log")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -132,5 +133,33 @@ func TestLegacyTitleAndLaunchFailure(t *testing.T) {
 	err := dev.Launch(ctx, []string{"xterm", "-bogus"})
 	if err == nil || !strings.Contains(err.Error(), "exit status 1") || !strings.Contains(err.Error(), `bad command line option "-bogus"`) {
 		t.Errorf("Launch of a failing program: err = %v, want its exit status and error output", err)
+	}
+}
+
+// TestDesktopHoldsNoInheritedFiles: the desktop's daemons do not keep the
+// files of the process that started them, such as the lock of
+// `flock LOCK go test`, which a leftover Xvfb held for good.
+func TestDesktopHoldsNoInheritedFiles(t *testing.T) {
+	lock := filepath.Join(t.TempDir(), "desktop.lock")
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := syscall.Open(lock, syscall.O_RDONLY, 0) // inheritable, as flock(1) passes it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	d, err := Up(context.Background(), DesktopOptions{StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Down()
+	for _, pid := range d.PIDs {
+		fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+		for _, f := range fds {
+			if target, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, f.Name())); target == lock {
+				t.Errorf("desktop process %d holds the inherited file %s", pid, lock)
+			}
+		}
 	}
 }
