@@ -690,7 +690,13 @@ func (a *Activities) Setup(ctx context.Context, in SetupInput) (*SetupResult, er
 				break
 			}
 			if time.Now().After(deadline) {
-				return nil, fail(nil, "no window matching %q after %s (open windows: %s)", in.WaitForWindow, timeout, strings.Join(wins, " | "))
+				why := ""
+				if r, ok := a.Device.(LaunchReporter); ok {
+					if exits := r.LaunchFailures(); len(exits) > 0 {
+						why = "; a launched program failed: " + exits[len(exits)-1]
+					}
+				}
+				return nil, fail(nil, "no window matching %q after %s (open windows: %s)%s", in.WaitForWindow, timeout, strings.Join(wins, " | "), why)
 			}
 			select {
 			case <-ctx.Done():

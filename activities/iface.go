@@ -49,6 +49,12 @@ type TextReader interface {
 	ReadText(ctx context.Context, img image.Image) ([]screen.Word, error)
 }
 
+// LaunchReporter is a device that remembers the programs it launched that
+// failed later, so a setup that waits in vain for their window says why.
+type LaunchReporter interface {
+	LaunchFailures() []string
+}
+
 // ArtifactStore keeps screenshots and other large data out of history.
 type ArtifactStore interface {
 	Put(data []byte, ext string) (string, error)

@@ -6,6 +6,7 @@ import (
 	"image"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/fakedevice"
@@ -38,5 +39,22 @@ func TestOCRErrorReachesTheUser(t *testing.T) {
 	}
 	if !strings.Contains(got, "tesseract is not installed") {
 		t.Errorf("screen_text check with broken OCR = %q, want the OCR error", got)
+	}
+}
+
+// failedLauncher is a device whose launched program failed.
+type failedLauncher struct{ *fakedevice.Device }
+
+func (failedLauncher) LaunchFailures() []string {
+	return []string{"xterm -bogus exited (exit status 1): xterm: bad command line option"}
+}
+
+// TestSetupSaysWhyNoWindowCame: a setup waiting for the window of a
+// program that failed names the failure, not only the timeout.
+func TestSetupSaysWhyNoWindowCame(t *testing.T) {
+	a := &activities.Activities{Device: failedLauncher{fakedevice.New("OK")}}
+	_, err := a.Setup(context.Background(), activities.SetupInput{Name: "terminal", WaitForWindow: "Terminal", WaitTimeout: 300 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "bad command line option") || !strings.Contains(err.Error(), "exit status 1") {
+		t.Errorf("Setup = %v, want the failed program's status and error output", err)
 	}
 }

@@ -30,8 +30,9 @@ import (
 )
 
 var (
-	_ activities.Device     = (*Device)(nil)
-	_ activities.TextReader = (*Device)(nil)
+	_ activities.Device         = (*Device)(nil)
+	_ activities.TextReader     = (*Device)(nil)
+	_ activities.LaunchReporter = (*Device)(nil)
 )
 
 // OCR modes.
@@ -52,6 +53,8 @@ type Device struct {
 	xu     *xgbutil.XUtil
 	// last is the account of the latest observation.
 	last ObserveStats
+	// exits are the launched programs that failed after Launch returned.
+	exits []string
 }
 
 // ObserveStats is the account of one observation's element list.
@@ -409,12 +412,37 @@ func (d *Device) Launch(ctx context.Context, argv []string) error {
 			return fmt.Errorf("launch %s: it exited at once (%v)%s", strings.Join(argv, " "), err, tail)
 		}
 	case <-time.After(launchGrace):
-		go func() { <-exited; os.Remove(errf.Name()) }()
+		go func() {
+			if err := <-exited; err != nil {
+				d.noteExit(fmt.Sprintf("%s exited (%v)%s", strings.Join(argv, " "), err, errorOutput(errf.Name(), 600)))
+			}
+			os.Remove(errf.Name())
+		}()
 	case <-ctx.Done():
 		go func() { <-exited; os.Remove(errf.Name()) }()
 		return ctx.Err()
 	}
 	return nil
+}
+
+// maxExits is how many failed launches LaunchFailures remembers.
+const maxExits = 5
+
+func (d *Device) noteExit(s string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.exits = append(d.exits, s)
+	if len(d.exits) > maxExits {
+		d.exits = d.exits[len(d.exits)-maxExits:]
+	}
+}
+
+// LaunchFailures lists the programs Launch started that failed later,
+// with their exit status and the end of their error output, latest last.
+func (d *Device) LaunchFailures() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]string(nil), d.exits...)
 }
 
 // chromiumNames are the programs of Chromium-based browsers.

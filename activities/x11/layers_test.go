@@ -1,7 +1,10 @@
 package x11
 
 import (
+	"context"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/pcflow/pcflow/activities/screen"
 )
@@ -85,4 +88,24 @@ func TestChromiumMadeAccessible(t *testing.T) {
 	if got := accessible([]string{"mousepad", "a.txt"}); len(got) != 2 {
 		t.Errorf("accessible(mousepad) = %q, want it unchanged", got)
 	}
+}
+
+// TestLaunchFailsLater: a program that fails after Launch returned is
+// remembered with its exit status and error output.
+func TestLaunchFailsLater(t *testing.T) {
+	dev := &Device{}
+	if err := dev.Launch(context.Background(), []string{"sh", "-c", "sleep 1.3; echo cannot open display >&2; exit 4"}); err != nil {
+		t.Fatalf("Launch = %v, want the program still running when it returns", err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if f := dev.LaunchFailures(); len(f) == 1 {
+			if !strings.Contains(f[0], "exit status 4") || !strings.Contains(f[0], "cannot open display") {
+				t.Errorf("LaunchFailures = %q, want the exit status and the error output", f)
+			}
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Errorf("LaunchFailures = %q after the program failed, want it", dev.LaunchFailures())
 }
