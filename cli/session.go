@@ -155,6 +155,7 @@ func (d *deviceFlags) open(ctx context.Context, state string, warn io.Writer) (*
 	if w != "" {
 		fmt.Fprintln(warn, "pcflow:", w)
 	}
+	dev.Warn = func(msg string) { fmt.Fprintln(warn, "pcflow:", msg) }
 	return dev, nil
 }
 

@@ -45,6 +45,9 @@ const (
 // Device drives the X display named by $DISPLAY.
 type Device struct {
 	OCRMode string
+	// Warn, when set, receives a line whenever the accessibility tree
+	// becomes unavailable (observations then carry OCR boxes only).
+	Warn func(msg string)
 	// Settle is how long to let the screen settle after an action (the
 	// Reflect activity waits too; this is for direct use).
 	Settle time.Duration
@@ -55,6 +58,8 @@ type Device struct {
 	last ObserveStats
 	// exits are the launched programs that failed after Launch returned.
 	exits []string
+	// treeDown is the tree error last warned about.
+	treeDown string
 }
 
 // ObserveStats is the account of one observation's element list.
@@ -181,9 +186,19 @@ func (d *Device) Observe(ctx context.Context) (*screen.Screen, error) {
 	obs, err := d.tree.elements(b.Dx(), b.Dy(), active, stack, func(title string) (int, int, bool) { return clientOrigin(xu, title) })
 	if err != nil {
 		// The tree is the primary source, but a desktop without it still
-		// works through OCR.
+		// works through OCR: say so once, loudly.
 		st.TreeError = err.Error()
 		obs = &observation{}
+		if cerr := a11yBus(); cerr != nil {
+			st.TreeError = cerr.Error()
+		}
+	}
+	d.mu.Lock()
+	warn := d.Warn != nil && st.TreeError != "" && st.TreeError != d.treeDown
+	d.treeDown = st.TreeError
+	d.mu.Unlock()
+	if warn {
+		d.Warn("warning: " + st.TreeError + "; observations carry OCR text boxes only")
 	}
 	s.Elements = obs.elements
 	st.Occluded, st.Unnamed, st.Named = obs.Occluded, obs.Unnamed, obs.Named

@@ -83,6 +83,16 @@ func TestDesktopHealth(t *testing.T) {
 	if w, err := dev.Check(context.Background()); err != nil || !strings.Contains(w, "accessibility tree unavailable") {
 		t.Errorf("Check without the D-Bus session = %q, %v; want an accessibility warning", w, err)
 	}
+	var warned []string
+	dev.Warn = func(msg string) { warned = append(warned, msg) }
+	for i := 0; i < 2; i++ {
+		if _, err := dev.Observe(context.Background()); err != nil {
+			t.Fatalf("Observe without the accessibility tree: %v, want OCR-only observations", err)
+		}
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "accessibility tree unavailable") {
+		t.Errorf("warnings while the tree is unavailable = %q, want one naming it", warned)
+	}
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", d.Env["DBUS_SESSION_BUS_ADDRESS"])
 
 	// The window manager dies: observations say so.
