@@ -2,6 +2,7 @@ package agents_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -79,20 +80,11 @@ func TestEveryProfileOverHTTP(t *testing.T) {
 				t.Errorf("text profile sent tools %v", reqs[0].Tools)
 			}
 			iw, ih, _ := p.Sizing.Size(800, 600)
-			if want := "Screen: " + itoa(iw) + "x" + itoa(ih) + " image"; !strings.Contains(reqs[0].Text, want) {
+			if want := fmt.Sprintf("Screen: %dx%d image", iw, ih); !strings.Contains(reqs[0].Text, want) {
 				t.Errorf("prompt lacks %q", want)
 			}
 		})
 	}
-}
-
-func itoa(n int) string {
-	b := []byte{}
-	for n > 0 || len(b) == 0 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-		n /= 10
-	}
-	return string(b)
 }
 
 // TestOutOfRangeIsReasked: a point outside the profile's space is refused
