@@ -182,7 +182,7 @@ tasks again. Results: --out/results.json, results.jsonl, results.csv, index.html
 	rec := suiteRecord{ID: id, Suite: st.name, Out: out, Local: len(f.pool) == 0, Started: time.Now().Format(time.RFC3339), Temporal: f.eng.temporal}
 	if rec.Local {
 		for i := 1; i <= f.devices; i++ {
-			rec.Devices = append(rec.Devices, fmt.Sprintf("%s.d%d", id, i))
+			rec.Devices = append(rec.Devices, localDeviceName(id, i))
 		}
 		if f.displays != "" {
 			rec.Displays = strings.Split(f.displays, ",")
@@ -267,6 +267,29 @@ tasks again. Results: --out/results.json, results.jsonl, results.csv, index.html
 		return 0
 	}
 	return followSuite(ctx, e, sess, rec, run.GetRunID(), f.quiet, f.noReport, f.eng.state)
+}
+
+// localDeviceName names the i-th local device of suite run id: ID-dI,
+// reduced to what a device name may hold.
+func localDeviceName(id string, i int) string {
+	var b strings.Builder
+	for _, r := range id {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteRune('-')
+		}
+	}
+	name := b.String()
+	if name == "" || !(name[0] >= 'a' && name[0] <= 'z' || name[0] >= 'A' && name[0] <= 'Z') {
+		name = "s" + name
+	}
+	suffix := fmt.Sprintf("-d%d", i)
+	if len(name)+len(suffix) > 64 {
+		name = name[:64-len(suffix)]
+	}
+	return name + suffix
 }
 
 // compiledSuite is a suite ready to start.
@@ -675,7 +698,8 @@ func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteReco
 		}
 	}
 	var noDevice activities.Device
-	w, err := startWorker(eng, f.eng.state, "", noDevice, cfg, nil, logger, true, false)
+	// No device: "suite" only names the (unused) action log.
+	w, err := startWorker(eng, f.eng.state, "suite", noDevice, cfg, nil, logger, true, false)
 	if err != nil {
 		return fail(err)
 	}

@@ -266,7 +266,7 @@ func TestEvalKillAndResume(t *testing.T) {
 
 	// The devices' action logs: each action started once, and nothing of a
 	// task that had finished before the kill happened after it.
-	logs, _ := filepath.Glob(filepath.Join(w.state, "actions", "crashy.d*.jsonl"))
+	logs, _ := filepath.Glob(filepath.Join(w.state, "actions", "crashy-d*.jsonl"))
 	if len(logs) != 2 {
 		t.Fatalf("action logs: %v", logs)
 	}
