@@ -82,7 +82,7 @@ func TestDecisionRequestCarriesWhatTheAgentNeeds(t *testing.T) {
 		t.Errorf("tools = %v, want the 15-action space", r.Tools)
 	}
 	want := screen.Action{Kind: "click", Element: 1, Target: "Save", X: 130, Y: 60}
-	if diff := cmp.Diff(want, d.Action); diff != "" || d.Thought != "Save it." {
+	if diff := cmp.Diff(want, d.Action); diff != "" || d.Thought != "[script step 1] Save it." {
 		t.Errorf("Decide action mismatch (-want +got):\n%s thought=%q", diff, d.Thought)
 	}
 	p, c := srv.Usage()
@@ -113,7 +113,7 @@ func TestTextFallback(t *testing.T) {
 	if len(srv.Requests()[0].Tools) != 0 {
 		t.Error("text mode still sent tools")
 	}
-	if d.Action.Kind != "type" || d.Action.Text != "hi" || d.Action.Element != 2 || d.Thought != "Type." {
+	if d.Action.Kind != "type" || d.Action.Text != "hi" || d.Action.Element != 2 || d.Thought != "[script step 1] Type." {
 		t.Errorf("parsed %+v thought %q", d.Action, d.Thought)
 	}
 }
@@ -450,5 +450,68 @@ func TestCheckEndpoint(t *testing.T) {
 				t.Errorf("Check(%s) = %v, want it to say %q", tt.url, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestScriptedModelReadsTheScreen: a scripted output comes from the screen
+// the step was decided on, and a value the screen does not show fails the
+// step loudly.
+func TestScriptedModelReadsTheScreen(t *testing.T) {
+	read := scripted.Step{Action: "done", Read: map[string]scripted.Probe{"path": {Role: "text", Pattern: `^(h\w+)$`}}}
+	_, cfg := serve(t, script(read))
+	d, err := agents.New(cfg).Decide(context.Background(), input(), &screen.Usage{})
+	if err != nil || d.Action.Kind != "done" || d.Action.Outputs["path"] != "hello" {
+		t.Fatalf("Decide = %+v, %v; want done with path=hello read from the text element", d, err)
+	}
+	in := input()
+	in.Elements = in.Elements[:1] // the text element is gone
+	d, err = agents.New(cfg).Decide(context.Background(), in, &screen.Usage{})
+	if err != nil || d.Action.Kind != "fail" || !strings.Contains(d.Action.Reason, `reads output "path"`) || !strings.Contains(d.Action.Reason, "does not show it") {
+		t.Errorf("Decide without the value = %+v, %v; want a fail that says what it looked for", d, err)
+	}
+}
+
+// TestScriptedModelRedoesMissingEffects drives the scripted agents through
+// the real prompts: the Reflection's verdict comes from the screen after
+// the step (the step's Expect), and a step without its effect is decided
+// again, as a model does after no_effect.
+func TestScriptedModelRedoesMissingEffects(t *testing.T) {
+	typed := screen.Element{ID: 2, Role: "text", Value: "hello world", Box: screen.Rect{X: 10, Y: 100, W: 400, H: 300}}
+	_, cfg := serve(t, script(
+		scripted.Step{Action: "type", Args: map[string]any{"text": " world"}, Expect: &scripted.Probe{Role: "text", Pattern: "hello world"}},
+		scripted.Step{Action: "click", Target: "Save"},
+	))
+	c := agents.New(cfg)
+	ctx := context.Background()
+	turn := input().Turn
+	step := func(after []screen.Element) (screen.Action, string) {
+		t.Helper()
+		in := input()
+		in.Turn = turn
+		d, err := c.Decide(ctx, in, &screen.Usage{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := c.Reflect(ctx, agent.ReflectionInput{Subtask: "save", Step: turn.Step, Action: d.Action.Summary(), Thought: d.Thought,
+			Before: els, After: after}, &screen.Usage{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := c.UpdateProgress(ctx, agent.ProgressInput{Turn: turn, Outcome: agent.Outcome{Action: d.Action.Summary(), Thought: d.Thought, Verdict: r.Verdict, Reason: r.Reason}}, &screen.Usage{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		turn.Step++
+		turn.Progress, turn.Memory, turn.LastAction, turn.LastVerdict, turn.LastReason = p.Summary, p.Memory, d.Action.Summary(), r.Verdict, r.Reason
+		return d.Action, r.Verdict
+	}
+	var got []string
+	for _, after := range [][]screen.Element{els, {els[0], typed}, {els[0], typed}} {
+		a, v := step(after)
+		got = append(got, a.Kind+" → "+v)
+	}
+	want := []string{"type → no_effect", "type → correct", "click → correct"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("steps (-want +got):\n%s", diff)
 	}
 }

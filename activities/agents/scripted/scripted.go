@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,6 +25,7 @@ import (
 	"github.com/pcflow/pcflow/activities/agent"
 	"github.com/pcflow/pcflow/activities/agents"
 	"github.com/pcflow/pcflow/activities/agents/profile"
+	"github.com/pcflow/pcflow/activities/screen"
 )
 
 // Script is what the server plays.
@@ -37,10 +39,13 @@ type Script struct {
 	Faults  []Fault         `json:"faults,omitempty"`
 }
 
-// SubtaskScript is one subtask's answers, by step (1-based).
+// SubtaskScript is one subtask's answers, in order. The scripted agents
+// keep their place in the script in the thought and the progress summary
+// they answer (see observe.go), so a step can be done again.
 type SubtaskScript struct {
 	Steps []Step `json:"steps"`
-	// Reflections by step; missing ones are "correct".
+	// Reflections are verdicts by workflow step (1-based) for steps
+	// without Expect; missing ones are "correct".
 	Reflections []string `json:"reflections,omitempty"`
 }
 
@@ -58,6 +63,18 @@ type Step struct {
 	// Batch makes the answer several actions at once (tool calls in one
 	// message), in order, each target resolved against the same screen.
 	Batch []Step `json:"batch,omitempty"`
+	// Read takes outputs from the screen the step is decided on: output key
+	// → probe, whose first group (or whole match) becomes the output of a
+	// done step. A probe that finds nothing makes the step answer fail,
+	// saying what it looked for: the screen did not carry the value.
+	Read map[string]Probe `json:"read,omitempty"`
+	// Expect is what the screen shows once the step worked. The scripted
+	// Reflection judges the step by the screen after it: correct when the
+	// probe finds it, no_effect when not; a step whose effect is missing is
+	// done again (from RedoFrom, a 1-based step, when set), as a real
+	// model would after no_effect.
+	Expect   *Probe `json:"expect,omitempty"`
+	RedoFrom int    `json:"redo_from,omitempty"`
 }
 
 // RoleModels names the model list (GET /models) in a Fault.
@@ -420,11 +437,8 @@ func (s *Server) answer(rec Request, req openai.ChatCompletionRequest, fault *Fa
 		}
 		return 200, s.decision(rec, req, fault)
 	case agent.RoleReflection:
-		verdict := "correct"
-		if sc, ok := s.script.Subtasks[rec.Subtask]; ok && rec.Step >= 1 && rec.Step <= len(sc.Reflections) && sc.Reflections[rec.Step-1] != "" {
-			verdict = sc.Reflections[rec.Step-1]
-		}
-		return 200, toolAnswer(rec, "verdict", map[string]any{"verdict": verdict, "reason": "scripted reflection"}, "", fault)
+		verdict, reason := s.reflection(rec)
+		return 200, toolAnswer(rec, "verdict", map[string]any{"verdict": verdict, "reason": reason}, "", fault)
 	case agent.RoleProgress:
 		return 200, toolAnswer(rec, "update_progress", s.progress(rec), "", fault)
 	case agent.RoleManager:
@@ -443,16 +457,48 @@ func (s *Server) decision(rec Request, req openai.ChatCompletionRequest, fault *
 	if !ok {
 		return toolAnswer(rec, "fail", map[string]any{"reason": fmt.Sprintf("the script has no subtask %q", rec.Subtask)}, "", fault)
 	}
-	if rec.Step < 1 || rec.Step > len(sc.Steps) {
-		return toolAnswer(rec, "fail", map[string]any{"reason": fmt.Sprintf("the script for %q has %d steps, asked for step %d", rec.Subtask, len(sc.Steps), rec.Step)}, "", fault)
+	// The place in the script: where the progress summary says to go on.
+	k := marked(reNextMarker, rec.Text, rec.Step)
+	if k < 1 || k > len(sc.Steps) {
+		return toolAnswer(rec, "fail", map[string]any{"reason": fmt.Sprintf("the script for %q has %d steps, asked for step %d", rec.Subtask, len(sc.Steps), k)}, "", fault)
 	}
-	st := sc.Steps[rec.Step-1]
+	st := sc.Steps[k-1]
 	if len(st.Batch) > 0 {
-		return s.batch(rec, st, fault)
+		return s.batch(rec, k, st, fault)
 	}
 	args := map[string]any{}
 	for k, v := range st.Args {
 		args[k] = v
+	}
+	if len(st.Read) > 0 {
+		screen := observe(rec.Text, "Elements")
+		outs := map[string]any{}
+		if o, ok := args["outputs"].(map[string]any); ok {
+			for k, v := range o {
+				outs[k] = v
+			}
+		}
+		keys := make([]string, 0, len(st.Read))
+		for key := range st.Read {
+			keys = append(keys, key)
+		}
+		sort.Strings(keys)
+		for _, key := range keys {
+			p := st.Read[key]
+			match, group, ok, err := screen.find(p)
+			if err != nil || !ok {
+				why := "the screen does not show it"
+				if err != nil {
+					why = err.Error()
+				}
+				return toolAnswer(rec, "fail", map[string]any{"reason": fmt.Sprintf("scripted step %d reads output %q as %s: %s", k, key, screen.describe(p), why)}, "", fault)
+			}
+			if group == "" {
+				group = match
+			}
+			outs[key] = group
+		}
+		args["outputs"] = outs
 	}
 	if st.Target != "" || st.Role != "" {
 		id, err := findElement(rec.Text, st.Target, st.Role)
@@ -466,8 +512,9 @@ func (s *Server) decision(rec Request, req openai.ChatCompletionRequest, fault *
 	}
 	thought := st.Thought
 	if thought == "" {
-		thought = "Scripted step " + strconv.Itoa(rec.Step) + "."
+		thought = "Scripted step " + strconv.Itoa(k) + "."
 	}
+	thought = stepMarker(k) + " " + thought
 	if s.profile != nil {
 		resp, err := profiled(*s.profile, rec, st, args, thought, fault)
 		if err != nil {
@@ -484,11 +531,11 @@ func (s *Server) decision(rec Request, req openai.ChatCompletionRequest, fault *
 }
 
 // batch answers a batch step with one tool call per action.
-func (s *Server) batch(rec Request, st Step, fault *Fault) openai.ChatCompletionResponse {
+func (s *Server) batch(rec Request, k int, st Step, fault *Fault) openai.ChatCompletionResponse {
 	if s.profile != nil {
 		return toolAnswer(rec, "fail", map[string]any{"reason": "the scripted model plays batch steps without a profile only"}, "", fault)
 	}
-	resp := toolAnswer(rec, "", nil, st.Thought, fault)
+	resp := toolAnswer(rec, "", nil, strings.TrimSpace(stepMarker(k)+" "+st.Thought), fault)
 	msg := &resp.Choices[0].Message
 	for i, b := range st.Batch {
 		args := map[string]any{}
@@ -544,10 +591,36 @@ func findElement(prompt, target, role string) (int, error) {
 	return 0, fmt.Errorf("scripted target %q (role %q) is not in the element list of %d elements", target, role, len(els))
 }
 
+// reflection judges a step: by its Expect against the screen after it,
+// else by the script's Reflections, else correct.
+func (s *Server) reflection(rec Request) (verdict, reason string) {
+	sc := s.script.Subtasks[rec.Subtask]
+	k := marked(reStepMarker, rec.Text, rec.Step)
+	if k >= 1 && k <= len(sc.Steps) && sc.Steps[k-1].Expect != nil {
+		p := *sc.Steps[k-1].Expect
+		after := observe(rec.Text, "Elements after")
+		match, _, ok, err := after.find(p)
+		switch {
+		case err != nil:
+			return screen.VerdictWrong, fmt.Sprintf("scripted step %d expects %s: %v", k, after.describe(p), err)
+		case ok:
+			return screen.VerdictCorrect, fmt.Sprintf("the screen shows %q", match)
+		}
+		return screen.VerdictNoEffect, fmt.Sprintf("the screen does not show %s", after.describe(p))
+	}
+	if rec.Step >= 1 && rec.Step <= len(sc.Reflections) && sc.Reflections[rec.Step-1] != "" {
+		return sc.Reflections[rec.Step-1], "scripted reflection"
+	}
+	return screen.VerdictCorrect, "scripted reflection"
+}
+
+// progress keeps the last three steps as the summary and the place in the
+// script to go on from: the next step after a correct one, else the same
+// step again (or its RedoFrom).
 func (s *Server) progress(rec Request) map[string]any {
 	prevSum, prevMem := "", ""
 	if m := rePrevSum.FindStringSubmatch(rec.Text); m != nil && m[1] != "(nothing yet)" {
-		prevSum = m[1]
+		prevSum = strings.TrimSpace(reNextMarker.ReplaceAllString(m[1], ""))
 	}
 	if m := rePrevMemory.FindStringSubmatch(rec.Text); m != nil && m[1] != "(empty)" {
 		prevMem = m[1]
@@ -568,11 +641,23 @@ func (s *Server) progress(rec Request) map[string]any {
 	if len(parts) > 3 {
 		parts = parts[len(parts)-3:]
 	}
+	sc := s.script.Subtasks[rec.Subtask]
+	k := marked(reStepMarker, rec.Text, rec.Step)
+	next := k + 1
 	mem := prevMem
-	if sc, ok := s.script.Subtasks[rec.Subtask]; ok && rec.Step >= 1 && rec.Step <= len(sc.Steps) && sc.Steps[rec.Step-1].Memory != "" {
-		mem = sc.Steps[rec.Step-1].Memory
+	if k >= 1 && k <= len(sc.Steps) {
+		st := sc.Steps[k-1]
+		if st.Memory != "" {
+			mem = st.Memory
+		}
+		if verdict != screen.VerdictCorrect {
+			next = k
+			if st.RedoFrom > 0 {
+				next = st.RedoFrom
+			}
+		}
 	}
-	return map[string]any{"summary": strings.Join(parts, "; "), "memory": mem}
+	return map[string]any{"summary": strings.Join(parts, "; ") + " " + nextMarker(next), "memory": mem}
 }
 
 func toolAnswer(rec Request, tool string, args map[string]any, content string, fault *Fault) openai.ChatCompletionResponse {
