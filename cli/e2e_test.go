@@ -290,7 +290,7 @@ func TestCrashAndResume(t *testing.T) {
 	// Kill points: a random moment after the k-th action of the task has
 	// finished (the first subtask has one action, so both are inside
 	// "multiply").
-	kills := []int{2 + rng.Intn(2), 4 + rng.Intn(2)}
+	kills := []int{2 + rng.Intn(2), 4 + rng.Intn(3)}
 	args := w.flags("run", "cli/testdata/crash.hcl", "--display", w.display, "--id", id)
 	for i, k := range kills {
 		c := w.cmd(args...)
@@ -337,8 +337,10 @@ func TestCrashAndResume(t *testing.T) {
 			unknown = append(unknown, id)
 		}
 	}
-	if len(started) != 6 {
-		t.Errorf("%d distinct actions ran, want the script's 6 (1 in clear, 5 in multiply)", len(started))
+	// 1 action in clear, 6 in multiply; a step cut off by a kill and
+	// found missing on the screen is done again, as a new action.
+	if len(unknown) == 0 && len(started) != 7 || len(started) < 7 {
+		t.Errorf("%d distinct actions ran (%d cut off), want the script's 7", len(started), len(unknown))
 	}
 	clearRuns := 0
 	for id := range started {
@@ -349,20 +351,18 @@ func TestCrashAndResume(t *testing.T) {
 	if clearRuns != 1 {
 		t.Errorf("subtask clear executed %d actions, want 1: a finished subtask was run again", clearRuns)
 	}
-	if len(unknown) == 0 {
-		// Every action completed exactly once: the calculator must show 84.
-		if code != 0 || !strings.Contains(out, "check shown        pass") {
-			t.Errorf("resumed run = %d, want success with the check passing\n%s", code, out)
-		}
-		return
+	// The scripted model looks at the screen: an action cut off mid-way is
+	// judged by what the screen shows and done again if it had no effect,
+	// so the run must succeed whatever the kills hit.
+	if code != 0 || !strings.Contains(out, "check shown        pass") {
+		t.Errorf("resumed run = %d, want success with the check passing\n%s", code, out)
 	}
-	// A kill landed inside an action: its outcome is unknown, so it was not
-	// repeated and the agent was told. (A scripted model cannot look at the
-	// screen and repair it; a real one does.)
-	t.Logf("action(s) %v were cut off mid-way and not repeated", unknown)
-	_, hist := w.pcflow(w.iflags("history", id)...)
-	if !strings.Contains(hist, "device:   unknown: the worker stopped while this action ran") {
-		t.Errorf("history does not record the unknown outcome:\n%s", hist)
+	if len(unknown) > 0 {
+		t.Logf("action(s) %v were cut off mid-way and not repeated", unknown)
+		_, hist := w.pcflow(w.iflags("history", id)...)
+		if !strings.Contains(hist, "device:   unknown: the worker stopped while this action ran") {
+			t.Errorf("history does not record the unknown outcome:\n%s", hist)
+		}
 	}
 }
 

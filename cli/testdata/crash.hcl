@@ -1,7 +1,7 @@
 # Crash-test task: a first subtask that finishes before any kill, then a
 # multiplication that is killed and resumed.
 task "crash" {
-  max_steps = 15
+  max_steps = 30
   timeout   = "10m"
 
   setup "calculator" {
