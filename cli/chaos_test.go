@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -136,8 +137,26 @@ func (c *chaos) waitKillPoint(t *testing.T, id string) bool {
 	return false
 }
 
+// lockedBuffer collects the output of several processes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 // start starts pcflow in the background with its output in out.
-func (c *chaos) start(t *testing.T, out *bytes.Buffer, args ...string) *exec.Cmd {
+func (c *chaos) start(t *testing.T, out *lockedBuffer, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := c.w.cmd(args...)
 	cmd.Stdout, cmd.Stderr = out, out
@@ -158,7 +177,7 @@ func (c *chaos) run(t *testing.T, kind, id string, n int) int {
 	t.Helper()
 	w := c.w
 	inside := 0
-	var out bytes.Buffer
+	var out lockedBuffer
 	var final []string
 	switch kind {
 	case killRun:
