@@ -216,7 +216,7 @@ func TestBatchAnswer(t *testing.T) {
 	for _, a := range append([]screen.Action{d.Action}, d.Batch...) {
 		kinds = append(kinds, a.Summary())
 	}
-	if diff := cmp.Diff([]string{`click #1 "Save"`, `type "hi"`, "hotkey ctrl+s"}, kinds); diff != "" || d.Thought != "All at once." {
+	if diff := cmp.Diff([]string{`click #1 "Save"`, `type "hi"`, "hotkey ctrl+s"}, kinds); diff != "" || d.Thought != "[script step 1] All at once." {
 		t.Errorf("batch (-want +got):\n%s thought %q", diff, d.Thought)
 	}
 	in := input()
