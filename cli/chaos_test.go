@@ -203,7 +203,7 @@ func (c *chaos) run(t *testing.T, kind, id string, n int) int {
 			kill(worker)
 			kill(server)
 		}()
-		if code, o := w.pcflow("run", "cli/testdata/crash.hcl", "--temporal", addr, "--state", w.state, "--detach", "--id", id); code != 0 {
+		if code, o := w.pcflow("run", "cli/testdata/crash.hcl", "--temporal", addr, "--state", w.state, "--no-worker", "--detach", "--id", id); code != 0 {
 			t.Fatalf("pcflow run --detach = %d\n%s", code, o)
 		}
 		for i := 0; i < n; i++ {

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/pcflow/pcflow/internal/text"
 )
 
 // Probe finds text on the screen the agent was shown: Pattern (a Go regular
@@ -110,17 +112,28 @@ func (o observation) find(p Probe) (match, group string, ok bool, err error) {
 	return "", "", false, nil
 }
 
-// describe says what a probe looked for, and in how much.
+// describe says what a probe looked for, in how much, and the first texts
+// it saw there.
 func (o observation) describe(p Probe) string {
-	where := fmt.Sprintf("%d elements and %d windows", len(o.elements), len(o.windows))
-	if p.Role != "" {
-		n := 0
-		for _, e := range o.elements {
-			if strings.EqualFold(e.role, p.Role) {
-				n++
+	var texts []string
+	n := 0
+	for _, e := range o.elements {
+		if p.Role != "" && !strings.EqualFold(e.role, p.Role) {
+			continue
+		}
+		n++
+		for _, t := range []string{e.name, e.value} {
+			if t != "" && len(texts) < 5 {
+				texts = append(texts, strconv.Quote(text.Trunc(t, 40)))
 			}
 		}
+	}
+	where := fmt.Sprintf("%d elements and %d windows", n, len(o.windows))
+	if p.Role != "" {
 		where = fmt.Sprintf("%d %q elements", n, p.Role)
+	}
+	if len(texts) > 0 {
+		where += " (" + strings.Join(texts, ", ") + ")"
 	}
 	return fmt.Sprintf("/%s/ in %s", p.Pattern, where)
 }
