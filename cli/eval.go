@@ -331,6 +331,7 @@ func compileSuite(e *env, args []string, f *evalFlags) (*compiledSuite, int) {
 		}
 	}
 	if suiteFile != "" {
+		suiteFile, _ = filepath.Abs(suiteFile)
 		s, files, diags := specs.ParseSuiteFile(suiteFile)
 		_ = specs.WriteDiagnostics(e.stderr, files, diags, false)
 		if diags.HasErrors() {
