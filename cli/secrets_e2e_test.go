@@ -186,7 +186,7 @@ func TestSecretsNeverLeave(t *testing.T) {
 	defer func() { srv.Process.Signal(syscall.SIGINT); srv.Wait() }()
 	waitPort(t, w.uiPort)
 	for _, args := range [][]string{{"history", "leaky"}, {"history", "leaky", "--json"}} {
-		code, out := w.pcflow(w.flags(args...)...)
+		code, out := w.pcflow(w.iflags(args...)...)
 		if code != 0 || !strings.Contains(out, "{{secret.api-key}}") {
 			t.Errorf("pcflow %v = %d, want the run's steps with placeholders:\n%s", args, code, out)
 		}
