@@ -8,10 +8,18 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
+	namespacepb "go.temporal.io/api/namespace/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 
@@ -37,6 +45,7 @@ type engineFlags struct {
 	temporal string
 	port     int
 	uiPort   int
+	uiIP     string
 }
 
 // register registers the flags; ui adds the Web UI's.
@@ -44,22 +53,36 @@ func (f *engineFlags) register(fs *flag.FlagSet, e *env, ui bool) {
 	stateFlag(fs, e, &f.state)
 	fs.StringVar(&f.temporal, "temporal", e.getenv("PCFLOW_TEMPORAL"), "`HOST:PORT` of an existing Temporal frontend (default: the embedded server; $PCFLOW_TEMPORAL)")
 	fs.IntVar(&f.port, "port", 7233, "`PORT` of the embedded server's frontend on 127.0.0.1")
-	f.uiPort = 8233
+	f.uiPort, f.uiIP = 8233, "127.0.0.1"
 	if ui {
-		fs.IntVar(&f.uiPort, "ui-port", 8233, "`PORT` of the embedded server's Web UI (0: no UI)")
+		uiFlags(fs, &f.uiPort, &f.uiIP)
 	}
+}
+
+// uiFlags registers the Web UI's port and address.
+func uiFlags(fs *flag.FlagSet, port *int, ip *string) {
+	fs.IntVar(port, "ui-port", 8233, "`PORT` of the embedded server's Web UI (0: no UI)")
+	fs.StringVar(ip, "ui-ip", "127.0.0.1", "`IP` address the Web UI and its HTTP API listen on; they have no authentication, so anything but 127.0.0.1 lets everyone who can reach it read and control every run")
 }
 
 // engine is a connection to Temporal, and the embedded server if this
 // process started one.
 type engine struct {
-	client client.Client
-	server *tserver.Server
-	uiURL  string
-	addr   string
+	client   client.Client
+	server   *tserver.Server
+	uiURL    string
+	addr     string
+	identity string
+	// notices is where the server's owner says why it keeps running.
+	notices io.Writer
 }
 
+// close closes the connection. The process that started the embedded
+// server keeps it up while runs served by other processes still use it.
 func (g *engine) close() {
+	if g.server != nil && g.client != nil {
+		g.handOver()
+	}
 	if g.client != nil {
 		g.client.Close()
 	}
@@ -72,20 +95,29 @@ func quietLogger() sdklog.Logger {
 	return sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 }
 
+// uiDataKey is the namespace data entry where the embedded server's owner
+// publishes the Web UI's address, so every client prints the right link.
+const uiDataKey = "pcflow.ui"
+
 // connect dials --temporal, or a pcflow server already listening on the
 // port, or starts the embedded server on the state folder.
 func (f *engineFlags) connect(ctx context.Context, e *env, withUI bool) (*engine, error) {
-	g := &engine{}
+	host, _ := os.Hostname()
+	g := &engine{identity: fmt.Sprintf("pcflow-%d@%s", os.Getpid(), host), notices: e.stderr}
 	addr := f.temporal
+	joined := false
 	if addr == "" {
 		addr = fmt.Sprintf("127.0.0.1:%d", f.port)
 		if tserver.PortFree("127.0.0.1", f.port) {
+			if err := writable(f.state); err != nil {
+				return nil, err
+			}
 			uiPort := f.uiPort
 			if !withUI {
 				uiPort = 0
 			}
 			srv, err := tserver.Start(tserver.Options{
-				DatabaseFile: filepath.Join(f.state, "temporal.db"), Port: f.port, UIPort: uiPort,
+				DatabaseFile: filepath.Join(f.state, "temporal.db"), Port: f.port, UIPort: uiPort, UIIP: f.uiIP,
 				LogFile: filepath.Join(f.state, "server.log"),
 			})
 			if err != nil {
@@ -94,24 +126,178 @@ func (f *engineFlags) connect(ctx context.Context, e *env, withUI bool) (*engine
 				}
 				return nil, err
 			}
-			g.server, g.uiURL = srv, srv.UIURL
-		} else if withUI {
-			g.uiURL = fmt.Sprintf("http://127.0.0.1:%d", f.uiPort)
-		}
-	}
-	if f.temporal != "" && withUI && f.uiPort != 0 {
-		if host, _, err := net.SplitHostPort(f.temporal); err == nil && (host == "127.0.0.1" || host == "localhost") {
-			g.uiURL = fmt.Sprintf("http://%s:%d", host, f.uiPort)
+			g.server = srv
+			if withUI {
+				warnExposed(e.stderr, "127.0.0.1", f.uiIP)
+			}
+		} else {
+			joined = true
 		}
 	}
 	g.addr = addr
-	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	// A pcflow server answers at once; something else on the port never
+	// does, so a short wait tells which.
+	wait := 15 * time.Second
+	if joined {
+		wait = 5 * time.Second
+	}
+	dctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	c, err := client.DialContext(dctx, client.Options{HostPort: addr, Namespace: tserver.Namespace, Logger: quietLogger()})
+	c, err := client.DialContext(dctx, client.Options{HostPort: addr, Namespace: tserver.Namespace, Logger: quietLogger(), Identity: g.identity})
 	if err != nil {
 		g.close()
-		return nil, fmt.Errorf("connect to Temporal at %s: %w (is the server running? start one with `pcflow server`)", addr, err)
+		if joined {
+			return nil, fmt.Errorf("port %d is taken by something that does not answer as a Temporal server (%v): pass --port N to run pcflow's server on another port, or --temporal HOST:PORT to use a server elsewhere", f.port, err)
+		}
+		return nil, fmt.Errorf("connect to Temporal at %s: %w (is the server running? start one with `pcflow server`, or check --temporal)", addr, err)
 	}
 	g.client = c
+	if g.server != nil {
+		if g.server.UIURL != "" {
+			publishUI(ctx, c, g.server.UIURL)
+		}
+	}
+	g.uiURL = readUI(ctx, c, addr)
+	if joined && withUI {
+		fmt.Fprintf(e.stderr, "pcflow: using the pcflow server already on %s (another process started it; it stays up while runs use it)\n", addr)
+	}
 	return g, nil
+}
+
+// writable checks that the state folder can be written, with a hint.
+func writable(state string) error {
+	err := os.MkdirAll(state, 0o755)
+	if err == nil {
+		var f *os.File
+		if f, err = os.CreateTemp(state, ".write-test-*"); err == nil {
+			f.Close()
+			os.Remove(f.Name())
+			return nil
+		}
+	}
+	return fmt.Errorf("state folder %s is not writable (%v): pass --state DIR or set PCFLOW_STATE to use another folder", state, err)
+}
+
+// warnExposed warns when the frontend or the UI listens beyond this
+// machine: neither has authentication.
+func warnExposed(w io.Writer, ip, uiIP string) {
+	for _, x := range []struct{ what, ip string }{{"Temporal frontend (gRPC)", ip}, {"Web UI and its HTTP API", uiIP}} {
+		if a := net.ParseIP(x.ip); a != nil && a.IsLoopback() || x.ip == "localhost" {
+			continue
+		}
+		fmt.Fprintf(w, "WARNING: the %s listens on %s WITHOUT AUTHENTICATION: anyone who can reach it can read every run and start, cancel or terminate runs. Put it behind mTLS or an authenticating proxy (see README, \"A shared server\"), or keep it on 127.0.0.1.\n", x.what, x.ip)
+	}
+}
+
+// publishUI records the Web UI's address in the namespace's data.
+func publishUI(ctx context.Context, c client.Client, url string) {
+	_, _ = c.WorkflowService().UpdateNamespace(ctx, &workflowservice.UpdateNamespaceRequest{
+		Namespace:  tserver.Namespace,
+		UpdateInfo: &namespacepb.UpdateNamespaceInfo{Data: map[string]string{uiDataKey: url}},
+	})
+}
+
+// readUI returns the Web UI's address the server's owner published, with
+// an unspecified host (0.0.0.0) replaced by the host this client dialed;
+// empty when none was published.
+func readUI(ctx context.Context, c client.Client, addr string) string {
+	resp, err := c.WorkflowService().DescribeNamespace(ctx, &workflowservice.DescribeNamespaceRequest{Namespace: tserver.Namespace})
+	if err != nil {
+		return ""
+	}
+	raw := resp.GetNamespaceInfo().GetData()[uiDataKey]
+	u, err := url.Parse(raw)
+	if raw == "" || err != nil {
+		return ""
+	}
+	dialed, _, _ := net.SplitHostPort(addr)
+	if ip := net.ParseIP(u.Hostname()); ip != nil && ip.IsLoopback() && !isLoopback(dialed) {
+		// The UI listens on the server's machine only.
+		return ""
+	}
+	if ip := net.ParseIP(u.Hostname()); ip != nil && ip.IsUnspecified() {
+		host, _, _ := net.SplitHostPort(addr)
+		if host == "" || net.ParseIP(host) != nil && net.ParseIP(host).IsUnspecified() {
+			host = "127.0.0.1"
+		}
+		u.Host = net.JoinHostPort(host, u.Port())
+	}
+	return u.String()
+}
+
+func isLoopback(host string) bool {
+	ip := net.ParseIP(host)
+	return host == "localhost" || ip != nil && ip.IsLoopback()
+}
+
+// handOver waits while runs served by other processes use the embedded
+// server this process started: stopping it would stop them. A second
+// Ctrl-C (or SIGTERM) stops it at once; those runs continue with
+// pcflow resume.
+func (g *engine) handOver() {
+	sig, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	told := false
+	for {
+		users := g.otherUsers(sig)
+		if len(users) == 0 || sig.Err() != nil {
+			return
+		}
+		if !told {
+			fmt.Fprintf(g.notices, "keeping the embedded server on %s up: run(s) %s, served by other processes, still use it; Ctrl-C stops it now (they then continue with pcflow resume)\n",
+				g.addr, strings.Join(users, ", "))
+			told = true
+		}
+		select {
+		case <-sig.Done():
+			return
+		case <-time.After(2 * time.Second):
+		}
+	}
+}
+
+// pollerFresh is how recently a worker must have polled to count as alive:
+// a live worker polls again at least every minute.
+const pollerFresh = 75 * time.Second
+
+// otherUsers lists the running runs whose queue another process polls.
+func (g *engine) otherUsers(ctx context.Context) []string {
+	resp, err := g.client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+		Namespace: tserver.Namespace, PageSize: 200, Query: "ExecutionStatus = 'Running'"})
+	if err != nil {
+		return nil
+	}
+	served := map[string]bool{}
+	var users []string
+	for _, ex := range resp.Executions {
+		if ex.ParentExecution != nil {
+			continue
+		}
+		q := ex.GetTaskQueue()
+		ok, seen := served[q]
+		if !seen {
+			ok = g.foreignPoller(ctx, q)
+			served[q] = ok
+		}
+		if ok {
+			users = append(users, ex.Execution.WorkflowId)
+		}
+	}
+	sort.Strings(users)
+	return users
+}
+
+// foreignPoller reports whether a live worker of another process polls
+// the queue's workflow tasks.
+func (g *engine) foreignPoller(ctx context.Context, queue string) bool {
+	d, err := g.client.DescribeTaskQueue(ctx, queue, enumspb.TASK_QUEUE_TYPE_WORKFLOW)
+	if err != nil {
+		return false
+	}
+	for _, p := range d.GetPollers() {
+		if p.GetIdentity() != g.identity && time.Since(p.GetLastAccessTime().AsTime()) < pollerFresh {
+			return true
+		}
+	}
+	return false
 }

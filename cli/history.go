@@ -226,7 +226,8 @@ func (t *runTrace) steps(store artifacts.Dir) *History {
 				var out activities.DecideResult
 				if a.decode(true, &in) && a.decode(false, &out) {
 					s := st(in.Step)
-					s.Device = strings.TrimPrefix(a.Queue, "device.")
+					// A run's own device queue is device.NAME@RUN~TAG.
+					s.Device, _, _ = strings.Cut(strings.TrimPrefix(a.Queue, "device."), "@")
 					s.Thought, s.Action, s.Invalid = out.Thought, out.Action.Summary(), out.Invalid
 					if len(out.Batch) > 0 {
 						s.Action += fmt.Sprintf(" (+%d more in a batch)", len(out.Batch))

@@ -18,7 +18,8 @@ func (s *session) announce(e *env, id string) {
 }
 
 // follow shows live progress until the run ends, then the result.
-func (s *session) follow(ctx context.Context, e *env, id, runID string, quiet bool) int {
+// w, when set, reports queues no worker serves.
+func (s *session) follow(ctx context.Context, e *env, id, runID string, quiet bool, w *workerWatch) int {
 	c := s.eng.client
 	done := make(chan error, 1)
 	var res workflows.InstructionResult
@@ -46,6 +47,7 @@ func (s *session) follow(ctx context.Context, e *env, id, runID string, quiet bo
 			if !quiet {
 				s.progress(ctx, e, id, seen)
 			}
+			w.check(ctx)
 		}
 	}
 }

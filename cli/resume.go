@@ -2,12 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
@@ -52,23 +57,11 @@ of the subtasks finished before it. Sensitive variables must be given again
 	if !set["profile"] {
 		rf.model.profile = rec.Profile
 	}
-	vf := varFlags{vars: append(multiFlag(nil), rec.Vars...), varFiles: rec.VarFiles}
-	vf.vars = append(vf.vars, rf.vars.vars...)
-	o, err := vf.options(e)
-	if err != nil {
-		fmt.Fprintln(e.stderr, "pcflow resume:", err)
-		return 2
-	}
-	res, diags := specs.ParseFile(rec.Spec, o)
-	_ = specs.WriteDiagnostics(e.stderr, res.Files, diags, false)
-	if diags.HasErrors() {
-		return 1
-	}
 	device := rec.Device
 	if rf.device != "" {
 		device = rf.device
 	}
-	sess, code := rf.start(ctx, e, rec.Spec, device, res.Secrets)
+	sess, code := rf.connect(ctx, e, rec.Spec)
 	if code >= 0 {
 		return code
 	}
@@ -79,37 +72,58 @@ of the subtasks finished before it. Sensitive variables must be given again
 		fmt.Fprintf(e.stderr, "pcflow resume: run %s: %v\n", id, err)
 		return 1
 	}
-	status := desc.WorkflowExecutionInfo.Status
-	if status == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-		if *from != "" {
-			fmt.Fprintf(e.stderr, "pcflow resume: run %s is still running; cancel it first (pcflow cancel %s) or follow it (pcflow resume %s)\n", id, id, id)
-			return 1
-		}
-		fmt.Fprintf(e.stdout, "resuming run %s\n", id)
-		sess.announce(e, id)
-		return sess.follow(ctx, e, id, "", rf.quiet)
+	running := desc.WorkflowExecutionInfo.Status == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING
+	if running && *from != "" {
+		fmt.Fprintf(e.stderr, "pcflow resume: run %s is still running; cancel it first (pcflow cancel %s) or follow it (pcflow resume %s)\n", id, id, id)
+		return 1
 	}
+	// The plan the run executes is in its history: the task file may have
+	// moved or changed since.
 	t, err := readRun(ctx, c, id, false)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "pcflow resume:", err)
 		return 1
-	}
-	if t.Result == nil {
-		fmt.Fprintf(e.stderr, "pcflow resume: run %s ended without a result (%s); start it again with pcflow run\n", id, t.Ended)
-		return 1
-	}
-	if *from == "" {
-		code := printResult(e, id, t.Result, sess.eng.uiURL)
-		if code != 0 {
-			fmt.Fprintf(e.stdout, "to run it again from a subtask: pcflow resume %s --from SUBTASK\n", id)
-		}
-		return code
 	}
 	if t.Input == nil {
 		fmt.Fprintf(e.stderr, "pcflow resume: run %s: its history has no start event\n", id)
 		return 1
 	}
 	in := *t.Input
+	if !running && *from == "" {
+		if t.Result == nil {
+			fmt.Fprintf(e.stderr, "pcflow resume: run %s ended without a result (%s); start it again with pcflow run\n", id, t.Ended)
+			return 1
+		}
+		code := printResult(e, id, t.Result, sess.eng.uiURL)
+		if code != 0 {
+			fmt.Fprintf(e.stdout, "to run it again from a subtask: pcflow resume %s --from SUBTASK\n", id)
+		}
+		return code
+	}
+	secrets, err := resumeSecrets(e, rec, rf.vars, in.Plan)
+	if err != nil {
+		if err != errReported {
+			fmt.Fprintln(e.stderr, "pcflow resume:", err)
+		}
+		return 1
+	}
+	if running {
+		l := laneOf(in.Options)
+		if !rf.noWorker {
+			if code := sess.serve(ctx, e, &rf, device, l, secrets); code >= 0 {
+				return code
+			}
+		}
+		fmt.Fprintf(e.stdout, "resuming run %s\n", id)
+		sess.announce(e, id)
+		w := sess.workerWatch(e, l, in.Plan, !rf.noWorker, device)
+		w.check(ctx)
+		return sess.follow(ctx, e, id, "", rf.quiet, w)
+	}
+	if t.Result == nil {
+		fmt.Fprintf(e.stderr, "pcflow resume: run %s ended without a result (%s); start it again with pcflow run\n", id, t.Ended)
+		return 1
+	}
 	if len(in.Plan.Subtasks) == 0 {
 		fmt.Fprintf(e.stderr, "pcflow resume: run %s was planned by the Manager agent at run time, so it has no fixed subtasks to rerun from; start it again with pcflow run\n", id)
 		return 1
@@ -120,8 +134,16 @@ of the subtasks finished before it. Sensitive variables must be given again
 		return 2
 	}
 	newID := fmt.Sprintf("%s-from-%s-%s", id, *from, time.Now().Format("150405"))
+	var l lane
+	if !rf.noWorker {
+		l = privateLane(newID, device)
+		if code := sess.serve(ctx, e, &rf, device, l, secrets); code >= 0 {
+			return code
+		}
+	}
 	in.Done, in.SkipSetup = done, true
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: newID, TaskQueue: workflows.TaskQueue,
+	l.apply(&in.Options)
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: newID, TaskQueue: l.queue(),
 		StaticSummary: fmt.Sprintf("task %s, rerun of %s from %s", in.Plan.Task, id, *from)}, workflows.InstructionWorkflowName, in)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "pcflow resume:", err)
@@ -136,7 +158,81 @@ of the subtasks finished before it. Sensitive variables must be given again
 	sort.Strings(kept)
 	fmt.Fprintf(e.stdout, "rerunning %s from %s as %s (keeping %s)\n", id, *from, newID, strings.Join(kept, ", "))
 	sess.announce(e, newID)
-	return sess.follow(ctx, e, newID, run.GetRunID(), rf.quiet)
+	w := sess.workerWatch(e, l, in.Plan, !rf.noWorker, device)
+	return sess.follow(ctx, e, newID, run.GetRunID(), rf.quiet, w)
+}
+
+// errReported is an error already shown to the user (as diagnostics).
+var errReported = errors.New("reported")
+
+// resumeSecrets returns the values of the run's sensitive variables, which
+// are never stored: from the task file when it is still there, else from
+// --var, PCFLOW_VAR_NAME and the run's var files.
+func resumeSecrets(e *env, rec runRecord, given varFlags, p plan.Plan) (map[string]string, error) {
+	vf := varFlags{vars: append(multiFlag(nil), rec.Vars...), varFiles: rec.VarFiles}
+	vf.vars = append(vf.vars, given.vars...)
+	vf.varFiles = append(vf.varFiles, given.varFiles...)
+	o, err := vf.options(e)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(rec.Spec); err == nil {
+		res, diags := specs.ParseFile(rec.Spec, o)
+		_ = specs.WriteDiagnostics(e.stderr, res.Files, diags, false)
+		if diags.HasErrors() {
+			return nil, errReported
+		}
+		return res.Secrets, nil
+	}
+	fmt.Fprintf(e.stderr, "pcflow resume: the task file %s is gone; continuing from the plan in the run's history\n", rec.Spec)
+	secrets := map[string]string{}
+	var missing []string
+	for _, name := range p.Secrets {
+		if v, ok := o.Vars[name]; ok {
+			secrets[name] = v
+		} else if v, ok := envVar(e.environ, "PCFLOW_VAR_"+name); ok {
+			secrets[name] = v
+		} else if v, ok := varFileValue(vf.varFiles, name); ok {
+			secrets[name] = v
+		} else {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("sensitive variable(s) %s have no value (they are never stored): pass --var NAME=VALUE or set PCFLOW_VAR_NAME", strings.Join(missing, ", "))
+	}
+	return secrets, nil
+}
+
+func envVar(environ []string, key string) (string, bool) {
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// varFileValue reads a string variable from the last var file that sets it.
+func varFileValue(files []string, name string) (string, bool) {
+	val, found := "", false
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		file, diags := hclsyntax.ParseConfig(src, f, hcl.InitialPos)
+		if diags.HasErrors() {
+			continue
+		}
+		attrs, _ := file.Body.JustAttributes()
+		if a, ok := attrs[name]; ok {
+			if v, d := a.Expr.Value(nil); !d.HasErrors() && v.Type() == cty.String && v.IsKnown() && !v.IsNull() {
+				val, found = v.AsString(), true
+			}
+		}
+	}
+	return val, found
 }
 
 // keepBefore returns the results to keep when rerunning from a subtask:

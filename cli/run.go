@@ -56,7 +56,7 @@ OpenAI-compatible endpoint. Without a key, pcflow plays a scripted model
 (--script, or FILE.script.json beside the task) and says so.`)
 	rf.vars.register(fs)
 	fs.StringVar(&rf.id, "id", "", "run `ID` (default: TASK-YYYYMMDD-HHMMSS)")
-	fs.BoolVar(&rf.detach, "detach", false, "start the run and return (needs --temporal and workers elsewhere)")
+	fs.BoolVar(&rf.detach, "detach", false, "start the run and return (needs --temporal and 'pcflow worker' processes; implies --no-worker)")
 	files, code := parseFlags(fs, args)
 	if code >= 0 {
 		return code
@@ -97,17 +97,29 @@ OpenAI-compatible endpoint. Without a key, pcflow plays a scripted model
 	if rec.Script == "" {
 		rec.Script = guessScript(e, abs)
 	}
-	sess, code := rf.start(ctx, e, abs, device, res.Secrets)
+	if rf.detach {
+		// The process returns at once: workers elsewhere serve the run.
+		rf.noWorker = true
+	}
+	sess, code := rf.connect(ctx, e, abs)
 	if code >= 0 {
 		return code
 	}
 	defer sess.close()
+	var l lane
+	if !rf.noWorker {
+		l = privateLane(id, device)
+		if code := sess.serve(ctx, e, &rf, device, l, res.Secrets); code >= 0 {
+			return code
+		}
+	}
 	if err := saveRecord(rf.eng.state, rec); err != nil {
 		fmt.Fprintln(e.stderr, "pcflow run:", err)
 		return 1
 	}
 	opts := workflows.Options{DeviceTimeout: rf.devTO, SearchAttributes: hasSearchAttributes(ctx, sess.eng.client)}
-	start := client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue,
+	l.apply(&opts)
+	start := client.StartWorkflowOptions{ID: id, TaskQueue: l.queue(),
 		StaticSummary: fmt.Sprintf("task %s (%d subtasks)", p.Task, len(p.Subtasks)),
 		StaticDetails: p.Instruction}
 	if opts.SearchAttributes {
@@ -119,11 +131,13 @@ OpenAI-compatible endpoint. Without a key, pcflow plays a scripted model
 		return 1
 	}
 	sess.announce(e, id)
+	w := sess.workerWatch(e, l, p, !rf.noWorker, device)
+	w.check(ctx)
 	if rf.detach {
 		fmt.Fprintf(e.stdout, "detached; follow it with: pcflow status %s --temporal %s\n", id, rf.eng.temporal)
 		return 0
 	}
-	return sess.follow(ctx, e, id, run.GetRunID(), rf.quiet)
+	return sess.follow(ctx, e, id, run.GetRunID(), rf.quiet, w)
 }
 
 func guessScript(e *env, spec string) string {

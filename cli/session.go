@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -9,7 +11,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"flag"
+	enumspb "go.temporal.io/api/enums/v1"
+
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/agents"
 	"github.com/pcflow/pcflow/activities/agents/scripted"
@@ -18,12 +21,14 @@ import (
 	"github.com/pcflow/pcflow/specs"
 	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/worker"
+	"github.com/pcflow/pcflow/workflows"
 )
 
 // session is a connected engine with a local worker and maybe a scripted model.
 type session struct {
 	eng     *engine
 	model   *scripted.Server
+	cfg     agents.Config
 	cleanup []func()
 }
 
@@ -33,16 +38,54 @@ func (s *session) close() {
 	}
 }
 
-// start connects, starts the scripted model if needed and the local worker.
-func (rf *runFlags) start(ctx context.Context, e *env, spec, device string, secrets map[string]string) (*session, int) {
+// lane is where a run's work goes. A run served by this process gets
+// queues of its own: its workflows and model calls, and the device this
+// process drives (bound to a name only this run uses), so a second run
+// on the same server never takes its work, nor it theirs. A run served
+// by 'pcflow worker' processes uses the shared queues.
+type lane struct {
+	Queue string            // workflows and text-only model calls; empty: shared
+	Bind  map[string]string // logical device → the name its queue is served under
+}
+
+// privateLane makes queues for a run of id whose device this process serves.
+func privateLane(id, device string) lane {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	tag := fmt.Sprintf("%s~%x", id, b)
+	return lane{Queue: workflows.TaskQueue + "@" + tag, Bind: map[string]string{device: device + "@" + tag}}
+}
+
+// laneOf returns the lane a run was started with.
+func laneOf(o workflows.Options) lane { return lane{Queue: o.Queue, Bind: o.Bind} }
+
+func (l lane) apply(o *workflows.Options) { o.Queue, o.Bind = l.Queue, l.Bind }
+
+// queue is the run's workflow queue.
+func (l lane) queue() string {
+	if l.Queue == "" {
+		return workflows.TaskQueue
+	}
+	return l.Queue
+}
+
+// deviceQueue is the queue a logical device's work goes to.
+func (l lane) deviceQueue(device string) string {
+	if p, ok := l.Bind[device]; ok {
+		return plan.DeviceQueue(p)
+	}
+	return plan.DeviceQueue(device)
+}
+
+// connect settles the model and connects to Temporal.
+func (rf *runFlags) connect(ctx context.Context, e *env, spec string) (*session, int) {
 	s := &session{}
-	var cfg agents.Config
 	var model *scripted.Server
 	var err error
 	if rf.model.replay == "" {
 		// Settle the model before starting anything: a missing key is the
 		// most common first error.
-		if cfg, model, err = rf.model.model(e, spec); err != nil {
+		if s.cfg, model, err = rf.model.model(e, spec); err != nil {
 			fmt.Fprintln(e.stderr, "pcflow:", err)
 			return nil, 1
 		}
@@ -59,7 +102,7 @@ func (rf *runFlags) start(ctx context.Context, e *env, spec, device string, secr
 	s.eng = eng
 	s.cleanup = append(s.cleanup, eng.close)
 	if rf.model.replay != "" {
-		cfg, model, err = rf.model.replayModel(ctx, e, eng, rf.eng.state)
+		s.cfg, model, err = rf.model.replayModel(ctx, e, eng, rf.eng.state)
 		if model != nil {
 			s.cleanup = append(s.cleanup, func() { model.Close() })
 		}
@@ -79,36 +122,39 @@ func (rf *runFlags) start(ctx context.Context, e *env, spec, device string, secr
 			}
 		}
 	} else if !rf.quiet {
-		fmt.Fprintf(e.stdout, "model: %s at %s\n", cfg.DecisionModel, cfg.BaseURL)
+		fmt.Fprintf(e.stdout, "model: %s at %s\n", s.cfg.DecisionModel, s.cfg.BaseURL)
 	}
-	if rf.noWorker {
-		return s, -1
-	}
+	return s, -1
+}
+
+// serve starts the local worker for device on the run's lane.
+func (s *session) serve(ctx context.Context, e *env, rf *runFlags, device string, l lane, secrets map[string]string) int {
 	logger, closeLog, err := fileLogger(rf.eng.state)
 	if err != nil {
-		s.close()
 		fmt.Fprintln(e.stderr, "pcflow:", err)
-		return nil, 1
+		return 1
 	}
 	s.cleanup = append(s.cleanup, closeLog)
 	dev, err := rf.dev.open(ctx, rf.eng.state, e.stderr)
 	if err != nil {
-		s.close()
 		fmt.Fprintf(e.stderr, "pcflow: device %s: %v\n", device, err)
-		return nil, 1
+		return 1
 	}
 	s.cleanup = append(s.cleanup, dev.Close)
-	w, err := startWorker(eng, rf.eng.state, device, dev, cfg, secrets, logger, true, rf.model.record)
+	physical := device
+	if p, ok := l.Bind[device]; ok {
+		physical = p
+	}
+	w, err := startWorker(s.eng, rf.eng.state, device, physical, l.Queue, dev, s.cfg, secrets, logger, true, rf.model.record)
 	if err != nil {
-		s.close()
 		fmt.Fprintln(e.stderr, "pcflow:", err)
-		return nil, 1
+		return 1
 	}
 	s.cleanup = append(s.cleanup, w.Stop)
 	if !rf.quiet {
-		fmt.Fprintf(e.stdout, "worker: device %s on display %s (queue %s)\n", device, rf.dev.display, plan.DeviceQueue(device))
+		fmt.Fprintf(e.stdout, "worker: device %s on display %s (queue %s)\n", device, rf.dev.display, l.deviceQueue(device))
 	}
-	return s, -1
+	return -1
 }
 
 // deviceFlags choose what this process's worker drives.
@@ -159,8 +205,10 @@ func (d *deviceFlags) open(ctx context.Context, state string, warn io.Writer) (*
 	return dev, nil
 }
 
-// startWorker runs a worker for device (and the shared queue).
-func startWorker(g *engine, state, device string, dev activities.Device, cfg agents.Config, secrets map[string]string, logger *slog.Logger, workflowsToo, record bool) (*worker.Worker, error) {
+// startWorker runs a worker for device, served under the name physical
+// (its queue is plan.DeviceQueue(physical)), and with workflowsToo the
+// workflow queue (empty: the shared one).
+func startWorker(g *engine, state, device, physical, queue string, dev activities.Device, cfg agents.Config, secrets map[string]string, logger *slog.Logger, workflowsToo, record bool) (*worker.Worker, error) {
 	if !plan.ValidName(device) {
 		// The name becomes a file name under the state folder.
 		return nil, fmt.Errorf("device name %q: %s", device, plan.NameRule)
@@ -174,11 +222,10 @@ func startWorker(g *engine, state, device string, dev activities.Device, cfg age
 		Log: log, Logger: logger, Secrets: secrets, SettleDelay: 300 * time.Millisecond, CompileInstruction: specs.ParseTemplate,
 		RecordExchanges: record || os.Getenv("PCFLOW_RECORD") == "1",
 	}
-	name := device
 	if dev == nil {
-		name = ""
+		physical = ""
 	}
-	w, err := worker.New(worker.Config{Client: g.client, Device: name, Workflows: workflowsToo, Activities: acts})
+	w, err := worker.New(worker.Config{Client: g.client, Device: physical, Workflows: workflowsToo, Queue: queue, Activities: acts})
 	if err != nil {
 		return nil, err
 	}
@@ -194,4 +241,72 @@ func fileLogger(state string) (*slog.Logger, func(), error) {
 		return nil, nil, err
 	}
 	return slog.New(slog.NewTextHandler(f, nil)), func() { f.Close() }, nil
+}
+
+// workerWatch tells the user which of a run's queues no worker polls, and
+// how to start one: a run nobody serves would otherwise wait in silence.
+type workerWatch struct {
+	s      *session
+	e      *env
+	queues []watchedQueue
+	told   map[string]bool
+	last   time.Time
+}
+
+type watchedQueue struct {
+	name   string
+	kind   enumspb.TaskQueueType
+	device string // empty for the workflow queue
+}
+
+// workerWatch watches the run's workflow queue and its devices' queues,
+// except those this process serves (with local, the workflows and the
+// device named).
+func (s *session) workerWatch(e *env, l lane, p plan.Plan, local bool, device string) *workerWatch {
+	w := &workerWatch{s: s, e: e, told: map[string]bool{}}
+	if !local {
+		w.queues = append(w.queues, watchedQueue{name: l.queue(), kind: enumspb.TASK_QUEUE_TYPE_WORKFLOW})
+	}
+	for _, d := range p.Devices {
+		if !local || d.Name != device {
+			w.queues = append(w.queues, watchedQueue{name: l.deviceQueue(d.Name), kind: enumspb.TASK_QUEUE_TYPE_ACTIVITY, device: d.Name})
+		}
+	}
+	return w
+}
+
+// check describes each queue once every few seconds and reports the
+// queues without a live poller, each once.
+func (w *workerWatch) check(ctx context.Context) {
+	if w == nil || time.Since(w.last) < 5*time.Second {
+		return
+	}
+	w.last = time.Now()
+	addr := w.s.eng.addr
+	for _, q := range w.queues {
+		if w.told[q.name] {
+			continue
+		}
+		qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		d, err := w.s.eng.client.DescribeTaskQueue(qctx, q.name, q.kind)
+		cancel()
+		if err != nil {
+			continue
+		}
+		alive := false
+		for _, p := range d.GetPollers() {
+			if time.Since(p.GetLastAccessTime().AsTime()) < pollerFresh {
+				alive = true
+			}
+		}
+		if alive {
+			continue
+		}
+		w.told[q.name] = true
+		if q.device == "" {
+			fmt.Fprintf(w.e.stderr, "pcflow: no worker runs workflows on queue %s at %s, so the run waits: start one with `pcflow worker --device NAME --temporal %s` (workers run workflows unless --workflows=false)\n", q.name, addr, addr)
+		} else {
+			fmt.Fprintf(w.e.stderr, "pcflow: device %s has no worker (nothing polls queue %s at %s): start one on the machine whose screen it drives with `pcflow worker --device %s --display :N --temporal %s`\n", q.device, q.name, addr, q.device, addr)
+		}
+	}
 }

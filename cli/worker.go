@@ -71,7 +71,7 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 		return 1
 	}
 	defer closeLog()
-	w, err := startWorker(g, ef.state, *device, dev, cfg, secrets, logger, *wf, mf.record)
+	w, err := startWorker(g, ef.state, *device, *device, "", dev, cfg, secrets, logger, *wf, mf.record)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "pcflow worker:", err)
 		return 1

@@ -24,7 +24,10 @@ type Config struct {
 	// Device is the device this process drives; empty serves no device.
 	Device string
 	// Workflows polls the shared queue: workflows, Progress and Manager.
-	Workflows  bool
+	Workflows bool
+	// Queue names the shared queue; empty: workflows.TaskQueue. A run with
+	// a queue of its own (workflows.Options.Queue) is served here.
+	Queue      string
 	Activities *activities.Activities
 }
 

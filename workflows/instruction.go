@@ -170,7 +170,7 @@ func InstructionWorkflow(ctx workflow.Context, in InstructionInput) (*Instructio
 				childID := ChildID(parentID, s.Name)
 				cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 					WorkflowID:    childID,
-					TaskQueue:     TaskQueue,
+					TaskQueue:     o.queue(),
 					StaticSummary: fmt.Sprintf("subtask %s on %s", s.Name, s.Device),
 					StaticDetails: instr,
 				})

@@ -48,7 +48,7 @@ func deviceOptions(o Options, device string, deadline time.Time, now time.Time) 
 
 func modelOptions(o Options, deadline, now time.Time) workflow.ActivityOptions {
 	ao := deviceOptions(o, "", deadline, now)
-	ao.TaskQueue = TaskQueue
+	ao.TaskQueue = o.queue()
 	ao.ScheduleToStartTimeout = 0
 	return ao
 }
@@ -70,7 +70,7 @@ func reasonFor(err error, device string, o Options) (string, string) {
 		return ReasonCancelled, "cancelled"
 	case isTimeout && toErr.TimeoutType() == enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START:
 		return ReasonDeviceError, fmt.Sprintf("device %s is offline: no worker took work from queue %s for %s; start one with `pcflow worker --device %s`",
-			device, plan.DeviceQueue(device), o.DeviceTimeout, device)
+			device, plan.DeviceQueue(o.physical(device)), o.DeviceTimeout, device)
 	case errors.As(err, &appErr) && appErr.Type() == agent.ErrTypeModelUnavailable:
 		// The model endpoint kept failing: the agent's fault, not the device's.
 		var actErr *temporal.ActivityError

@@ -63,6 +63,20 @@ type Options struct {
 	// Bind maps the task's logical devices to the physical devices whose
 	// queues serve them (a suite's lease); unbound devices are their own.
 	Bind map[string]string `json:"bind,omitempty"`
+	// Queue is the run's own task queue: its workflows and text-only model
+	// calls (Progress, Manager). Empty: the shared TaskQueue. pcflow run
+	// gives each run a queue of its own (and binds its local device to a
+	// queue of its own through Bind), so concurrent runs on one server
+	// never take each other's work.
+	Queue string `json:"queue,omitempty"`
+}
+
+// queue returns the run's task queue.
+func (o Options) queue() string {
+	if o.Queue != "" {
+		return o.Queue
+	}
+	return TaskQueue
 }
 
 func (o Options) withDefaults() Options {

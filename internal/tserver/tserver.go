@@ -55,6 +55,9 @@ type Options struct {
 	Port int
 	// UIPort of the Web UI; 0 disables the UI.
 	UIPort int
+	// UIIP is the address the Web UI and its HTTP API bind to; default
+	// 127.0.0.1 whatever IP is, since neither has authentication.
+	UIIP string
 	// LogFile receives the server's own log (warnings and errors); empty discards it.
 	LogFile string
 }
@@ -106,11 +109,14 @@ func Start(o Options) (*Server, error) {
 	if o.Port == 0 {
 		o.Port = 7233
 	}
+	if o.UIIP == "" {
+		o.UIIP = "127.0.0.1"
+	}
 	if !PortFree(o.IP, o.Port) {
 		return nil, fmt.Errorf("frontend %s:%d: %w", o.IP, o.Port, ErrPortInUse)
 	}
-	if o.UIPort != 0 && !PortFree(o.IP, o.UIPort) {
-		return nil, fmt.Errorf("web UI %s:%d: %w (pass another --ui-port, or 0 to disable the UI)", o.IP, o.UIPort, ErrPortInUse)
+	if o.UIPort != 0 && !PortFree(o.UIIP, o.UIPort) {
+		return nil, fmt.Errorf("web UI %s:%d: %w (pass another --ui-port, or 0 to disable the UI)", o.UIIP, o.UIPort, ErrPortInUse)
 	}
 	s := &Server{HostPort: net.JoinHostPort(o.IP, strconv.Itoa(o.Port))}
 	if o.DatabaseFile != "" {
@@ -167,7 +173,7 @@ func Start(o Options) (*Server, error) {
 	s.srv = srv
 	if o.UIPort != 0 {
 		s.ui = uiserver.NewServer(uiserveroptions.WithConfigProvider(&uiconfig.Config{
-			Host:                o.IP,
+			Host:                o.UIIP,
 			Port:                o.UIPort,
 			TemporalGRPCAddress: s.HostPort,
 			EnableUI:            true,
@@ -177,7 +183,7 @@ func Start(o Options) (*Server, error) {
 			DefaultNamespace:    Namespace,
 		}))
 		go func() { _ = s.ui.Start() }()
-		s.UIURL = fmt.Sprintf("http://%s:%d", o.IP, o.UIPort)
+		s.UIURL = "http://" + net.JoinHostPort(o.UIIP, strconv.Itoa(o.UIPort))
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {

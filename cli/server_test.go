@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a buffer written by a command running in a goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// waitFor polls until cond holds; the limit only stops a hung test.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for i := 0; !cond(); i++ {
+		if i > 1200 {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// startServer runs `pcflow server` in this process until the test ends.
+func startServer(t *testing.T, args ...string) *syncBuffer {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var out syncBuffer
+	done := make(chan int)
+	go func() { done <- run(ctx, append([]string{"server"}, args...), &out, &out) }()
+	t.Cleanup(func() { cancel(); <-done })
+	waitFor(t, "the server", func() bool { return strings.Contains(out.String(), "Ctrl-C stops it") })
+	return &out
+}
+
+// TestNoWorkerSaysWhatToStart starts a run against a server that no
+// worker serves: instead of waiting in silence it names each queue that
+// has no worker and how to start one, and its UI link points at the
+// server's actual Web UI port.
+func TestNoWorkerSaysWhatToStart(t *testing.T) {
+	port, uiPort := freePort(t), freePort(t)
+	startServer(t, "--state", t.TempDir(), "--port", fmt.Sprint(port), "--ui-port", fmt.Sprint(uiPort))
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out syncBuffer
+	done := make(chan int)
+	t.Setenv("OPENAI_API_KEY", "")
+	go func() {
+		done <- run(ctx, []string{"run", "../specs/examples/calculator.hcl", "--temporal", addr, "--no-worker", "--state", t.TempDir(), "--id", "nobody-serves"}, &out, &out)
+	}()
+	waitFor(t, "the no-worker notice", func() bool { return strings.Contains(out.String(), "has no worker") })
+	cancel()
+	<-done
+	got := out.String()
+	for _, want := range []string{
+		"no worker runs workflows on queue pcflow",
+		"device desktop has no worker (nothing polls queue device.desktop at " + addr + ")",
+		"pcflow worker --device desktop --display :N --temporal " + addr,
+		fmt.Sprintf("Temporal UI: http://127.0.0.1:%d/namespaces/default/workflows/nobody-serves", uiPort),
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("pcflow run --no-worker output lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// TestUIStaysOnLoopback exposes the frontend on the machine's address:
+// the Web UI and its HTTP API stay on 127.0.0.1, and the exposure is
+// announced loudly.
+func TestUIStaysOnLoopback(t *testing.T) {
+	ip := outsideIP(t)
+	port, uiPort := freePort(t), freePort(t)
+	out := startServer(t, "--state", t.TempDir(), "--ip", ip, "--port", fmt.Sprint(port), "--ui-port", fmt.Sprint(uiPort))
+	if !strings.Contains(out.String(), "WARNING: the Temporal frontend (gRPC) listens on "+ip+" WITHOUT AUTHENTICATION") {
+		t.Errorf("no warning about the exposed frontend:\n%s", out.String())
+	}
+	if strings.Contains(out.String(), "WARNING: the Web UI") {
+		t.Errorf("warned about a UI that stays on loopback:\n%s", out.String())
+	}
+	if c, err := net.DialTimeout("tcp", net.JoinHostPort(ip, fmt.Sprint(port)), 2*time.Second); err != nil {
+		t.Errorf("frontend not reachable on %s: %v", ip, err)
+	} else {
+		c.Close()
+	}
+	if c, err := net.DialTimeout("tcp", net.JoinHostPort(ip, fmt.Sprint(uiPort)), 2*time.Second); err == nil {
+		c.Close()
+		t.Errorf("the Web UI answers on %s:%d; it must stay on 127.0.0.1 unless --ui-ip says otherwise", ip, uiPort)
+	}
+	waitFor(t, "the UI on loopback", func() bool {
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/api/v1/namespaces", uiPort))
+		if err != nil {
+			return false
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	})
+}
+
+// outsideIP returns an address of this machine other than loopback.
+func outsideIP(t *testing.T) string {
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && !n.IP.IsLoopback() {
+			return n.IP.String()
+		}
+	}
+	t.Skip("this machine has no address besides loopback")
+	return ""
+}
+
+// TestHintsForPortAndState: a port held by something that is not a
+// Temporal server, and a state folder that cannot be written, each say
+// which flag fixes them.
+func TestHintsForPortAndState(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	busy := l.Addr().(*net.TCPAddr).Port
+	code, _, errs := runCLI(t, "status", "--state", t.TempDir(), "--port", fmt.Sprint(busy))
+	if code != 1 || !strings.Contains(errs, fmt.Sprintf("port %d is taken", busy)) || !strings.Contains(errs, "--port") {
+		t.Errorf("status on a port held by another program = %d, %q; want a hint to pass --port", code, errs)
+	}
+	code, _, errs = runCLI(t, "server", "--state", t.TempDir(), "--port", fmt.Sprint(busy))
+	if code != 1 || !strings.Contains(errs, "pass --port") {
+		t.Errorf("server on a busy port = %d, %q; want a hint to pass --port", code, errs)
+	}
+	for _, cmd := range []string{"status", "server"} {
+		code, _, errs = runCLI(t, cmd, "--state", "/dev/null/state", "--port", fmt.Sprint(freePort(t)))
+		if code != 1 || !strings.Contains(errs, "not writable") || !strings.Contains(errs, "--state") {
+			t.Errorf("%s with a state folder that cannot be made = %d, %q; want a hint to pass --state", cmd, code, errs)
+		}
+	}
+}
