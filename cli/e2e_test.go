@@ -430,6 +430,12 @@ func TestResumeFrom(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "FAILED (agent_failed)") || !strings.Contains(out, "cannot find the buttons") {
 		t.Fatalf("first run = %d, want agent_failed\n%s", code, out)
 	}
+	// The failed run's application does not outlive it.
+	for _, p := range programsOn(w.display) {
+		if p == "galculator" {
+			t.Errorf("galculator, launched by the failed run, still runs on %s", w.display)
+		}
+	}
 	code, out = w.pcflow(w.flags("resume", "fails", "--from", "multiply", "--display", w.display,
 		"--script", "cli/testdata/crash.script.json")...)
 	if code != 0 || !strings.Contains(out, "keeping clear") || !strings.Contains(out, `product="84"`) {

@@ -27,7 +27,8 @@ func cmdResume(ctx context.Context, e *env, args []string) int {
 its end: after a crash (process killed, machine rebooted) the run continues where
 it stopped, without redoing finished subtasks or repeating an action. For a run
 that failed, --from SUBTASK runs it again from that subtask, keeping the outputs
-of the subtasks finished before it. Sensitive variables must be given again
+of the subtasks finished before it (the setup runs again: a failed run's
+applications are stopped when it ends). Sensitive variables must be given again
 (--var or PCFLOW_VAR_NAME): they are never stored.`)
 	rf.vars.register(fs)
 	from := fs.String("from", "", "rerun a failed run from the subtask `NAME`")
@@ -118,7 +119,7 @@ of the subtasks finished before it. Sensitive variables must be given again
 		sess.announce(e, id)
 		w := sess.workerWatch(e, l, in.Plan, !rf.noWorker, device)
 		w.check(ctx)
-		return sess.follow(ctx, e, id, "", rf.quiet, w)
+		return sess.ended(e, id, sess.follow(ctx, e, id, "", rf.quiet, w), !rf.noWorker)
 	}
 	if t.Result == nil {
 		fmt.Fprintf(e.stderr, "pcflow resume: run %s ended without a result (%s); start it again with pcflow run\n", id, t.Ended)
@@ -141,7 +142,9 @@ of the subtasks finished before it. Sensitive variables must be given again
 			return code
 		}
 	}
-	in.Done, in.SkipSetup = done, true
+	// The setup runs again: a failed run's applications were stopped when
+	// it ended (launches are skipped where the window is still there).
+	in.Done, in.SkipSetup = done, false
 	l.apply(&in.Options)
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: newID, TaskQueue: l.queue(),
 		StaticSummary: fmt.Sprintf("task %s, rerun of %s from %s", in.Plan.Task, id, *from)}, workflows.InstructionWorkflowName, in)
@@ -159,7 +162,7 @@ of the subtasks finished before it. Sensitive variables must be given again
 	fmt.Fprintf(e.stdout, "rerunning %s from %s as %s (keeping %s)\n", id, *from, newID, strings.Join(kept, ", "))
 	sess.announce(e, newID)
 	w := sess.workerWatch(e, l, in.Plan, !rf.noWorker, device)
-	return sess.follow(ctx, e, newID, run.GetRunID(), rf.quiet, w)
+	return sess.ended(e, newID, sess.follow(ctx, e, newID, run.GetRunID(), rf.quiet, w), !rf.noWorker)
 }
 
 // errReported is an error already shown to the user (as diagnostics).

@@ -137,7 +137,7 @@ OpenAI-compatible endpoint. Without a key, pcflow plays a scripted model
 		fmt.Fprintf(e.stdout, "detached; follow it with: pcflow status %s --temporal %s\n", id, rf.eng.temporal)
 		return 0
 	}
-	return sess.follow(ctx, e, id, run.GetRunID(), rf.quiet, w)
+	return sess.ended(e, id, sess.follow(ctx, e, id, run.GetRunID(), rf.quiet, w), !rf.noWorker)
 }
 
 func guessScript(e *env, spec string) string {

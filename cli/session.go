@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"flag"
@@ -9,6 +10,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -309,4 +314,59 @@ func (w *workerWatch) check(ctx context.Context) {
 			fmt.Fprintf(w.e.stderr, "pcflow: device %s has no worker (nothing polls queue %s at %s): start one on the machine whose screen it drives with `pcflow worker --device %s --display :N --temporal %s`\n", q.device, q.name, addr, q.device, addr)
 		}
 	}
+}
+
+// stopLaunched stops the applications a run launched on this machine (a
+// device marks them with activities.RunEnv), so a failed run leaves
+// nothing behind for a later run's setup to reuse. It returns their names.
+func stopLaunched(id string) []string {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	names := map[string]bool{}
+	for _, en := range entries {
+		pid, err := strconv.Atoi(en.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", en.Name(), "environ"))
+		if err != nil {
+			continue
+		}
+		for _, kv := range bytes.Split(env, []byte{0}) {
+			v, ok := bytes.CutPrefix(kv, []byte(activities.RunEnv+"="))
+			if ok && (string(v) == id || strings.HasPrefix(string(v), id+"/")) {
+				pids = append(pids, pid)
+				comm, _ := os.ReadFile(filepath.Join("/proc", en.Name(), "comm"))
+				names[strings.TrimSpace(string(comm))] = true
+				break
+			}
+		}
+	}
+	for _, p := range pids {
+		_ = syscall.Kill(p, syscall.SIGTERM)
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for _, p := range pids {
+		for syscall.Kill(p, 0) == nil && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		_ = syscall.Kill(p, syscall.SIGKILL)
+	}
+	out := make([]string, 0, len(names))
+	for n := range names {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ended closes a run this process served: a failed run's applications
+// are stopped. It returns code.
+func (s *session) ended(e *env, id string, code int, local bool) int {
+	if code == 1 && local {
+		if names := stopLaunched(id); len(names) > 0 {
+			fmt.Fprintf(e.stdout, "stopped what the failed run launched: %s\n", strings.Join(names, ", "))
+		}
+	}
+	return code
 }

@@ -411,6 +411,11 @@ func (d *Desktop) Down() {
 		os.Remove(socketFor(n))
 		os.Remove(fmt.Sprintf("/tmp/.X%d-lock", n))
 	}
+	// The runtime folder Up made (D-Bus and AT-SPI sockets, fresh
+	// application configuration) goes with the desktop.
+	if dir := d.Env["XDG_RUNTIME_DIR"]; strings.HasPrefix(filepath.Base(dir), "pcflow-xdg-") {
+		os.RemoveAll(dir)
+	}
 }
 
 // keepInheritedFiles marks the files this process inherited (beyond

@@ -407,6 +407,10 @@ func (d *Device) Launch(ctx context.Context, argv []string) error {
 	}
 	cmd := exec.Command(path, argv[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if run := activities.LaunchedBy(ctx); run != "" {
+		// Marks the application (and what it starts) as the run's.
+		cmd.Env = append(os.Environ(), activities.RunEnv+"="+run)
+	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, errf
 	if err := cmd.Start(); err != nil {
 		errf.Close()

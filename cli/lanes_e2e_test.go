@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pcflow/pcflow/activities/x11"
+)
+
+// TestConcurrentRunsOneServer starts two `pcflow run` with the same state
+// folder and port, each on its own desktop: the first starts the embedded
+// server, the second joins it. Each run's steps must happen on its own
+// desktop (the calculator shows 84, the editor saved the note), and
+// whichever process ends first must not stop the server under the other.
+func TestConcurrentRunsOneServer(t *testing.T) {
+	os.RemoveAll("/tmp/pcflow-editor")
+	w := newWorld(t)
+	d2, err := x11.Up(context.Background(), x11.DesktopOptions{StateDir: w.state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { killApps(d2.Display); d2.Down() })
+	a := w.cmd(w.flags("run", "specs/examples/calculator.hcl", "--display", w.display, "--id", "calc")...)
+	var outA, outB bytes.Buffer
+	a.Stdout, a.Stderr = &outA, &outA
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitPort(t, w.port)
+	b := w.cmd(w.flags("run", "specs/examples/editor.hcl", "--display", d2.Display, "--id", "edit")...)
+	b.Stdout, b.Stderr = &outB, &outB
+	if err := b.Start(); err != nil {
+		t.Fatal(err)
+	}
+	errA, errB := a.Wait(), b.Wait()
+	if errA != nil || !strings.Contains(outA.String(), `product="84"`) || !strings.Contains(outA.String(), "check shown        pass") {
+		t.Errorf("calculator run: %v\n%s", errA, outA.String())
+	}
+	if errB != nil || !strings.Contains(outB.String(), "SUCCEEDED") {
+		t.Errorf("editor run: %v\n%s", errB, outB.String())
+	}
+	if !strings.Contains(outB.String(), "using the pcflow server already on") {
+		t.Errorf("the second run does not say it joined the first one's server:\n%s", outB.String())
+	}
+	if b, err := os.ReadFile("/tmp/pcflow-editor/note.txt"); err != nil || !strings.Contains(string(b), "Meeting moved to 10:30") {
+		t.Errorf("note.txt = %q, %v", b, err)
+	}
+}
+
+// TestResumeAfterTaskFileMoved kills a run, removes its task file and
+// resumes it: the plan comes from the run's history.
+func TestResumeAfterTaskFileMoved(t *testing.T) {
+	w := newWorld(t)
+	src, err := os.ReadFile("testdata/crash.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := filepath.Join(t.TempDir(), "crash.hcl")
+	if err := os.WriteFile(spec, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logPath := filepath.Join(w.state, "actions", "desktop.jsonl")
+	c := w.cmd(w.flags("run", spec, "--display", w.display, "--id", "moved", "--script", "cli/testdata/crash.script.json")...)
+	var out bytes.Buffer
+	c.Stdout, c.Stderr = &out, &out
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Kill it just after its second action finished, before the next one.
+	for n := 0; count(logPath, `"phase":"finished"`) < 2; n++ {
+		if n > 4800 {
+			t.Fatalf("the run never reached its second action\n%s", out.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	c.Process.Kill()
+	c.Wait()
+	if err := os.Remove(spec); err != nil {
+		t.Fatal(err)
+	}
+	code, res := w.pcflow(w.flags("resume", "moved", "--display", w.display)...)
+	if code != 0 || !strings.Contains(res, "is gone; continuing from the plan in the run's history") || !strings.Contains(res, `product="84"`) {
+		t.Errorf("resume after the task file moved = %d\n%s", code, res)
+	}
+}
+
+// TestDesktopDownRemovesRuntime: desktop down leaves no runtime folder
+// (D-Bus and accessibility sockets, application configuration) behind.
+func TestDesktopDownRemovesRuntime(t *testing.T) {
+	state := t.TempDir()
+	code, out, errs := runCLI(t, "desktop", "up", "--display", ":221", "--state", state)
+	if code != 0 {
+		t.Fatalf("desktop up = %d: %s", code, errs)
+	}
+	dir := ""
+	for _, line := range strings.Split(out, "\n") {
+		if v, ok := strings.CutPrefix(line, "export XDG_RUNTIME_DIR="); ok {
+			dir = strings.Trim(v, "'")
+		}
+	}
+	if _, err := os.Stat(dir); dir == "" || err != nil {
+		t.Fatalf("desktop up made no runtime folder (%q, %v):\n%s", dir, err, out)
+	}
+	if code, _, errs := runCLI(t, "desktop", "down", "--display", ":221", "--state", state); code != 0 {
+		t.Fatalf("desktop down = %d: %s", code, errs)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Errorf("desktop down left %s behind", dir)
+	}
+	if _, err := os.Stat(x11.EnvFile(state, ":221")); err == nil {
+		t.Errorf("desktop down left its record %s behind", x11.EnvFile(state, ":221"))
+	}
+}
+
+// programsOn lists the programs running on an X display.
+func programsOn(display string) []string {
+	var out []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !bytes.Contains(append([]byte{0}, env...), []byte("\x00DISPLAY="+display+"\x00")) {
+			continue
+		}
+		comm, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
+		out = append(out, strings.TrimSpace(string(comm)))
+	}
+	return out
+}
