@@ -76,7 +76,11 @@ func New(cfg Config) (*Worker, error) {
 		redact = append(redact, &RedactInterceptor{Redactor: activities.NewRedactor(cfg.Activities.Secrets)})
 	}
 	if cfg.Workflows {
-		sw := sdkworker.New(cfg.Client, workflows.TaskQueue, sdkworker.Options{Interceptors: redact})
+		queue := cfg.Queue
+		if queue == "" {
+			queue = workflows.TaskQueue
+		}
+		sw := sdkworker.New(cfg.Client, queue, sdkworker.Options{Interceptors: redact})
 		RegisterWorkflows(sw)
 		RegisterSharedActivities(sw, cfg.Activities)
 		w.workers = append(w.workers, sw)
