@@ -17,6 +17,7 @@ import (
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	"golang.org/x/sys/unix"
 
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/agents"
@@ -316,18 +317,40 @@ func (w *workerWatch) check(ctx context.Context) {
 	}
 }
 
-// stopLaunched stops the applications a run launched on this machine (a
-// device marks them with activities.RunEnv), so a failed run leaves
-// nothing behind for a later run's setup to reuse. It returns their names.
+// stopLaunched stops the applications a run launched on this machine, so
+// a failed run leaves nothing behind for a later run's setup to reuse. A
+// device marks what it launches with activities.RunEnv and starts it in a
+// session of its own; everything in those sessions goes (a program that
+// rewrites its environment, as Chromium's helpers do, keeps its session).
+// It returns the programs' names.
 func stopLaunched(id string) []string {
+	type proc struct {
+		name string
+		sid  int
+	}
+	procs := map[int]proc{}
+	sids := map[int]bool{}
 	entries, _ := os.ReadDir("/proc")
-	var pids []int
-	names := map[string]bool{}
 	for _, en := range entries {
 		pid, err := strconv.Atoi(en.Name())
-		if err != nil || pid == os.Getpid() {
+		if err != nil {
 			continue
 		}
+		stat, err := os.ReadFile(filepath.Join("/proc", en.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp session ...; comm may hold spaces.
+		open, end := bytes.IndexByte(stat, '('), bytes.LastIndexByte(stat, ')')
+		if open < 0 || end < open {
+			continue
+		}
+		f := strings.Fields(string(stat[end+1:]))
+		if len(f) < 4 {
+			continue
+		}
+		sid, _ := strconv.Atoi(f[3])
+		procs[pid] = proc{name: string(stat[open+1 : end]), sid: sid}
 		env, err := os.ReadFile(filepath.Join("/proc", en.Name(), "environ"))
 		if err != nil {
 			continue
@@ -335,11 +358,19 @@ func stopLaunched(id string) []string {
 		for _, kv := range bytes.Split(env, []byte{0}) {
 			v, ok := bytes.CutPrefix(kv, []byte(activities.RunEnv+"="))
 			if ok && (string(v) == id || strings.HasPrefix(string(v), id+"/")) {
-				pids = append(pids, pid)
-				comm, _ := os.ReadFile(filepath.Join("/proc", en.Name(), "comm"))
-				names[strings.TrimSpace(string(comm))] = true
+				sids[sid] = true
 				break
 			}
+		}
+	}
+	own, _ := unix.Getsid(0)
+	delete(sids, own)
+	var pids []int
+	names := map[string]bool{}
+	for pid, p := range procs {
+		if sids[p.sid] && pid != os.Getpid() {
+			pids = append(pids, pid)
+			names[p.name] = true
 		}
 	}
 	for _, p := range pids {
