@@ -106,7 +106,7 @@ type evalFlags struct {
 func (f *evalFlags) register(e *env, fs *flag.FlagSet) {
 	f.eng.register(fs, e, true)
 	fs.IntVar(&f.devices, "devices", 1, "start N local headless desktops, each with its own worker (the pool)")
-	fs.Var(&f.pool, "pool", "use this device, served by a `pcflow worker --device NAME` elsewhere (repeatable; needs --temporal)")
+	fs.Var(&f.pool, "pool", "use the device `NAME`, served by a 'pcflow worker --device NAME' elsewhere (repeatable; needs --temporal)")
 	fs.IntVar(&f.repeat, "repeat", 0, "run every task K times (default: the suite file's repeat, else 1)")
 	fs.Var(&f.filter, "filter", "run only tasks with this name or tag (repeatable)")
 	fs.StringVar(&f.out, "out", "", "folder for results.json, results.csv and the HTML report (default: eval-ID)")
