@@ -48,10 +48,13 @@ type world struct {
 	uiPort  int
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t *testing.T) *world { return newWorldOn(t, "") }
+
+// newWorldOn is newWorld on a given display (empty: the first free one).
+func newWorldOn(t *testing.T, display string) *world {
 	t.Helper()
 	w := &world{t: t, state: t.TempDir()}
-	d, err := x11.Up(context.Background(), x11.DesktopOptions{StateDir: w.state})
+	d, err := x11.Up(context.Background(), x11.DesktopOptions{Display: display, StateDir: w.state})
 	if err != nil {
 		t.Fatalf("desktop: %v", err)
 	}

@@ -19,8 +19,8 @@ import (
 // whichever process ends first must not stop the server under the other.
 func TestConcurrentRunsOneServer(t *testing.T) {
 	os.RemoveAll("/tmp/pcflow-editor")
-	w := newWorld(t)
-	d2, err := x11.Up(context.Background(), x11.DesktopOptions{StateDir: w.state})
+	w := newWorldOn(t, ":222")
+	d2, err := x11.Up(context.Background(), x11.DesktopOptions{Display: ":223", StateDir: w.state})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestConcurrentRunsOneServer(t *testing.T) {
 // TestResumeAfterTaskFileMoved kills a run, removes its task file and
 // resumes it: the plan comes from the run's history.
 func TestResumeAfterTaskFileMoved(t *testing.T) {
-	w := newWorld(t)
+	w := newWorldOn(t, ":224")
 	src, err := os.ReadFile("testdata/crash.hcl")
 	if err != nil {
 		t.Fatal(err)

@@ -113,7 +113,9 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 	})
 	select {
 	case <-exited:
-		d.Down()
+		// It never ran: the display's socket and lock belong to whoever
+		// holds the display, so Down must not remove them.
+		d.PIDs = nil
 		if explicit {
 			return nil, fmt.Errorf("Xvfb on %s exited: %s", o.Display, strings.TrimSpace(xlog.String()))
 		}
