@@ -1,9 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/pcflow/pcflow/activities/agents/profile"
 )
@@ -17,7 +23,7 @@ func TestCalculatorInEveryProfile(t *testing.T) {
 	w := newWorld(t)
 	for _, p := range profile.Builtins() {
 		t.Run(p.Name, func(t *testing.T) {
-			killApps(w.display)
+			killApp(w.display, "galculator") // the previous run's calculator; the window manager stays
 			id := "calc-" + strings.ReplaceAll(p.Name, ".", "-")
 			code, out := w.pcflow(w.flags("run", "specs/examples/calculator.hcl", "--display", w.display, "--profile", p.Name, "--id", id)...)
 			if code != 0 {
@@ -80,4 +86,24 @@ func TestCalibrateEveryProfile(t *testing.T) {
 	if code == 0 || !strings.Contains(out, `unknown model profile "uitars-2"; choose one of`) {
 		t.Errorf("calibrate --profile uitars-2 = %d, want the list of profiles:\n%s", code, out)
 	}
+}
+
+// killApp stops the processes named name on display.
+func killApp(display, name string) {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		comm, err := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
+		if err != nil || strings.TrimSpace(string(comm)) != name {
+			continue
+		}
+		env, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if !bytes.Contains(append([]byte{0}, env...), []byte("\x00DISPLAY="+display+"\x00")) {
+			continue
+		}
+		var pid int
+		if _, err := fmt.Sscanf(e.Name(), "%d", &pid); err == nil {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
 }
