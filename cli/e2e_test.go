@@ -67,10 +67,20 @@ func newWorldOn(t *testing.T, display string) *world {
 	return w
 }
 
-// killApps stops the applications a run left on a display.
+// desktopPrograms are the desktop's own processes, which killApps leaves
+// running: a device checks its window manager on every observation.
+var desktopPrograms = map[string]bool{
+	"Xvfb": true, "openbox": true, "dbus-daemon": true, "dbus-launch": true,
+	"at-spi-bus-laun": true, "at-spi2-registr": true,
+}
+
+// killApps stops the applications a run left on a display, not the desktop.
 func killApps(display string) {
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
+		if comm, err := os.ReadFile(filepath.Join("/proc", e.Name(), "comm")); err == nil && desktopPrograms[strings.TrimSpace(string(comm))] {
+			continue
+		}
 		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
 		if err != nil || !bytes.Contains(env, []byte("\x00DISPLAY="+display+"\x00")) && !bytes.HasPrefix(env, []byte("DISPLAY="+display+"\x00")) {
 			continue

@@ -2,6 +2,8 @@ package calibrate
 
 import (
 	"fmt"
+	"io"
+	"log"
 	"image"
 	"strconv"
 	"time"
@@ -34,6 +36,9 @@ type Event struct {
 
 // Open shows the pattern on display (":N").
 func Open(display string) (*Window, error) {
+	// xgb logs connection chatter (no ~/.Xauthority on Xvfb) to stderr,
+	// which would mix with calibrate's report.
+	xgb.Logger = log.New(io.Discard, "", 0)
 	conn, err := xgb.NewConnDisplay(display)
 	if err != nil {
 		return nil, fmt.Errorf("calibration window on %s: %w", display, err)
