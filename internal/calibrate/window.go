@@ -2,9 +2,9 @@ package calibrate
 
 import (
 	"fmt"
+	"image"
 	"io"
 	"log"
-	"image"
 	"strconv"
 	"time"
 
