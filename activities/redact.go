@@ -224,11 +224,15 @@ func (r *Redactor) Error(err error) error {
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) {
 		// The cause's text is part of msg: keep the redacted message only.
-		red := r.String(app.Message())
-		if app.NonRetryable() {
-			return temporal.NewNonRetryableApplicationError(red, app.Type(), nil)
+		// Keep the details (the usage of a failed model call), redacted too.
+		opts := temporal.ApplicationErrorOptions{NonRetryable: app.NonRetryable(), NextRetryDelay: app.NextRetryDelay()}
+		var detail any
+		if app.HasDetails() && app.Details(&detail) == nil {
+			if b, err := json.Marshal(detail); err == nil {
+				opts.Details = []any{json.RawMessage(r.String(string(b)))}
+			}
 		}
-		return temporal.NewApplicationError(red, app.Type())
+		return temporal.NewApplicationErrorWithOptions(r.String(app.Message()), app.Type(), opts)
 	}
 	red := &redactedError{msg: r.String(msg)}
 	for _, c := range []error{context.Canceled, context.DeadlineExceeded} {

@@ -254,3 +254,34 @@ func BenchmarkRedactValue(b *testing.B) {
 		r.Value(res)
 	}
 }
+
+// TestRedactedErrorKeepsDetails: a model error whose text holds a secret is
+// redacted without losing the usage it carries (a failed subtask reports
+// the calls it paid for).
+func TestRedactedErrorKeepsDetails(t *testing.T) {
+	r := activities.NewRedactor(map[string]string{"token": "hunter2-XYZ"})
+	in := temporal.NewApplicationErrorWithOptions("endpoint said: bad key hunter2-XYZ", "ModelAuth",
+		temporal.ApplicationErrorOptions{NonRetryable: true, Details: []any{screen.Usage{Calls: 3, PromptTokens: 1200}}})
+	out := r.Error(in)
+	if strings.Contains(out.Error(), "hunter2-XYZ") {
+		t.Fatalf("Error(%v) = %v, still holds the secret", in, out)
+	}
+	var app *temporal.ApplicationError
+	if !errors.As(out, &app) || !app.NonRetryable() || app.Type() != "ModelAuth" {
+		t.Fatalf("Error(%v) = %#v, want a non-retryable ModelAuth application error", in, out)
+	}
+	// In process the detail is the JSON Temporal will carry; the workflow
+	// decodes it as screen.Usage.
+	var raw any
+	if !app.HasDetails() || app.Details(&raw) != nil {
+		t.Fatalf("Error(%v) lost its details", in)
+	}
+	b, _ := json.Marshal(raw)
+	var u screen.Usage
+	if err := json.Unmarshal(b, &u); err != nil {
+		t.Fatalf("details %s: %v", b, err)
+	}
+	if diff := cmp.Diff(screen.Usage{Calls: 3, PromptTokens: 1200}, u); diff != "" {
+		t.Errorf("usage after redaction (-want +got):\n%s", diff)
+	}
+}

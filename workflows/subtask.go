@@ -70,7 +70,7 @@ func reasonFor(err error, device string, o Options) (string, string) {
 		return ReasonCancelled, "cancelled"
 	case isTimeout && toErr.TimeoutType() == enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START:
 		return ReasonDeviceError, fmt.Sprintf("device %s is offline: no worker took work from queue %s for %s; start one with `pcflow worker --device %s`",
-			device, plan.DeviceQueue(o.physical(device)), o.DeviceTimeout, device)
+			device, plan.DeviceQueue(o.physical(device)), o.DeviceTimeout, o.physical(device))
 	case errors.As(err, &appErr) && appErr.Type() == agent.ErrTypeModelUnavailable:
 		// The model endpoint kept failing: the agent's fault, not the device's.
 		var actErr *temporal.ActivityError

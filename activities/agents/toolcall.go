@@ -3,7 +3,6 @@ package agents
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -11,9 +10,9 @@ import (
 	"github.com/pcflow/pcflow/internal/text"
 )
 
-// toolCall returns the name and arguments the model chose, from a tool call
-// or, in text mode, from an "Action: NAME {json}" line.
-func toolCall(msg openai.ChatCompletionMessage, textMode bool) (name string, args json.RawMessage, thought string, err error) {
+// toolCall returns the name and arguments of the one tool the model called
+// (text formats are parsed by the profile package).
+func toolCall(msg openai.ChatCompletionMessage) (name string, args json.RawMessage, thought string, err error) {
 	thought = strings.TrimSpace(msg.Content)
 	if len(msg.ToolCalls) > 0 {
 		if len(msg.ToolCalls) > 1 {
@@ -29,15 +28,12 @@ func toolCall(msg openai.ChatCompletionMessage, textMode bool) (name string, arg
 		}
 		return tc.Function.Name, json.RawMessage(a), thought, nil
 	}
-	if !textMode {
-		return "", nil, thought, fmt.Errorf("no tool call in the answer; call exactly one tool")
-	}
-	return parseTextAction(msg.Content)
+	return "", nil, thought, fmt.Errorf("no tool call in the answer; call exactly one tool")
 }
 
 // oneTool reads a call of the named tool into v.
 func oneTool(msg openai.ChatCompletionMessage, want string, v any) (thought string, err error) {
-	name, args, thought, err := toolCall(msg, false)
+	name, args, thought, err := toolCall(msg)
 	if err != nil {
 		return thought, err
 	}
@@ -48,26 +44,4 @@ func oneTool(msg openai.ChatCompletionMessage, want string, v any) (thought stri
 		return thought, fmt.Errorf("arguments of %s: %w", want, err)
 	}
 	return thought, nil
-}
-
-var actionLine = regexp.MustCompile(`(?m)^\s*Action:\s*([a-z_]+)\s*(\{.*\})?\s*$`)
-
-// parseTextAction is the fallback parser for models without tool calling.
-func parseTextAction(content string) (string, json.RawMessage, string, error) {
-	m := actionLine.FindAllStringSubmatchIndex(content, -1)
-	if len(m) == 0 {
-		return "", nil, strings.TrimSpace(content), fmt.Errorf(`no "Action: NAME {json}" line in the answer`)
-	}
-	last := m[len(m)-1]
-	name := content[last[2]:last[3]]
-	args := "{}"
-	if last[4] >= 0 {
-		args = content[last[4]:last[5]]
-	}
-	thought := strings.TrimSpace(content[:last[0]])
-	thought = strings.TrimSpace(strings.TrimPrefix(thought, "Thought:"))
-	if !json.Valid([]byte(args)) {
-		return name, nil, thought, fmt.Errorf("arguments of %s are not valid JSON: %s", name, text.Trunc(args, 120))
-	}
-	return name, json.RawMessage(args), thought, nil
 }

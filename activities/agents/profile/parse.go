@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/pcflow/pcflow/internal/text"
 )
 
 // Call is one action a model asked for, in pcflow's vocabulary (click,
@@ -525,9 +527,4 @@ func lowerKeys(keys []string) []any {
 	return out
 }
 
-func trunc(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
+func trunc(s string, n int) string { return text.Trunc(s, n) }
