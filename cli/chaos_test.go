@@ -52,7 +52,11 @@ func TestChaos(t *testing.T) {
 	var done, inside, runs int
 	for i := 0; done < kills; i++ {
 		kind := kinds[i%len(kinds)]
-		n := min(1+rng.Intn(2), kills-done)
+		// One kill per run until each kind had one, then one or two.
+		n := 1
+		if i >= len(kinds) {
+			n = min(1+rng.Intn(2), kills-done)
+		}
 		id := fmt.Sprintf("chaos-%d-%s", i, kind)
 		in := c.run(t, kind, id, n)
 		done += n
