@@ -209,7 +209,9 @@ func (a *Activities) observe(ctx context.Context) (*screen.Screen, image.Image, 
 	// secret that was typed into a visible field. The pixels may show one
 	// that no element names, so OCR reads them first.
 	if r := a.redactor(); !r.Empty() {
-		if _, err := a.words(ctx, s); err != nil {
+		// A device without OCR (ErrNoOCR) has its element text masked only;
+		// a device whose OCR fails must not store what it cannot check.
+		if _, err := a.words(ctx, s); err != nil && !errors.Is(err, ErrNoOCR) {
 			return nil, nil, screen.Observation{}, fmt.Errorf("observe: reading the screen for secrets to hide: %w", err)
 		}
 		r.Screen(s)
