@@ -236,3 +236,21 @@ func quoteShort(s string) string {
 	}
 	return fmt.Sprintf("%q… (%d bytes)", s[:cut], len(s))
 }
+
+// budgets reads the limits a task and a subtask both take (max_steps,
+// timeout, max_tokens, knowledge) into the fields given; a field whose
+// attribute is absent keeps its value.
+func (p *parser) budgets(st *scope, attrs hcl.Attributes, steps *int, timeout *plan.Duration, tokens *int, knowledge *[]string) {
+	if a, ok := attrs["max_steps"]; ok {
+		*steps = p.count(st, a, stepsRange)
+	}
+	if a, ok := attrs["timeout"]; ok {
+		*timeout = p.duration(st, a, timeoutRange)
+	}
+	if a, ok := attrs["max_tokens"]; ok {
+		*tokens = p.count(st, a, tokensRange)
+	}
+	if a, ok := attrs["knowledge"]; ok {
+		*knowledge = p.stringList(st, a)
+	}
+}

@@ -111,18 +111,7 @@ func (p *parser) subtask(pl *plan.Plan, sd *subtaskDecl) (plan.Subtask, map[stri
 		}
 	}
 	s.DependsOn = keys(deps)
-	if a, ok := c.Attributes["max_steps"]; ok {
-		s.MaxSteps = p.count(st, a, stepsRange)
-	}
-	if a, ok := c.Attributes["timeout"]; ok {
-		s.Timeout = p.duration(st, a, timeoutRange)
-	}
-	if a, ok := c.Attributes["max_tokens"]; ok {
-		s.MaxTokens = p.count(st, a, tokensRange)
-	}
-	if a, ok := c.Attributes["knowledge"]; ok {
-		s.Knowledge = p.stringList(st, a)
-	}
+	p.budgets(st, c.Attributes, &s.MaxSteps, &s.Timeout, &s.MaxTokens, &s.Knowledge)
 	for _, ob := range c.Blocks {
 		if ob.Type != "output" {
 			continue

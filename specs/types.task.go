@@ -48,20 +48,9 @@ func (p *parser) task(b *hcl.Block) *plan.Plan {
 			p.diags = append(p.diags, exprDiag(a.Expr.Range(), "Sensitive value in task instruction", "The task instruction is shown to the Manager agent and in the UI; use sensitive variables in subtask instructions, which the device fills in."))
 		}
 	}
-	if a, ok := c.Attributes["max_steps"]; ok {
-		pl.MaxSteps = p.count(st, a, stepsRange)
-	}
-	if a, ok := c.Attributes["timeout"]; ok {
-		pl.Timeout = p.duration(st, a, timeoutRange)
-	}
-	if a, ok := c.Attributes["max_tokens"]; ok {
-		pl.MaxTokens = p.count(st, a, tokensRange)
-	}
+	p.budgets(st, c.Attributes, &pl.MaxSteps, &pl.Timeout, &pl.MaxTokens, &pl.Knowledge)
 	if a, ok := c.Attributes["max_invalid"]; ok {
 		pl.MaxInvalid = p.count(st, a, invalidRange)
-	}
-	if a, ok := c.Attributes["knowledge"]; ok {
-		pl.Knowledge = p.stringList(st, a)
 	}
 	if a, ok := c.Attributes["requires"]; ok {
 		pl.Requires = p.stringList(st, a)

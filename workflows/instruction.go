@@ -76,18 +76,8 @@ func InstructionWorkflow(ctx workflow.Context, in InstructionInput) (*Instructio
 	// Setup steps, in order, each on its device.
 	if !in.SkipSetup {
 		for _, su := range p.Setup {
-			si, err := renderSetup(su)
-			if err != nil {
-				return fail(ReasonDeviceError, err.Error())
-			}
-			now := workflow.Now(ctx)
-			ao := deviceOptions(o, su.Device, deadline, now)
-			ao.StartToCloseTimeout = 3*time.Minute + si.WaitTimeout + si.Sleep
-			ao.RetryPolicy.MaximumAttempts = 3
-			sctx := withSummary(workflow.WithActivityOptions(ctx, ao), fmt.Sprintf("setup %s on %s", su.Name, su.Device))
-			if err := workflow.ExecuteActivity(sctx, a.Setup, si).Get(ctx, nil); err != nil {
-				reason, msg := reasonFor(err, su.Device, o)
-				return fail(reason, fmt.Sprintf("setup %s: %s", su.Name, msg))
+			if _, reason, msg := runSetupStep(ctx, o, deadline, "setup", su); reason != "" {
+				return fail(reason, msg)
 			}
 		}
 	}
@@ -244,18 +234,9 @@ func InstructionWorkflow(ctx workflow.Context, in InstructionInput) (*Instructio
 	if len(p.PostRun) > 0 {
 		live.Phase = "post_run"
 		for _, su := range p.PostRun {
-			si, err := renderSetup(su)
-			if err != nil {
-				return fail(ReasonDeviceError, err.Error())
-			}
-			ao := deviceOptions(o, su.Device, deadline, workflow.Now(ctx))
-			ao.StartToCloseTimeout = 3*time.Minute + si.WaitTimeout + si.Sleep
-			ao.RetryPolicy.MaximumAttempts = 3
-			sctx := withSummary(workflow.WithActivityOptions(ctx, ao), fmt.Sprintf("post_run %s on %s", su.Name, su.Device))
-			var sr activities.SetupResult
-			if err := workflow.ExecuteActivity(sctx, a.Setup, si).Get(ctx, &sr); err != nil {
-				reason, msg := reasonFor(err, su.Device, o)
-				return fail(reason, fmt.Sprintf("post_run %s: %s", su.Name, msg))
+			sr, reason, msg := runSetupStep(ctx, o, deadline, "post_run", su)
+			if reason != "" {
+				return fail(reason, msg)
 			}
 			res.PostRun = append(res.PostRun, StepNotes{Name: su.Name, Notes: sr.Notes})
 		}
@@ -307,6 +288,26 @@ func defaultDevice(p plan.Plan) string {
 		return p.Devices[0].Name
 	}
 	return ""
+}
+
+// runSetupStep runs one setup or post-run step on its device; kind
+// ("setup", "post_run") names it in the UI and in the failure message,
+// which comes back with its reason when the step failed.
+func runSetupStep(ctx workflow.Context, o Options, deadline time.Time, kind string, su plan.Setup) (*activities.SetupResult, string, string) {
+	si, err := renderSetup(su)
+	if err != nil {
+		return nil, ReasonDeviceError, err.Error()
+	}
+	ao := deviceOptions(o, su.Device, deadline, workflow.Now(ctx))
+	ao.StartToCloseTimeout = 3*time.Minute + si.WaitTimeout + si.Sleep
+	ao.RetryPolicy.MaximumAttempts = 3
+	sctx := withSummary(workflow.WithActivityOptions(ctx, ao), fmt.Sprintf("%s %s on %s", kind, su.Name, su.Device))
+	var sr activities.SetupResult
+	if err := workflow.ExecuteActivity(sctx, a.Setup, si).Get(ctx, &sr); err != nil {
+		reason, msg := reasonFor(err, su.Device, o)
+		return nil, reason, fmt.Sprintf("%s %s: %s", kind, su.Name, msg)
+	}
+	return &sr, "", ""
 }
 
 func renderSetup(su plan.Setup) (activities.SetupInput, error) {
