@@ -204,4 +204,6 @@ type SubtaskLive struct {
 	Tokens     int    `json:"tokens"`
 	// Done counts finished steps; Done, LastAction and Verdict change together.
 	Done int `json:"done"`
+	// Waiting is set while the loop waits for a person (see control.go).
+	Waiting *Waiting `json:"waiting,omitempty"`
 }

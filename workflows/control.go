@@ -1,0 +1,78 @@
+package workflows
+
+import "time"
+
+// A person in the loop (issue 13): the names and shapes through which the
+// CLI, the live-view page and the subtask workflow talk. A subtask's agent
+// loop reads them at step boundaries; everything it waits for is waited for
+// durably inside the workflow.
+const (
+	// ControlSignal carries a Control to a running subtask workflow.
+	ControlSignal = "pcflow.control"
+	// ApproveUpdate decides a pending approval (a policy `confirm` rule or
+	// a provider's safety check); its argument is an Approval.
+	ApproveUpdate = "pcflow.approve"
+	// AnswerUpdate answers the agent's ask_human question; its argument is
+	// an Answer.
+	AnswerUpdate = "pcflow.answer"
+)
+
+// Control operations.
+const (
+	ControlPause    = "pause"    // stop at the next step boundary
+	ControlResume   = "resume"   // continue after pause
+	ControlTakeover = "takeover" // pause and give the person the device
+	ControlRelease  = "release"  // hand the device back to the agent
+)
+
+// Control is a ControlSignal's payload.
+type Control struct {
+	Op   string `json:"op"`
+	By   string `json:"by,omitempty"`   // who: user@host, or "view page"
+	Note string `json:"note,omitempty"` // release: what the person did
+}
+
+// Approval is an ApproveUpdate's argument.
+type Approval struct {
+	// Request is the id of the pending request being decided (Waiting.ID);
+	// empty decides whatever is pending.
+	Request string `json:"request,omitempty"`
+	Approve bool   `json:"approve"`
+	Reason  string `json:"reason,omitempty"`
+	By      string `json:"by,omitempty"`
+}
+
+// Answer is an AnswerUpdate's argument.
+type Answer struct {
+	Request string `json:"request,omitempty"`
+	Text    string `json:"text"`
+	By      string `json:"by,omitempty"`
+}
+
+// Waiting kinds: why a subtask's loop is not running.
+const (
+	WaitPaused   = "paused"
+	WaitTakeover = "taken_over"
+	WaitApproval = "approval"
+	WaitAnswer   = "answer"
+)
+
+// Waiting is what a subtask waits for, in its progress query answer
+// (SubtaskLive.Waiting) and in pcflow status.
+type Waiting struct {
+	ID    string    `json:"id"`
+	Kind  string    `json:"kind"`
+	Since time.Time `json:"since"`
+	// Approval: the pending action, the rule that asked for confirmation
+	// (or the provider's safety check), the element it targets and the
+	// annotated screenshot (artifact ref) the agent decided on.
+	Action     string `json:"action,omitempty"`
+	Rule       string `json:"rule,omitempty"`
+	Element    string `json:"element,omitempty"`
+	Screenshot string `json:"screenshot,omitempty"`
+	// Answer: the agent's question.
+	Question string `json:"question,omitempty"`
+	// Deadline: when an unanswered approval is rejected (zero: never).
+	Deadline time.Time `json:"deadline,omitzero"`
+	By       string    `json:"by,omitempty"`
+}
