@@ -311,6 +311,20 @@ type DecideResult struct {
 	Errors      []string           `json:"errors,omitempty"`
 	PromptBytes int                `json:"prompt_bytes"`
 	Exchanges   []string           `json:"exchanges,omitempty"`
+	// Facts: what a policy sees of Action and of each Batch action, in
+	// order (see plan.ActionFacts).
+	Facts []plan.ActionFacts `json:"facts,omitempty"`
+	// SafetyChecks are the provider's own pending safety checks (OpenAI's
+	// computer tool): the action runs only after a person approves them,
+	// and the next call acknowledges them.
+	SafetyChecks []SafetyCheck `json:"safety_checks,omitempty"`
+}
+
+// SafetyCheck is a provider's pending safety check on a proposed action.
+type SafetyCheck struct {
+	ID      string `json:"id"`
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message,omitempty"`
 }
 
 // Decide observes the device and asks the Decision agent for one action.

@@ -32,6 +32,8 @@ type Plan struct {
 	// Requires lists programs every device of the task must have on its
 	// PATH; the run checks them before setup.
 	Requires []string `json:"requires,omitempty"`
+	// Policy rules over the task's actions (allow / deny / confirm).
+	Policy *Policy `json:"policy,omitempty"`
 }
 
 // Device is a computer a subtask acts on; its worker polls DeviceQueue(Name).
