@@ -123,6 +123,7 @@ func (f *evalFlags) register(e *env, fs *flag.FlagSet) {
 	fs.BoolVar(&f.quiet, "quiet", false, "print only the summary")
 	f.modelFlag.register(fs)
 	f.vars.register(fs)
+	f.vars.registerPolicy(fs)
 }
 
 func cmdEval(ctx context.Context, e *env, args []string) int {
@@ -361,7 +362,7 @@ func compileSuite(e *env, args []string, f *evalFlags) (*compiledSuite, int) {
 		if !keep(ent, f.filter) {
 			continue
 		}
-		vf := varFlags{varFiles: f.vars.varFiles}
+		vf := varFlags{varFiles: f.vars.varFiles, policy: f.vars.policy}
 		for _, k := range sortedKeys(ent.Vars) {
 			vf.vars = append(vf.vars, k+"="+ent.Vars[k])
 		}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -31,6 +32,7 @@ of the subtasks finished before it (the setup runs again: a failed run's
 applications are stopped when it ends). Sensitive variables must be given again
 (--var or PCFLOW_VAR_NAME): they are never stored.`)
 	rf.vars.register(fs)
+	rf.vars.registerPolicy(fs)
 	from := fs.String("from", "", "rerun a failed run from the subtask `NAME`")
 	ids, code := parseFlags(fs, args)
 	if code >= 0 {
@@ -74,6 +76,10 @@ applications are stopped when it ends). Sensitive variables must be given again
 		return 1
 	}
 	running := desc.WorkflowExecutionInfo.Status == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING
+	if running && set["policy"] {
+		fmt.Fprintf(e.stderr, "pcflow resume: run %s continues under the policy it started with (it is in the run's input); --policy applies to a rerun of a finished run (--from)\n", id)
+		return 2
+	}
 	if running && *from != "" {
 		fmt.Fprintf(e.stderr, "pcflow resume: run %s is still running; cancel it first (pcflow cancel %s) or follow it (pcflow resume %s)\n", id, id, id)
 		return 1
@@ -142,6 +148,16 @@ applications are stopped when it ends). Sensitive variables must be given again
 			return code
 		}
 	}
+	// A rerun is a new run: the operator's policy of now (--policy,
+	// $PCFLOW_POLICY) replaces the one the run started with, if any.
+	op, files, diags := specs.OperatorPolicy(rf.vars.policy, e.environ)
+	_ = specs.WriteDiagnostics(e.stderr, files, diags, false)
+	if diags.HasErrors() {
+		return 1
+	}
+	if op != nil {
+		in.Plan.Policy = plan.WithOperator(in.Plan.Policy.TaskPart(), op)
+	}
 	// The setup runs again: a failed run's applications were stopped when
 	// it ended (launches are skipped where the window is still there).
 	in.Done, in.SkipSetup = done, false
@@ -179,6 +195,8 @@ func resumeSecrets(e *env, rec runRecord, given varFlags, p plan.Plan) (map[stri
 	if err != nil {
 		return nil, err
 	}
+	// Only the secrets are wanted: the run's policy is in its input.
+	o.Environ = slices.DeleteFunc(slices.Clone(o.Environ), func(kv string) bool { return strings.HasPrefix(kv, specs.PolicyEnv+"=") })
 	if _, err := os.Stat(rec.Spec); err == nil {
 		res, diags := specs.ParseFile(rec.Spec, o)
 		_ = specs.WriteDiagnostics(e.stderr, res.Files, diags, false)

@@ -55,6 +55,7 @@ The model: OPENAI_API_KEY / OPENAI_BASE_URL / PCFLOW_MODEL select a real
 OpenAI-compatible endpoint. Without a key, pcflow plays a scripted model
 (--script, or FILE.script.json beside the task) and says so.`)
 	rf.vars.register(fs)
+	rf.vars.registerPolicy(fs)
 	fs.StringVar(&rf.id, "id", "", "run `ID` (default: TASK-YYYYMMDD-HHMMSS)")
 	fs.BoolVar(&rf.detach, "detach", false, "start the run and return (needs --temporal and 'pcflow worker' processes; implies --no-worker)")
 	files, code := parseFlags(fs, args)

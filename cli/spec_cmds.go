@@ -20,6 +20,7 @@ import (
 type varFlags struct {
 	vars     multiFlag
 	varFiles multiFlag
+	policy   string
 }
 
 func (v *varFlags) register(fs *flag.FlagSet) {
@@ -27,8 +28,13 @@ func (v *varFlags) register(fs *flag.FlagSet) {
 	fs.Var(&v.varFiles, "var-file", "read variables from an HCL `FILE` of NAME = value lines (repeatable)")
 }
 
+// registerPolicy adds --policy, for the commands that start or check runs.
+func (v *varFlags) registerPolicy(fs *flag.FlagSet) {
+	fs.StringVar(&v.policy, "policy", "", "the operator's policy `FILE` (one policy block; default $"+specs.PolicyEnv+"): a task's own policy cannot lift its deny or confirm")
+}
+
 func (v *varFlags) options(e *env) (specs.Options, error) {
-	o := specs.Options{Vars: map[string]string{}, VarFiles: v.varFiles, Environ: e.environ}
+	o := specs.Options{Vars: map[string]string{}, VarFiles: v.varFiles, Environ: e.environ, Policy: v.policy}
 	for _, kv := range v.vars {
 		k, val, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
@@ -67,6 +73,7 @@ func cmdValidate(ctx context.Context, e *env, args []string) int {
 	fs := newFlags(e, "validate", "FILE...", "Check task files. Problems are printed with file:line:col and the source line;\nexit status 0 when every file is valid (warnings allowed), 1 otherwise.")
 	var v varFlags
 	v.register(fs)
+	v.registerPolicy(fs)
 	files, code := parseFlags(fs, args)
 	if code >= 0 {
 		return code
@@ -95,6 +102,7 @@ func cmdPlan(ctx context.Context, e *env, args []string) int {
 	asJSON := fs.Bool("json", false, "print the plan as JSON")
 	var v varFlags
 	v.register(fs)
+	v.registerPolicy(fs)
 	files, code := parseFlags(fs, args)
 	if code >= 0 {
 		return code

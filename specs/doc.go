@@ -53,6 +53,16 @@
 //   - check.NAME.value reads the value a sibling device check captured; the
 //     reader runs after it (an implied after), the captured check needs no
 //     condition, and an expect check cannot be captured (it reads nothing).
+//   - policy { default, rule "NAME" { kinds, target, role, window, app,
+//     text, devices, sensitive, decision, timeout, message } } in a task
+//     (at most one, an included file's counts) becomes plan.Policy: rule
+//     names are free printable text, patterns compile as case-insensitive
+//     RE2 (at most plan.MaxPolicyPattern bytes, plan.MaxPolicyRules rules),
+//     kinds are screen.Kinds, devices the task's, timeout only with
+//     confirm; a rule after one that matches everything is a warning. An
+//     operator's policy file (Options.Policy, else $PCFLOW_POLICY) holds
+//     one such block; it joins every task as Policy.Operator, which the
+//     task's own rules cannot weaken.
 //   - Format is idempotent and keeps comments; it refuses files that do not
 //     parse.
 //

@@ -32,8 +32,12 @@ type Options struct {
 	// VarFiles are --var-file files (HCL attributes NAME = value).
 	VarFiles []string
 	// Environ is the environment as os.Environ returns it; PCFLOW_VAR_NAME
-	// sets variable NAME.
+	// sets variable NAME, PCFLOW_POLICY names the operator's policy file.
 	Environ []string
+	// Policy is the operator's policy file (--policy); it wins over
+	// PCFLOW_POLICY. Its rules bind every task: a task's own policy can
+	// add restrictions, never lift the operator's (plan.WithOperator).
+	Policy string
 }
 
 // Result is what parsing produced: the plan, the secret values it refers to

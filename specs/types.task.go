@@ -27,6 +27,7 @@ var taskSchema = &hcl.BodySchema{
 		{Type: "post_run", LabelNames: []string{"name"}},
 		{Type: "subtask", LabelNames: []string{"name"}},
 		{Type: "check", LabelNames: []string{"name"}},
+		{Type: "policy"},
 	},
 }
 
@@ -92,6 +93,8 @@ func (p *parser) task(b *hcl.Block) *plan.Plan {
 		pl.Devices = []plan.Device{{Name: DefaultDevice, Platform: "linux", Description: "the local display"}}
 		p.devices[DefaultDevice] = b.DefRange
 	}
+
+	pl.Policy = p.taskPolicy(st, c.Blocks)
 
 	// Setup steps run before the agents, post_run steps after them and
 	// before the task's checks (OSWorld's post-config: save, close, wait).

@@ -80,18 +80,29 @@ type PolicyVerdict struct {
 	Source string `json:"source,omitempty"`
 }
 
-// WithOperator combines a task's own policy with the operator's: the
-// operator's cannot be weakened (see Decide). Either may be nil.
+// WithOperator combines a task's own policy with the operator's, which
+// the task's cannot weaken (see Decide). Either may be nil; the result
+// keeps the task's part and the operator's apart (TaskPart undoes it).
 func WithOperator(task, operator *Policy) *Policy {
-	switch {
-	case operator == nil:
+	if operator == nil {
 		return task
-	case task == nil:
-		return operator
 	}
-	p := *task
+	p := Policy{}
+	if task != nil {
+		p = *task
+	}
 	p.Operator = operator
 	return &p
+}
+
+// TaskPart is p without its operator's policy; nil when nothing is left.
+func (p *Policy) TaskPart() *Policy {
+	if p == nil || (p.Operator != nil && p.Default == "" && len(p.Rules) == 0) {
+		return nil
+	}
+	q := *p
+	q.Operator = nil
+	return &q
 }
 
 // MaxPolicyRules is the most rules one policy may hold. Decide tries the
@@ -101,6 +112,12 @@ const MaxPolicyRules = 1000
 
 // MaxPolicyPattern is the longest regular expression a rule may hold.
 const MaxPolicyPattern = 1024
+
+// PolicyInertKinds are the actions that do not touch the computer: the
+// agent finishing, giving up, waiting or asking a person. The default does
+// not apply to them (they are allowed unless a rule names them), so a
+// deny-by-default policy still lets the agent end its subtask.
+var PolicyInertKinds = []string{"done", "fail", "wait", "ask_human"}
 
 // PolicyDecisions lists the decisions a rule or a default may take.
 var PolicyDecisions = []string{PolicyAllow, PolicyDeny, PolicyConfirm}
@@ -193,7 +210,7 @@ func (p *Policy) from() string {
 
 // Decide returns the policy's verdict on one action: the first rule whose
 // every matcher matches decides; no rule matching means Default ("allow"
-// when empty). A nil policy allows everything. With an Operator policy,
+// when empty; always allow for PolicyInertKinds). A nil policy allows everything. With an Operator policy,
 // both decide and the stricter verdict wins (deny over confirm over allow;
 // the operator's when they agree), so a task file cannot weaken what the
 // operator denies or wants confirmed.
@@ -264,7 +281,7 @@ func (p *Policy) decideOwn(f *ActionFacts, re func(string) *regexp.Regexp) Polic
 		}
 	}
 	d := p.Default
-	if d == "" {
+	if d == "" || slices.Contains(PolicyInertKinds, f.Kind) {
 		d = PolicyAllow
 	}
 	return PolicyVerdict{Decision: d, Source: p.Source}

@@ -16,7 +16,6 @@ func TestPolicyDecide(t *testing.T) {
 		Source:  "ops.hcl",
 		Rules: []PolicyRule{
 			{Name: "calculator only", App: "^galculator$", Decision: PolicyAllow},
-			{Name: "finish", Kinds: []string{"done", "fail", "wait"}, Decision: PolicyAllow},
 		},
 	}
 	neverSend := &Policy{Rules: []PolicyRule{
@@ -41,7 +40,11 @@ func TestPolicyDecide(t *testing.T) {
 		{"deny by default: anchored, not a prefix", calcOnly, ActionFacts{Kind: "click", App: "galculator-evil"},
 			PolicyVerdict{Decision: PolicyDeny, Source: "ops.hcl"}},
 		{"deny by default: done is allowed anywhere", calcOnly, ActionFacts{Kind: "done", App: "xterm"},
-			PolicyVerdict{Decision: PolicyAllow, Rule: "finish", Source: "ops.hcl"}},
+			PolicyVerdict{Decision: PolicyAllow, Source: "ops.hcl"}},
+		{"deny by default: ask_human too", calcOnly, ActionFacts{Kind: "ask_human", App: "xterm"},
+			PolicyVerdict{Decision: PolicyAllow, Source: "ops.hcl"}},
+		{"a rule may still deny done", &Policy{Rules: []PolicyRule{{Name: "no done", Kinds: []string{"done"}, Decision: PolicyDeny}}},
+			ActionFacts{Kind: "done"}, PolicyVerdict{Decision: PolicyDeny, Rule: "no done"}},
 		{"confirm send, case-insensitive", neverSend, ActionFacts{Kind: "click", Target: "SEND"},
 			PolicyVerdict{Decision: PolicyConfirm, Rule: "never send", Message: "sending needs a person", Timeout: Duration(10 * time.Minute)}},
 		{"kinds are exact: double_click is not click", neverSend, ActionFacts{Kind: "double_click", Target: "Send"},

@@ -1,0 +1,6 @@
+policy {
+  rule "lab" {
+    devices  = [device.lab, "office", 3]
+    decision = "deny"
+  }
+}

@@ -1,0 +1,10 @@
+task "t" {
+  policy {
+    rule "anything goes" {
+      decision = "allow"
+    }
+  }
+  subtask "a" {
+    instruction = "x"
+  }
+}

@@ -1,0 +1,5 @@
+task "t" {
+  subtask "a" {
+    instruction = "x"
+  }
+}

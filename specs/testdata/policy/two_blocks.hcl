@@ -1,0 +1,6 @@
+policy {
+  default = "deny"
+}
+policy {
+  default = "allow"
+}
