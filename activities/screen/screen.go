@@ -72,6 +72,9 @@ type Screen struct {
 	ActiveWindow string
 	Windows      []string
 	Clipboard    string
+	// App is the foreground application (its window's WM_CLASS class,
+	// such as "Galculator" or "firefox"), for policies.
+	App string
 }
 
 // Observation is what history carries about a Screen: references to the

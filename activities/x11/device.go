@@ -177,6 +177,7 @@ func (d *Device) Observe(ctx context.Context) (*screen.Screen, error) {
 		return nil, d.diagnose(ctx, err)
 	}
 	s.Windows, s.ActiveWindow = wins, active
+	s.App = activeApp(xu)
 	b := img.Bounds()
 	stack, err := stacking(xu)
 	if err != nil {
@@ -352,6 +353,23 @@ func clientOrigin(xu *xgbutil.XUtil, title string) (int, int, bool) {
 		return int(r.DstX), int(r.DstY), true
 	}
 	return 0, 0, false
+}
+
+// activeApp names the application of the active window: its WM_CLASS
+// class ("Galculator", "firefox", "libreoffice-writer"), else its instance.
+func activeApp(xu *xgbutil.XUtil) string {
+	aw, err := ewmh.ActiveWindowGet(xu)
+	if err != nil || aw == 0 {
+		return ""
+	}
+	c, err := icccm.WmClassGet(xu, aw)
+	if err != nil {
+		return ""
+	}
+	if c.Class != "" {
+		return c.Class
+	}
+	return c.Instance
 }
 
 // windowTitle is a window's title: _NET_WM_NAME, or the legacy WM_NAME that

@@ -1,0 +1,114 @@
+package activities
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/pcflow/pcflow/activities/screen"
+	"github.com/pcflow/pcflow/specs/plan"
+)
+
+// actionFacts is what a policy sees of each action (first, then the
+// batch), read from the screen they were chosen on. The element an action
+// targets is the one it names by id; for an action at a point (profiles
+// that click at coordinates), the smallest element whose box holds the
+// point; for typing and keys without either, the focused element. Text is
+// what the action types, presses, opens or switches to, with secrets
+// redacted (a placeholder stays a placeholder); Sensitive says that the
+// action uses a sensitive variable. Device is left to the workflow, which
+// knows what the task calls this device.
+func actionFacts(s *screen.Screen, red *Redactor, actions ...screen.Action) []plan.ActionFacts {
+	out := make([]plan.ActionFacts, 0, len(actions))
+	for _, a := range actions {
+		f := plan.ActionFacts{Kind: a.Kind, Window: red.String(s.ActiveWindow), App: red.String(s.App)}
+		if e := targetOf(s.Elements, a); e != nil {
+			f.ElementID, f.Target, f.Role = e.ID, red.String(e.Name), e.Role
+		}
+		raw := actionText(a)
+		f.Text = red.String(raw)
+		f.Sensitive = f.Text != raw || plan.SecretPattern.MatchString(raw)
+		out = append(out, f)
+	}
+	return out
+}
+
+// targetOf is the element an action acts on, or nil.
+func targetOf(els []screen.Element, a screen.Action) *screen.Element {
+	if a.Element > 0 {
+		for i := range els {
+			if els[i].ID == a.Element {
+				return &els[i]
+			}
+		}
+		return nil
+	}
+	switch {
+	case screen.Pointed(a.Kind) || a.Kind == screen.ActDrag || a.Kind == screen.ActSelect ||
+		((a.Kind == screen.ActScroll || a.Kind == screen.ActType || a.Kind == screen.ActMouseDown || a.Kind == screen.ActMouseUp) && (a.X != 0 || a.Y != 0)):
+		return elementAt(els, a.X, a.Y)
+	case a.Kind == screen.ActType || a.Kind == screen.ActHotkey || a.Kind == screen.ActPaste || a.Kind == screen.ActHoldKey:
+		for i := range els {
+			for _, st := range els[i].States {
+				if st == "focused" {
+					return &els[i]
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// elementAt is the smallest element whose box holds the point (x, y); on
+// equal areas the first listed (the topmost) wins.
+func elementAt(els []screen.Element, x, y int) *screen.Element {
+	var best *screen.Element
+	for i := range els {
+		b := els[i].Box
+		if x < b.X || y < b.Y || x >= b.X+b.W || y >= b.Y+b.H {
+			continue
+		}
+		if best == nil || b.W*b.H < best.Box.W*best.Box.H {
+			best = &els[i]
+		}
+	}
+	return best
+}
+
+// actionText is the text an action carries: typed text, keys, the
+// application opened, the window switched to, the selected span, the
+// reported outputs or the reason to fail.
+func actionText(a screen.Action) string {
+	switch a.Kind {
+	case screen.ActType:
+		return a.Text
+	case screen.ActOpenApp:
+		return a.App
+	case screen.ActSwitchWindow:
+		return a.Title
+	case screen.ActSelect:
+		return a.Start + "…" + a.End
+	case screen.ActDone:
+		keys := make([]string, 0, len(a.Outputs))
+		for k := range a.Outputs {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var b strings.Builder
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(k + "=" + a.Outputs[k])
+		}
+		return b.String()
+	case screen.ActFail:
+		return a.Reason
+	}
+	if len(a.Keys) > 0 {
+		return strings.Join(a.Keys, "+")
+	}
+	if a.Text != "" {
+		return a.Text
+	}
+	return ""
+}
