@@ -298,6 +298,10 @@ func (a *Activities) loadObservation(obs screen.Observation) (image.Image, obser
 // DecideInput is the turn the Decision agent decides on.
 type DecideInput struct {
 	agent.Turn
+	// Acknowledged are the provider's safety checks a person approved on
+	// the previous step; the model call acknowledges them (OpenAI's
+	// acknowledged_safety_checks).
+	Acknowledged []SafetyCheck `json:"acknowledged,omitempty"`
 }
 
 // DecideResult is one chosen action and the observation it was chosen on.

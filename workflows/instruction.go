@@ -167,6 +167,7 @@ func InstructionWorkflow(ctx workflow.Context, in InstructionInput) (*Instructio
 				f := workflow.ExecuteChildWorkflow(cctx, SubtaskWorkflowName, SubtaskInput{
 					Subtask: sub, Instruction: instr, Knowledge: append(append([]string(nil), p.Knowledge...), s.Knowledge...),
 					MaxInvalid: p.MaxInvalid, Deadline: sd, TokenBudget: budget, Upstream: upstream(outputs, s.DependsOn), Options: in.Options,
+					Policy: p.Policy,
 				})
 				live.Subtasks[s.Name] = StatusRunning
 				live.Children[s.Name] = childID
@@ -180,6 +181,9 @@ func InstructionWorkflow(ctx workflow.Context, in InstructionInput) (*Instructio
 						r = SubtaskResult{Name: name, Device: device, Status: StatusFailed, Reason: reason, Error: msg}
 					}
 					results[name] = &r
+					// Time a person held the subtask does not count against
+					// the task's limit either.
+					deadline = deadline.Add(r.Held)
 					live.Subtasks[name] = r.Status
 					live.Reasons[name] = r.Reason
 					delete(live.Children, name)

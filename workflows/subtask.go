@@ -108,7 +108,10 @@ func failedUsage(err error) screen.Usage {
 	return u
 }
 
-// SubtaskWorkflow runs the agent loop for one subtask on its device.
+// SubtaskWorkflow runs the agent loop for one subtask on its device. A
+// person can pause it, take the device over and hand it back (see
+// person.go); the policy and a provider's safety checks may make an action
+// wait for a person's approval, and the agent may ask a question.
 func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, error) {
 	o := in.Options.withDefaults()
 	st := in.State
@@ -129,6 +132,13 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (SubtaskLive, error) { return live, nil }); err != nil {
 		return nil, err
 	}
+	pp := &person{hold: &st.Hold, where: func() string {
+		return fmt.Sprintf("subtask %s is at step %d, %s", s.Name, live.Step, live.Phase)
+	}}
+	signals, err := pp.register(ctx)
+	if err != nil {
+		return nil, err
+	}
 	wfID := workflow.GetInfo(ctx).WorkflowExecution.ID
 	goal := agent.Goal{Subtask: s.Name, Instruction: in.Instruction, Knowledge: in.Knowledge, Outputs: s.Outputs, MaxSteps: s.MaxSteps}
 
@@ -138,12 +148,62 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 		if reason == ReasonSuccess {
 			res.Status = StatusSucceeded
 		}
-		res.Steps, res.Usage, res.Invalid, res.Verdicts, res.Summary = st.Step, st.Usage, st.Invalid, st.Verdicts, st.Progress
+		res.Steps, res.Usage, res.Invalid, res.Verdicts, res.Summary, res.Held = st.Step, st.Usage, st.Invalid, st.Verdicts, st.Progress, st.Held
 		live.Phase = reason
 		return res, nil
 	}
+	// wait accounts for time spent waiting for a person: the subtask's
+	// time limit does not run meanwhile.
+	wait := func(d time.Duration) {
+		in.Deadline = in.Deadline.Add(d)
+		st.Held += d
+	}
+	// progress tells the Progress agent the step's outcome and keeps the
+	// new summary and memory.
+	progress := func(turn agent.Turn, out agent.Outcome) error {
+		mctx := workflow.WithActivityOptions(ctx, modelOptions(o, in.Deadline, workflow.Now(ctx)))
+		var pr activities.ProgressResult
+		err := workflow.ExecuteActivity(withSummary(mctx, fmt.Sprintf("step %d: progress (%s)", turn.Step, out.Verdict)), a.Progress, activities.ProgressInput{
+			Turn: turn, Outcome: out,
+		}).Get(ctx, &pr)
+		st.Usage.Add(pr.Usage)
+		st.Usage.Add(failedUsage(err))
+		if err != nil {
+			return err
+		}
+		st.Progress, st.Memory = pr.Summary, pr.Memory
+		live.Progress, live.Tokens = pr.Summary, st.Usage.Total()
+		return nil
+	}
+	// boundary holds the loop while a person has paused it or has the
+	// device; after a takeover the Progress agent is told what happened.
+	// It reports whether the loop held.
+	boundary := func(step int) (bool, error) {
+		held, err := pp.waitHold(ctx, &live, step)
+		wait(held)
+		if err != nil {
+			return held > 0, err
+		}
+		out, ok := pp.handedBack(held)
+		if !ok {
+			return held > 0, nil
+		}
+		if err := progress(agent.Turn{Goal: goal, Step: step, State: st.State}, out); err != nil {
+			return true, err
+		}
+		st.LastAction, st.LastVerdict, st.LastReason = "a person had control of the device", out.Verdict, out.Reason
+		live.LastAction, live.Verdict = st.LastAction, out.Verdict
+		return true, nil
+	}
 
 	for {
+		if _, err := boundary(st.Step + 1); err != nil {
+			if temporal.IsCanceledError(err) {
+				return finish(ReasonCancelled, "cancelled")
+			}
+			reason, msg := reasonFor(err, s.Device, o)
+			return finish(reason, msg)
+		}
 		now := workflow.Now(ctx)
 		if !now.Before(in.Deadline) {
 			return finish(ReasonTimeout, fmt.Sprintf("time limit reached after %d steps", st.Step))
@@ -155,19 +215,19 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 			return finish(ReasonBudgetExceeded, fmt.Sprintf("used %d tokens of a budget of %d", st.Usage.Total(), in.TokenBudget))
 		}
 		if workflow.GetInfo(ctx).GetCurrentHistoryLength() >= o.ContinueAsNewEvents {
+			pp.drain(signals)
 			next := in
 			next.State = st
 			return nil, workflow.NewContinueAsNewError(ctx, SubtaskWorkflowName, next)
 		}
 		step := st.Step + 1
 		dctx := workflow.WithActivityOptions(ctx, deviceOptions(o, s.Device, in.Deadline, now))
-		mctx := workflow.WithActivityOptions(ctx, modelOptions(o, in.Deadline, now))
 		live.Step, live.Phase = step, "deciding"
 
 		turn := agent.Turn{Goal: goal, Step: step, State: st.State}
 		var d activities.DecideResult
 		err := workflow.ExecuteActivity(withSummary(dctx, fmt.Sprintf("step %d: observe and decide", step)), a.Decide,
-			activities.DecideInput{Turn: turn}).Get(ctx, &d)
+			activities.DecideInput{Turn: turn, Acknowledged: st.Acknowledged}).Get(ctx, &d)
 		st.Usage.Add(d.Usage)
 		st.Usage.Add(failedUsage(err))
 		live.Tokens = st.Usage.Total()
@@ -178,6 +238,7 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 			}
 			return finish(reason, msg)
 		}
+		st.Acknowledged = nil
 		if d.Invalid > 0 {
 			st.Invalid += d.Invalid
 			st.ConsecutiveBad += d.Invalid
@@ -186,6 +247,11 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 		}
 		if st.ConsecutiveBad >= maxInvalid {
 			return finish(ReasonInvalidOutput, fmt.Sprintf("%d invalid model answers in a row", st.ConsecutiveBad))
+		}
+		// Paused or taken over while deciding: the decision is dropped and
+		// the step starts afresh once the person lets go.
+		if st.Hold.held() {
+			continue
 		}
 		st.Step = step
 		act := d.Action
@@ -204,26 +270,88 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 		case screen.ActFail:
 			res.GaveUp = true
 			return finish(ReasonAgentFailed, "the agent gave up: "+act.Reason)
+		case screen.ActAskHuman:
+			an, waited, err := pp.ask(ctx, &live, fmt.Sprintf("question-step-%d", step), act.Text, in.Deadline.Sub(workflow.Now(ctx)))
+			wait(waited)
+			if err != nil {
+				return finish(ReasonCancelled, "cancelled while waiting for an answer")
+			}
+			out := agent.Outcome{Action: summary, Thought: d.Thought, Verdict: screen.VerdictUnanswered,
+				Reason: fmt.Sprintf("nobody answered within %s", waited.Round(time.Second))}
+			out.Person = "nobody answered the question: " + out.Reason
+			if an != nil {
+				by := an.By
+				if by == "" {
+					by = "a person"
+				}
+				out.Verdict, out.Reason = screen.VerdictAnswered, by+" answered: "+oneLine(an.Text)
+				out.Person = out.Reason
+				st.Answers = append(st.Answers, answerLine(act.Text, an.Text))
+				if len(st.Answers) > agent.MaxAnswers {
+					st.Answers = st.Answers[len(st.Answers)-agent.MaxAnswers:]
+				}
+			}
+			if err := step0(ctx, st, &live, summary, out, progress, turn); err != nil {
+				reason, msg := reasonFor(err, s.Device, o)
+				return finish(reason, msg)
+			}
+			continue
 		}
 
 		live.Phase = "acting"
-		actOpts := deviceOptions(o, s.Device, in.Deadline, now)
-		actOpts.StartToCloseTimeout = 2 * time.Minute
-		actOpts.RetryPolicy.MaximumAttempts = 5
 		// A batch runs in order, each action journaled under its own id (the
 		// first keeps the step's id), and stops at the first that did not
-		// finish; the summary tells the next turn which ran.
+		// finish, or that the policy or a person stopped; the summary tells
+		// the next turn which ran.
 		batch := append([]screen.Action{act}, d.Batch...)
 		var ar activities.ActResult
 		ran := 0
+		var stop ruling
+		var people []string
 		for i, ba := range batch {
 			id, label := fmt.Sprintf("%s/step-%d", wfID, step), fmt.Sprintf("step %d: %s", step, ba.Summary())
+			reqID := fmt.Sprintf("step-%d", step)
 			if i > 0 {
 				id += fmt.Sprintf("/%d", i+1)
+				reqID += fmt.Sprintf("/%d", i+1)
 			}
 			if len(batch) > 1 {
 				label = fmt.Sprintf("step %d (%d/%d): %s", step, i+1, len(batch), ba.Summary())
 			}
+			facts := factsOf(ba, s.Device)
+			if i < len(d.Facts) {
+				facts = d.Facts[i]
+			}
+			var checks []activities.SafetyCheck
+			if i == 0 {
+				checks = d.SafetyChecks
+			}
+			element := ""
+			if facts.Target != "" {
+				element = strings.TrimSpace(fmt.Sprintf("%s %q", facts.Role, facts.Target))
+			}
+			g, err := pp.gate(ctx, &live, in.Policy, ba, facts, checks, approvalRequest{id: reqID, action: ba.Summary(),
+				element: element, screenshot: d.Observation.Annotated}, in.Deadline)
+			wait(g.waited)
+			if err != nil {
+				return finish(ReasonCancelled, "cancelled while waiting for approval")
+			}
+			if g.person != "" {
+				people = append(people, g.person)
+			}
+			if !g.run {
+				stop = g
+				break
+			}
+			if len(checks) > 0 {
+				st.Acknowledged = checks
+			}
+			if g.waited > 0 {
+				label += " (" + g.person + ")"
+			}
+			actOpts := deviceOptions(o, s.Device, in.Deadline, workflow.Now(ctx))
+			actOpts.StartToCloseTimeout = 2 * time.Minute
+			actOpts.RetryPolicy.MaximumAttempts = 5
 			err = workflow.ExecuteActivity(withSummary(workflow.WithActivityOptions(ctx, actOpts), label),
 				a.Act, activities.ActInput{ID: id, Action: ba}).Get(ctx, &ar)
 			if err != nil {
@@ -235,11 +363,26 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 				break
 			}
 		}
+		who := strings.Join(people, "; ")
+		if ran == 0 && stop.verdict != "" {
+			// Nothing ran: no reflection; the agent is told why.
+			out := agent.Outcome{Action: summary, Thought: d.Thought, Verdict: stop.verdict, Reason: stop.reason, Person: who}
+			if err := step0(ctx, st, &live, summary, out, progress, turn); err != nil {
+				reason, msg := reasonFor(err, s.Device, o)
+				return finish(reason, msg)
+			}
+			continue
+		}
 		if len(batch) > 1 {
 			summary = batchSummary(batch, ran, ar)
+			if stop.verdict != "" {
+				summary += fmt.Sprintf("; action %d of %d was %s: %s", ran+1, len(batch), stop.verdict, stop.reason)
+			}
 			ar.Note = summary
 		}
 
+		now = workflow.Now(ctx)
+		dctx = workflow.WithActivityOptions(ctx, deviceOptions(o, s.Device, in.Deadline, now))
 		live.Phase = "reflecting"
 		var r activities.ReflectResult
 		err = workflow.ExecuteActivity(withSummary(dctx, fmt.Sprintf("step %d: reflect on %s", step, summary)), a.Reflect, activities.ReflectInput{
@@ -257,19 +400,23 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 		live.Verdict, live.LastAction, live.Done = r.Verdict, summary, step
 
 		live.Phase = "updating progress"
-		var pr activities.ProgressResult
-		err = workflow.ExecuteActivity(withSummary(mctx, fmt.Sprintf("step %d: progress (%s)", step, r.Verdict)), a.Progress, activities.ProgressInput{
-			Turn: turn, Outcome: agent.Outcome{Action: summary, Thought: d.Thought, Verdict: r.Verdict, Reason: r.Reason},
-		}).Get(ctx, &pr)
-		st.Usage.Add(pr.Usage)
-		st.Usage.Add(failedUsage(err))
-		if err != nil {
+		if err := progress(turn, agent.Outcome{Action: summary, Thought: d.Thought, Verdict: r.Verdict, Reason: r.Reason, Person: who}); err != nil {
 			reason, msg := reasonFor(err, s.Device, o)
 			return finish(reason, msg)
 		}
-		st.Progress, st.Memory = pr.Summary, pr.Memory
-		live.Progress, live.Tokens = pr.Summary, st.Usage.Total()
 	}
+}
+
+// step0 ends a step in which no action reached the device (a question, a
+// denied or rejected action): the outcome takes the reflection's place and
+// the Progress agent folds it in.
+func step0(ctx workflow.Context, st *LoopState, live *SubtaskLive, summary string, out agent.Outcome,
+	progress func(agent.Turn, agent.Outcome) error, turn agent.Turn) error {
+	st.Verdicts[out.Verdict]++
+	st.LastAction, st.LastVerdict, st.LastReason = summary, out.Verdict, out.Reason
+	live.Verdict, live.LastAction, live.Done = out.Verdict, summary, turn.Step
+	live.Phase = "updating progress"
+	return progress(turn, out)
 }
 
 // batchSummary says which actions of a batch ran and where it stopped.

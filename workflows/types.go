@@ -117,6 +117,8 @@ type SubtaskInput struct {
 	Upstream plan.Outputs `json:"upstream,omitempty"`
 	Options  Options      `json:"options"`
 	State    *LoopState   `json:"state,omitempty"`
+	// Policy is the task's rules over actions (nil: every action runs).
+	Policy *plan.Policy `json:"policy,omitempty"`
 }
 
 // LoopState is what a subtask carries across continue-as-new: the steps
@@ -130,6 +132,13 @@ type LoopState struct {
 	ConsecutiveBad  int                `json:"consecutive_invalid"`
 	Verdicts        map[string]int     `json:"verdicts,omitempty"`
 	Runs            int                `json:"runs"`
+	// Hold is the person-in-the-loop state (paused, taken over, what the
+	// agent must be told); Held is the time spent waiting for a person.
+	Hold Hold          `json:"hold,omitzero"`
+	Held time.Duration `json:"held,omitempty"`
+	// Acknowledged are the provider's safety checks a person approved on
+	// the last step; the next Decide acknowledges them.
+	Acknowledged []activities.SafetyCheck `json:"acknowledged,omitempty"`
 }
 
 // SubtaskResult is the outcome of one subtask.
@@ -148,6 +157,9 @@ type SubtaskResult struct {
 	Summary  string                   `json:"summary,omitempty"`
 	// GaveUp is set when the agent itself called fail.
 	GaveUp bool `json:"gave_up,omitempty"`
+	// Held is the time the subtask waited for a person (paused, taken
+	// over, an approval, an answer); it did not count against its limit.
+	Held time.Duration `json:"held,omitempty"`
 }
 
 // Metrics are CRAB-style success metrics of a run.

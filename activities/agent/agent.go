@@ -49,7 +49,18 @@ type State struct {
 	LastAction  string `json:"last_action,omitempty"`
 	LastVerdict string `json:"last_verdict,omitempty"`
 	LastReason  string `json:"last_reason,omitempty"`
+	// Answers are the person's answers to the agent's ask_human questions,
+	// oldest first ("You asked …; the person answered: …"), kept for the
+	// rest of the subtask.
+	Answers []string `json:"answers,omitempty"`
 }
+
+// MaxAnswers bounds State.Answers: the oldest are dropped.
+const MaxAnswers = 5
+
+// Reflected reports whether LastVerdict is a Reflection verdict (and not
+// a policy's denial, a person's rejection or answer).
+func (s State) Reflected() bool { return screen.Reflected(s.LastVerdict) }
 
 // Turn is one step of the agent: the goal, the step number (1-based) and
 // the state carried into it. Its JSON form is flat.
@@ -127,6 +138,10 @@ type Outcome struct {
 	Thought string `json:"thought"`
 	Verdict string `json:"verdict"`
 	Reason  string `json:"reason,omitempty"`
+	// Person says what a person did in this step: approved or rejected the
+	// action, answered the agent's question, or had control of the device
+	// (and what they said when they handed it back).
+	Person string `json:"person,omitempty"`
 }
 
 // ProgressInput is what the Progress agent updates from: the turn just

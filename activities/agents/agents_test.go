@@ -78,8 +78,8 @@ func TestDecisionRequestCarriesWhatTheAgentNeeds(t *testing.T) {
 			t.Errorf("prompt lacks %q:\n%s", want, r.Text)
 		}
 	}
-	if len(r.Tools) != 15 || r.Tools[0] != "open_app" || r.Tools[14] != "fail" {
-		t.Errorf("tools = %v, want the 15-action space", r.Tools)
+	if len(r.Tools) != 16 || r.Tools[0] != "open_app" || r.Tools[14] != "fail" || r.Tools[15] != "ask_human" {
+		t.Errorf("tools = %v, want the 16-action space", r.Tools)
 	}
 	want := screen.Action{Kind: "click", Element: 1, Target: "Save", X: 130, Y: 60}
 	if diff := cmp.Diff(want, d.Action); diff != "" || d.Thought != "[script step 1] Save it." {

@@ -19,7 +19,8 @@ Each turn you see the current subtask, a progress summary, your memory, the last
 the clipboard, a numbered list of on-screen elements (Set-of-Marks) and a screenshot with the same numbers drawn on it.
 Think briefly about what to do next, then call exactly one tool: the single next action.
 Prefer element ids from the list over coordinates. Coordinates, when you must use them, are pixels of the image you see.
-When the subtask is complete call done with every declared output; if it cannot be completed call fail with the reason.`
+When the subtask is complete call done with every declared output; if it cannot be completed call fail with the reason.
+When you cannot go on without the person you work for (a value only they know, a choice only they can make), call ask_human with your question.`
 
 const decisionUser = `Subtask: {{.Subtask}}
 Step: {{.Step}} of {{.MaxSteps}}
@@ -35,7 +36,11 @@ Outputs to report with done:
 Progress so far: {{if .Progress}}{{.Progress}}{{else}}(nothing yet){{end}}
 Memory: {{if .Memory}}{{.Memory}}{{else}}(empty){{end}}
 {{- if .LastAction}}
-Last action: {{.LastAction}} → reflection: {{.LastVerdict}}{{if .LastReason}} ({{.LastReason}}){{end}}{{end}}
+Last action: {{.LastAction}} → {{if .Reflected}}reflection: {{end}}{{.LastVerdict}}{{if .LastReason}} ({{.LastReason}}){{end}}{{end}}
+{{- if .Answers}}
+The person's answers to your questions:
+{{- range .Answers}}
+- {{.}}{{end}}{{end}}
 {{- if .Feedback}}
 Your previous answer was invalid: {{.Feedback}}{{end}}
 Active window: {{.ActiveWindow}}
@@ -89,6 +94,8 @@ func actionTools(outputs []string) []openai.Tool {
 		tool("paste", "Paste the clipboard.", pNone),
 		tool("done", "The subtask is complete; report every declared output.", `{"type":"object","properties":{"outputs":`+doneProps+`}}`),
 		tool("fail", "The subtask cannot be completed.", `{"type":"object","properties":{"reason":{"type":"string"}},"required":["reason"]}`),
+		tool("ask_human", "Ask the person you work for a question and wait for their answer, when you cannot go on without them.",
+			`{"type":"object","properties":{"text":{"type":"string","description":"the question"}},"required":["text"]}`),
 	}
 }
 
@@ -331,6 +338,12 @@ func buildAction(name string, args json.RawMessage, in agent.DecisionInput, toSc
 		return a, nil
 	case screen.ActFail:
 		a.Reason = r.Reason
+		return a, nil
+	case screen.ActAskHuman:
+		if r.Text == nil || strings.TrimSpace(*r.Text) == "" {
+			return a, fmt.Errorf("ask_human needs text: the question")
+		}
+		a.Text = *r.Text
 		return a, nil
 	}
 	return a, fmt.Errorf("unknown action %q; use one of the offered tools", name)

@@ -24,6 +24,12 @@ Previous memory: {{if .Memory}}{{.Memory}}{{else}}(empty){{end}}
 Step {{.Step}}: {{.Action}}
 Thought: {{.Thought}}
 Reflection: {{.Verdict}}{{if .Reason}} ({{.Reason}}){{end}}
+{{- if .Person}}
+A person: {{.Person}}{{end}}
+{{- if .Answers}}
+The person's answers to the agent's questions:
+{{- range .Answers}}
+- {{.}}{{end}}{{end}}
 {{- if .Feedback}}
 Your previous answer was invalid: {{.Feedback}}{{end}}`
 

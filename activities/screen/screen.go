@@ -107,6 +107,9 @@ const (
 	ActPaste        = "paste"
 	ActDone         = "done"
 	ActFail         = "fail"
+	// ActAskHuman asks the person for help (Text is the question); the
+	// subtask waits for an answer (issue 13) and never sends it to a device.
+	ActAskHuman = "ask_human"
 )
 
 // Action is one typed action. Coordinates are in screen space by the time an
@@ -180,6 +183,8 @@ func (a Action) Summary() string {
 		return "done " + strings.Join(keys, ",")
 	case ActFail:
 		return fmt.Sprintf("fail %q", text.Trunc(a.Reason, 40))
+	case ActAskHuman:
+		return fmt.Sprintf("ask_human %q", text.Trunc(a.Text, 60))
 	}
 	return a.Kind + target
 }
@@ -209,6 +214,22 @@ const (
 	VerdictWrong    = "wrong"
 	VerdictNoEffect = "no_effect"
 )
+
+// Outcomes of a step whose action a person or the policy stopped, or that
+// asked a person (issue 13); they take the reflection's place.
+const (
+	VerdictDenied     = "denied"      // the policy denied the action: it did not run
+	VerdictRejected   = "rejected"    // a person rejected it (or nobody approved it in time): it did not run
+	VerdictAnswered   = "answered"    // ask_human: the person answered
+	VerdictUnanswered = "unanswered"  // ask_human: no answer in time
+	VerdictHandedBack = "handed_back" // a person had control of the device and handed it back
+)
+
+// Reflected reports whether v is a Reflection agent's verdict (correct,
+// wrong, no_effect), not one of the outcomes above.
+func Reflected(v string) bool {
+	return v == VerdictCorrect || v == VerdictWrong || v == VerdictNoEffect
+}
 
 func (a Action) withoutKeys() Action {
 	a.Keys = nil

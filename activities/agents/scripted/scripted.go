@@ -51,9 +51,12 @@ type SubtaskScript struct {
 
 // Step is one scripted Decision answer.
 type Step struct {
-	Thought string         `json:"thought,omitempty"`
-	Action  string         `json:"action"`
-	Args    map[string]any `json:"args,omitempty"`
+	Thought string `json:"thought,omitempty"`
+	Action  string `json:"action"`
+	// Args are the tool call's arguments; a string argument "$answer"
+	// (AnswerArg) becomes the person's latest answer to an ask_human
+	// question, read from the prompt.
+	Args map[string]any `json:"args,omitempty"`
 	// Target names an element (by its accessible name); it becomes the
 	// "element" argument. Role narrows the match.
 	Target string `json:"target,omitempty"`
@@ -470,6 +473,9 @@ func (s *Server) decision(rec Request, req openai.ChatCompletionRequest, fault *
 	for k, v := range st.Args {
 		args[k] = v
 	}
+	if err := fillAnswer(args, rec.Text, k); err != nil {
+		return toolAnswer(rec, "fail", map[string]any{"reason": err.Error()}, "", fault)
+	}
 	if len(st.Read) > 0 {
 		screen := observe(rec.Text, "Elements")
 		outs := map[string]any{}
@@ -541,6 +547,9 @@ func (s *Server) batch(rec Request, k int, st Step, fault *Fault) openai.ChatCom
 		args := map[string]any{}
 		for k, v := range b.Args {
 			args[k] = v
+		}
+		if err := fillAnswer(args, rec.Text, k); err != nil {
+			return toolAnswer(rec, "fail", map[string]any{"reason": err.Error()}, "", fault)
 		}
 		if b.Target != "" || b.Role != "" {
 			id, err := findElement(rec.Text, b.Target, b.Role)
@@ -645,12 +654,19 @@ func (s *Server) progress(rec Request) map[string]any {
 	k := marked(reStepMarker, rec.Text, rec.Step)
 	next := k + 1
 	mem := prevMem
+	if verdict == screen.VerdictHandedBack {
+		// A person had the device: no step of the script was taken; go on
+		// where the summary said (the next decision looks afresh).
+		return map[string]any{"summary": strings.Join(parts, "; ") + " " + nextMarker(marked(reNextMarker, rec.Text, rec.Step)), "memory": mem}
+	}
 	if k >= 1 && k <= len(sc.Steps) {
 		st := sc.Steps[k-1]
 		if st.Memory != "" {
 			mem = st.Memory
 		}
-		if verdict != screen.VerdictCorrect {
+		// A denied or rejected action, or an answered question, moves on
+		// to the script's next step: what a model told so would choose.
+		if !movesOn(verdict) {
 			next = k
 			if st.RedoFrom > 0 {
 				next = st.RedoFrom
@@ -685,4 +701,37 @@ func toolAnswer(rec Request, tool string, args map[string]any, content string, f
 		Choices: []openai.ChatCompletionChoice{{Index: 0, Message: msg, FinishReason: openai.FinishReasonToolCalls}},
 		Usage:   openai.Usage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion},
 	}
+}
+
+// movesOn reports whether a step with this outcome moves the script on.
+func movesOn(verdict string) bool {
+	switch verdict {
+	case screen.VerdictCorrect, screen.VerdictDenied, screen.VerdictRejected, screen.VerdictAnswered:
+		return true
+	}
+	return false
+}
+
+// AnswerArg in a scripted step's string argument stands for the person's
+// latest answer to an ask_human question, as the Decision prompt shows it.
+const AnswerArg = "$answer"
+
+// reAnswer reads an answer line of the Decision prompt (see
+// agent.State.Answers).
+var reAnswer = regexp.MustCompile(`(?m)^- You asked ".*"; the person answered: (.*)$`)
+
+// fillAnswer puts the latest answer the prompt carries in place of
+// AnswerArg in args; an answer the prompt lacks is an error.
+func fillAnswer(args map[string]any, prompt string, k int) error {
+	for key, v := range args {
+		if v != AnswerArg {
+			continue
+		}
+		m := reAnswer.FindAllStringSubmatch(prompt, -1)
+		if len(m) == 0 {
+			return fmt.Errorf("scripted step %d types the person's answer, but the prompt carries no answer to a question", k)
+		}
+		args[key] = m[len(m)-1][1]
+	}
+	return nil
 }

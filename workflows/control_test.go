@@ -1,0 +1,303 @@
+package workflows_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/pcflow/pcflow/activities/agents/scripted"
+	"github.com/pcflow/pcflow/activities/fakedevice"
+	"github.com/pcflow/pcflow/activities/screen"
+	"github.com/pcflow/pcflow/internal/control"
+	"github.com/pcflow/pcflow/internal/enginetest"
+	"github.com/pcflow/pcflow/specs/plan"
+	"github.com/pcflow/pcflow/workflows"
+)
+
+// A person in the loop (issue 13), on the real engine with the fake device
+// and the scripted model: pause and resume, takeover and release, the
+// approval gate (approve, reject, timeout, deny), ask_human and answer.
+
+const personTask = `
+task "person" {
+  max_steps = 8
+  timeout   = "5m"
+  subtask "s" {
+    instruction = "tidy the files"
+  }
+}`
+
+// personRun starts the task with policy p on a fake device with the
+// given buttons; it returns the engine, the device and the run.
+func personRun(t *testing.T, id string, steps []scripted.Step, p *plan.Policy, buttons ...string) (*enginetest.Env, *fakedevice.Device, client.WorkflowRun) {
+	t.Helper()
+	env := enginetest.Start(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{"s": {Steps: steps}}})
+	dev := fakedevice.New(buttons...)
+	env.Serve("desktop", env.Activities(dev, "desktop", env.ModelConfig()), true)
+	pl := mustPlan(t, personTask)
+	pl.Policy = p
+	run, err := env.Client.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue},
+		workflows.InstructionWorkflowName, workflows.InstructionInput{Plan: pl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env, dev, run
+}
+
+// awaitWaiting polls the run until its subtask waits for kind.
+func awaitWaiting(t *testing.T, c client.Client, run, kind string) control.Subtask {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		subs, err := control.Running(context.Background(), c, run)
+		for _, s := range subs {
+			if s.Live.Waiting != nil && s.Live.Waiting.Kind == kind {
+				return s
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run %s never waited for %s: %+v, %v", run, kind, subs, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func result(t *testing.T, run client.WorkflowRun) workflows.InstructionResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var res workflows.InstructionResult
+	if err := run.Get(ctx, &res); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// told returns the text of the model requests of role whose text has needle.
+func told(env *enginetest.Env, role, needle string) []string {
+	var out []string
+	for _, r := range env.Model.Requests() {
+		if r.Role == role && strings.Contains(r.Text, needle) {
+			out = append(out, r.Text)
+		}
+	}
+	return out
+}
+
+func kinds(as []screen.Action) map[string]int {
+	n := map[string]int{}
+	for _, a := range as {
+		n[a.Target]++
+	}
+	return n
+}
+
+var confirmDelete = &plan.Policy{Rules: []plan.PolicyRule{{Name: "confirm_delete", Target: "^Delete$", Decision: plan.PolicyConfirm,
+	Message: "deleting needs a person's approval"}}}
+
+// TestApprovalWaitsAndRunsOnce: a confirm rule holds the action until a
+// person approves it; the approval runs it exactly once and is recorded.
+func TestApprovalWaitsAndRunsOnce(t *testing.T) {
+	env, dev, run := personRun(t, "approve-1", []scripted.Step{click("Delete"), click("Archive"), done(nil)}, confirmDelete, "Delete", "Archive")
+	s := awaitWaiting(t, env.Client, "approve-1", workflows.WaitApproval)
+	w := s.Live.Waiting
+	if !strings.Contains(w.Action, `"Delete"`) || !strings.Contains(w.Rule, "confirm_delete") || w.Screenshot == "" || w.Element == "" ||
+		w.Deadline.IsZero() || w.ID != "step-1" {
+		t.Errorf("waiting = %+v, want the Delete click, its rule, element, screenshot and deadline", w)
+	}
+	if n := kinds(dev.Actions())["Delete"]; n != 0 {
+		t.Fatalf("Delete ran %d times before anyone approved it", n)
+	}
+	// A wrong request id is refused; the pending one stays.
+	if _, _, err := control.Approve(context.Background(), env.Client, "approve-1", "", workflows.Approval{Request: "step-9", Approve: true}); err == nil || !strings.Contains(err.Error(), `"step-9" is not pending`) {
+		t.Errorf("approve of a wrong request = %v, want a refusal naming it", err)
+	}
+	_, out, err := control.Approve(context.Background(), env.Client, "approve-1", "", workflows.Approval{Approve: true, By: "alice@desk"})
+	if err != nil || !strings.Contains(out, "approved") {
+		t.Fatalf("approve = %q, %v", out, err)
+	}
+	res := result(t, run)
+	if res.Reason != workflows.ReasonSuccess {
+		t.Fatalf("run = %s (%s)", res.Reason, res.Error)
+	}
+	if got := kinds(dev.Actions()); got["Delete"] != 1 || got["Archive"] != 1 {
+		t.Errorf("device ran %v, want Delete and Archive once each", got)
+	}
+	if len(told(env, "progress", "A person: alice@desk approved click #1 \"Delete\"")) != 1 {
+		t.Error("the Progress agent was not told who approved the action")
+	}
+	// Nothing is pending any more: a second approval is refused.
+	if _, _, err := control.Approve(context.Background(), env.Client, "approve-1", "", workflows.Approval{Approve: true}); err == nil || !strings.Contains(err.Error(), "has finished") {
+		t.Errorf("approve after the end = %v", err)
+	}
+}
+
+// TestApprovalRejected: a rejected action never runs, and the agent is
+// told who rejected it and why, so it chooses another.
+func TestApprovalRejected(t *testing.T) {
+	env, dev, run := personRun(t, "reject-1", []scripted.Step{click("Delete"), click("Archive"), done(nil)}, confirmDelete, "Delete", "Archive")
+	awaitWaiting(t, env.Client, "reject-1", workflows.WaitApproval)
+	if _, _, err := control.Approve(context.Background(), env.Client, "reject-1", "s", workflows.Approval{Reason: "keep the files", By: "bob@desk"}); err != nil {
+		t.Fatal(err)
+	}
+	res := result(t, run)
+	if res.Reason != workflows.ReasonSuccess {
+		t.Fatalf("run = %s (%s)", res.Reason, res.Error)
+	}
+	if got := kinds(dev.Actions()); got["Delete"] != 0 || got["Archive"] != 1 {
+		t.Errorf("device ran %v, want Archive only", got)
+	}
+	if len(told(env, "decision", `→ rejected (bob@desk rejected it: keep the files; it was not run: choose another action)`)) == 0 {
+		t.Error("the next decision was not told of the rejection and its reason")
+	}
+}
+
+// TestApprovalTimeoutRejects: nobody approves within the rule's timeout,
+// which counts as a rejection.
+func TestApprovalTimeoutRejects(t *testing.T) {
+	p := &plan.Policy{Rules: []plan.PolicyRule{{Name: "confirm_delete", Target: "Delete", Decision: plan.PolicyConfirm, Timeout: plan.Duration(time.Second)}}}
+	env, dev, run := personRun(t, "timeout-1", []scripted.Step{click("Delete"), click("Archive"), done(nil)}, p, "Delete", "Archive")
+	res := result(t, run)
+	if res.Reason != workflows.ReasonSuccess {
+		t.Fatalf("run = %s (%s)", res.Reason, res.Error)
+	}
+	if got := kinds(dev.Actions()); got["Delete"] != 0 || got["Archive"] != 1 {
+		t.Errorf("device ran %v, want Archive only", got)
+	}
+	if len(told(env, "decision", "nobody did within 1s, which counts as a rejection")) == 0 {
+		t.Error("the next decision was not told that the approval timed out")
+	}
+}
+
+// TestPolicyDenyThenAllow: a denied action is not run, the agent is told
+// the rule and its message, and its next choice runs.
+func TestPolicyDenyThenAllow(t *testing.T) {
+	p := &plan.Policy{Rules: []plan.PolicyRule{{Name: "no_delete", Target: "Delete", Decision: plan.PolicyDeny, Message: "never delete files"}}}
+	env, dev, run := personRun(t, "deny-1", []scripted.Step{click("Delete"), click("Archive"), done(nil)}, p, "Delete", "Archive")
+	res := result(t, run)
+	if res.Reason != workflows.ReasonSuccess {
+		t.Fatalf("run = %s (%s)", res.Reason, res.Error)
+	}
+	if got := kinds(dev.Actions()); got["Delete"] != 0 || got["Archive"] != 1 {
+		t.Errorf("device ran %v, want Archive only", got)
+	}
+	if len(told(env, "decision", `→ denied (the policy's rule "no_delete" denies it: never delete files`)) == 0 {
+		t.Error("the next decision was not told the rule and its message")
+	}
+	if res.Subtasks[0].Verdicts[screen.VerdictDenied] != 1 {
+		t.Errorf("verdicts = %v, want one denied step", res.Subtasks[0].Verdicts)
+	}
+}
+
+// TestAskHumanAnswer: the agent's question waits for a person's answer,
+// which reaches the agent and, through it, the device.
+func TestAskHumanAnswer(t *testing.T) {
+	steps := []scripted.Step{
+		{Action: "ask_human", Args: map[string]any{"text": "Which code should I type?"}},
+		{Action: "type", Args: map[string]any{"text": scripted.AnswerArg}},
+		done(nil),
+	}
+	env, dev, run := personRun(t, "ask-1", steps, nil, "Code")
+	s := awaitWaiting(t, env.Client, "ask-1", workflows.WaitAnswer)
+	if s.Live.Waiting.Question != "Which code should I type?" {
+		t.Errorf("question = %q", s.Live.Waiting.Question)
+	}
+	if _, _, err := control.Approve(context.Background(), env.Client, "ask-1", "", workflows.Approval{Approve: true}); err == nil ||
+		!strings.Contains(err.Error(), "run ask-1 has no pending approval; subtask s is at step 1, waiting for an answer") {
+		t.Errorf("approve while a question waits = %v", err)
+	}
+	if _, _, err := control.Answer(context.Background(), env.Client, "ask-1", "", workflows.Answer{Text: "K-4711", By: "carol@desk"}); err != nil {
+		t.Fatal(err)
+	}
+	res := result(t, run)
+	if res.Reason != workflows.ReasonSuccess {
+		t.Fatalf("run = %s (%s)", res.Reason, res.Error)
+	}
+	if got := dev.Actions(); len(got) != 1 || got[0].Text != "K-4711" {
+		t.Errorf("device ran %+v, want the answer typed", got)
+	}
+	if len(told(env, "decision", `- You asked "Which code should I type?"; the person answered: K-4711`)) == 0 {
+		t.Error("the answer is not in the next decision's prompt")
+	}
+}
+
+// TestPauseResume: a paused subtask acts no more until resumed, and its
+// time limit does not run meanwhile.
+func TestPauseResume(t *testing.T) {
+	steps := []scripted.Step{click("A"), click("B"), click("A"), click("B"), done(nil)}
+	env, dev, run := personRun(t, "pause-1", steps, nil, "A", "B")
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if _, err := control.Send(context.Background(), env.Client, "pause-1", "", workflows.Control{Op: workflows.ControlPause, By: "dan@desk"}); err == nil {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s := awaitWaiting(t, env.Client, "pause-1", workflows.WaitPaused)
+	if s.Live.Phase != "paused" || s.Live.Waiting.By != "dan@desk" {
+		t.Errorf("live = %+v", s.Live)
+	}
+	n := len(dev.Actions())
+	time.Sleep(1500 * time.Millisecond)
+	if got := len(dev.Actions()); got != n {
+		t.Fatalf("the device ran %d actions while paused", got-n)
+	}
+	if _, err := control.Send(context.Background(), env.Client, "pause-1", "", workflows.Control{Op: workflows.ControlRelease}); err == nil ||
+		!strings.Contains(err.Error(), "paused, not taken over") {
+		t.Errorf("release of a paused run = %v", err)
+	}
+	if _, err := control.Send(context.Background(), env.Client, "pause-1", "", workflows.Control{Op: workflows.ControlResume}); err != nil {
+		t.Fatal(err)
+	}
+	res := result(t, run)
+	if res.Reason != workflows.ReasonSuccess || len(dev.Actions()) != 4 {
+		t.Fatalf("run = %s (%s), %d actions", res.Reason, res.Error, len(dev.Actions()))
+	}
+	if res.Subtasks[0].Held < time.Second {
+		t.Errorf("held = %s, want the pause counted as a person's time", res.Subtasks[0].Held)
+	}
+}
+
+// TestTakeoverRelease: while a person has the device the agent does
+// nothing; after release it looks afresh and its Progress agent is told
+// what the person did.
+func TestTakeoverRelease(t *testing.T) {
+	steps := []scripted.Step{click("A"), click("B"), click("A"), done(nil)}
+	env, dev, run := personRun(t, "takeover-1", steps, nil, "A", "B")
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if _, err := control.Send(context.Background(), env.Client, "takeover-1", "", workflows.Control{Op: workflows.ControlTakeover, By: "erin@desk"}); err == nil {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	awaitWaiting(t, env.Client, "takeover-1", workflows.WaitTakeover)
+	n := len(dev.Actions())
+	if _, err := control.Send(context.Background(), env.Client, "takeover-1", "", workflows.Control{Op: workflows.ControlTakeover}); err == nil {
+		t.Error("a second takeover was not refused")
+	}
+	if _, err := control.Send(context.Background(), env.Client, "takeover-1", "", workflows.Control{Op: workflows.ControlRelease, By: "erin@desk",
+		Note: "I closed the pop-up"}); err != nil {
+		t.Fatal(err)
+	}
+	res := result(t, run)
+	if res.Reason != workflows.ReasonSuccess {
+		t.Fatalf("run = %s (%s)", res.Reason, res.Error)
+	}
+	if got := len(dev.Actions()); got != 3 || n > 3 {
+		t.Errorf("device ran %d actions (%d before the takeover), want the script's 3", got, n)
+	}
+	if len(told(env, "progress", "A person: erin@desk had control of the device for")) != 1 || len(told(env, "progress", "their note: I closed the pop-up")) != 1 {
+		t.Error("the Progress agent was not told of the takeover and its note")
+	}
+	if len(told(env, "decision", "Last action: a person had control of the device → handed_back (their note: I closed the pop-up)")) != 1 {
+		t.Error("the next decision was not told that a person had the device")
+	}
+}

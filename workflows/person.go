@@ -1,0 +1,353 @@
+package workflows
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/activities/agent"
+	"github.com/pcflow/pcflow/activities/screen"
+	"github.com/pcflow/pcflow/internal/text"
+	"github.com/pcflow/pcflow/specs/plan"
+)
+
+// This file is a subtask's side of a person in the loop (issue 13): the
+// control signals it receives, the approval or answer it waits for, and
+// the policy gate between Decide and Act. Everything waits inside the
+// workflow (workflow.Await), so a waiting subtask survives a restart of
+// the worker, the server or the process that started it.
+
+// Hold is the control state of a subtask, carried across continue-as-new.
+type Hold struct {
+	Paused    bool   `json:"paused,omitempty"`
+	TakenOver bool   `json:"taken_over,omitempty"`
+	By        string `json:"by,omitempty"` // who paused or took over
+	// Since the agent last looked: a person had the device (TakeoverBy),
+	// handed it back (ReleasedBy) with Note.
+	HadTakeover bool   `json:"had_takeover,omitempty"`
+	TakeoverBy  string `json:"takeover_by,omitempty"`
+	ReleasedBy  string `json:"released_by,omitempty"`
+	Note        string `json:"note,omitempty"`
+	// Changes counts the signals applied, so a waiting loop notices each.
+	Changes int `json:"changes,omitempty"`
+}
+
+// held reports whether the agent must not act.
+func (h *Hold) held() bool { return h.Paused || h.TakenOver }
+
+// apply applies a control signal. Signals cannot be refused; the CLI and
+// the view page check the subtask's state first and say what is wrong.
+func (h *Hold) apply(c Control) {
+	h.Changes++
+	switch c.Op {
+	case ControlPause:
+		if !h.TakenOver {
+			h.Paused, h.By = true, c.By
+		}
+	case ControlTakeover:
+		h.TakenOver, h.Paused, h.By = true, false, c.By
+		h.HadTakeover, h.TakeoverBy = true, c.By
+	case ControlResume, ControlRelease:
+		if h.TakenOver {
+			h.ReleasedBy = c.By
+			if c.Note != "" {
+				h.Note = c.Note
+			}
+		}
+		h.Paused, h.TakenOver, h.By = false, false, ""
+	}
+}
+
+// person is what the loop and its signal and update handlers share.
+type person struct {
+	hold *Hold // in the loop's state
+	// waiting is what the loop waits for now (nil: it runs); decided is
+	// set by the update that decides it.
+	waiting  *Waiting
+	approval *Approval
+	answer   *Answer
+	// where says where the loop is, for refusals.
+	where func() string
+}
+
+// register installs the control signal's receiver and the approve and
+// answer updates' handlers.
+func (p *person) register(ctx workflow.Context) (workflow.ReceiveChannel, error) {
+	ch := workflow.GetSignalChannel(ctx, ControlSignal)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			var c Control
+			ch.Receive(ctx, &c)
+			p.hold.apply(c)
+		}
+	})
+	err := workflow.SetUpdateHandlerWithOptions(ctx, ApproveUpdate,
+		func(ctx workflow.Context, ap Approval) (string, error) {
+			p.approval = &ap
+			verb := "rejected"
+			if ap.Approve {
+				verb = "approved"
+			}
+			return fmt.Sprintf("%s %s (%s)", verb, p.waiting.Action, p.waiting.ID), nil
+		},
+		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, ap Approval) error {
+			return p.check(WaitApproval, ap.Request)
+		}})
+	if err != nil {
+		return nil, err
+	}
+	err = workflow.SetUpdateHandlerWithOptions(ctx, AnswerUpdate,
+		func(ctx workflow.Context, an Answer) (string, error) {
+			p.answer = &an
+			return fmt.Sprintf("answered %q (%s)", text.Trunc(p.waiting.Question, 60), p.waiting.ID), nil
+		},
+		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, an Answer) error {
+			if strings.TrimSpace(an.Text) == "" {
+				return fmt.Errorf("the answer is empty: give the text the agent asked for")
+			}
+			return p.check(WaitAnswer, an.Request)
+		}})
+	return ch, err
+}
+
+// check refuses an update that decides nothing pending.
+func (p *person) check(kind, request string) error {
+	what := map[string]string{WaitApproval: "pending approval", WaitAnswer: "pending question"}[kind]
+	w := p.waiting
+	if w == nil || w.Kind != kind || (kind == WaitApproval && p.approval != nil) || (kind == WaitAnswer && p.answer != nil) {
+		return fmt.Errorf("no %s: %s", what, p.where())
+	}
+	if request != "" && request != w.ID {
+		return fmt.Errorf("request %q is not pending; the %s is %q", request, what, w.ID)
+	}
+	return nil
+}
+
+// drain applies the control signals received but not yet handled, so
+// none is lost at continue-as-new.
+func (p *person) drain(ch workflow.ReceiveChannel) {
+	for {
+		var c Control
+		if !ch.ReceiveAsync(&c) {
+			return
+		}
+		p.hold.apply(c)
+	}
+}
+
+// waitHold waits while the subtask is paused or taken over and returns how
+// long it waited. live shows the hold.
+func (p *person) waitHold(ctx workflow.Context, live *SubtaskLive, step int) (time.Duration, error) {
+	h := p.hold
+	if !h.held() {
+		return 0, nil
+	}
+	start := workflow.Now(ctx)
+	phase := live.Phase
+	defer func() {
+		p.waiting, live.Waiting, live.Phase = nil, nil, phase
+	}()
+	for h.held() {
+		kind, ph := WaitPaused, "paused"
+		if h.TakenOver {
+			kind, ph = WaitTakeover, "taken over"
+		}
+		p.waiting = &Waiting{ID: fmt.Sprintf("%s-step-%d", kind, step), Kind: kind, Since: start, By: h.By}
+		live.Waiting, live.Phase = p.waiting, ph
+		seen := h.Changes
+		if err := workflow.Await(ctx, func() bool { return h.Changes != seen }); err != nil {
+			return workflow.Now(ctx).Sub(start), err
+		}
+	}
+	return workflow.Now(ctx).Sub(start), nil
+}
+
+// handedBack is what the agent is told after a person had the device, and
+// clears it: the outcome for the Progress agent, and the line the next
+// Decision sees as its last action.
+func (p *person) handedBack(held time.Duration) (agent.Outcome, bool) {
+	h := p.hold
+	if !h.HadTakeover {
+		return agent.Outcome{}, false
+	}
+	by := h.TakeoverBy
+	if by == "" {
+		by = "a person"
+	}
+	what := fmt.Sprintf("%s had control of the device for %s and handed it back", by, held.Round(time.Second))
+	if h.ReleasedBy != "" && h.ReleasedBy != h.TakeoverBy {
+		what += " (released by " + h.ReleasedBy + ")"
+	}
+	reason := "no note"
+	if h.Note != "" {
+		what += "; their note: " + h.Note
+		reason = "their note: " + h.Note
+	}
+	h.HadTakeover, h.TakeoverBy, h.ReleasedBy, h.Note = false, "", "", ""
+	return agent.Outcome{Action: "no action: a person had control of the device", Verdict: screen.VerdictHandedBack,
+		Reason: reason, Person: what + ". Look at the screen afresh: it may have changed."}, true
+}
+
+// approvalRequest is one action that waits for a person.
+type approvalRequest struct {
+	id, action, rule, message, element, screenshot string
+	timeout                                        time.Duration
+}
+
+// ruling is what became of an action at the gate.
+type ruling struct {
+	run     bool
+	verdict string // denied, rejected ("" when it runs)
+	reason  string // what the agent is told
+	person  string // who decided, for history and the Progress agent
+	waited  time.Duration
+}
+
+// gate decides whether an action runs: the policy's verdict on its facts,
+// and a person's approval for a confirm verdict or a provider's safety
+// checks. A confirm waits until an ApproveUpdate decides it or its timeout
+// passes, which counts as a rejection.
+func (p *person) gate(ctx workflow.Context, live *SubtaskLive, pol *plan.Policy, act screen.Action, facts plan.ActionFacts,
+	checks []activities.SafetyCheck, req approvalRequest, deadline time.Time) (ruling, error) {
+	v := plan.PolicyVerdict{Decision: plan.PolicyAllow}
+	if pol != nil {
+		v = pol.Decide(facts)
+	}
+	rule := v.Rule
+	if rule == "" && pol != nil && v.Decision != plan.PolicyAllow {
+		rule = "default"
+	}
+	switch v.Decision {
+	case plan.PolicyDeny:
+		why := fmt.Sprintf("the policy's rule %q denies it", rule)
+		if rule == "default" {
+			why = "the policy denies every action no rule allows"
+		}
+		if v.Message != "" {
+			why += ": " + v.Message
+		}
+		return ruling{verdict: screen.VerdictDenied, reason: why + "; it was not run: choose another action"}, nil
+	case plan.PolicyConfirm:
+		req.rule, req.message = rule, v.Message
+		if v.Timeout > 0 {
+			req.timeout = time.Duration(v.Timeout)
+		}
+	default:
+		if len(checks) == 0 {
+			return ruling{run: true}, nil
+		}
+	}
+	if len(checks) > 0 {
+		var msgs []string
+		for _, c := range checks {
+			msgs = append(msgs, strings.TrimSpace(c.Code+": "+c.Message))
+		}
+		if req.rule == "" {
+			req.rule, req.message = "safety check", strings.Join(msgs, "; ")
+		} else {
+			req.message = strings.TrimSpace(req.message + "; provider safety check " + strings.Join(msgs, "; "))
+		}
+	}
+	return p.askApproval(ctx, live, req, deadline)
+}
+
+// askApproval waits for a person to approve or reject, or the timeout.
+func (p *person) askApproval(ctx workflow.Context, live *SubtaskLive, req approvalRequest, deadline time.Time) (ruling, error) {
+	now := workflow.Now(ctx)
+	timeout := req.timeout
+	if timeout <= 0 {
+		timeout = deadline.Sub(now)
+	}
+	if timeout < time.Second {
+		timeout = time.Second
+	}
+	rule := req.rule
+	if req.message != "" {
+		rule += ": " + req.message
+	}
+	p.approval = nil
+	p.waiting = &Waiting{ID: req.id, Kind: WaitApproval, Since: now, Action: req.action, Rule: rule,
+		Element: req.element, Screenshot: req.screenshot, Deadline: now.Add(timeout)}
+	phase := live.Phase
+	live.Waiting, live.Phase = p.waiting, "waiting for approval"
+	defer func() { p.waiting, p.approval, live.Waiting, live.Phase = nil, nil, nil, phase }()
+	ok, err := workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: timeout,
+		TimerOptions: workflow.TimerOptions{Summary: fmt.Sprintf("approval %s: %s (%s)", req.id, req.action, req.rule)}},
+		func() bool { return p.approval != nil })
+	waited := workflow.Now(ctx).Sub(now)
+	if err != nil {
+		return ruling{waited: waited}, err
+	}
+	if !ok {
+		return ruling{verdict: screen.VerdictRejected, waited: waited,
+			reason: fmt.Sprintf("a person had to approve it (%s) and nobody did within %s, which counts as a rejection; it was not run: choose another action", rule, timeout),
+			person: fmt.Sprintf("nobody approved %s within %s: rejected", req.action, timeout)}, nil
+	}
+	ap := *p.approval
+	by := ap.By
+	if by == "" {
+		by = "a person"
+	}
+	if ap.Approve {
+		return ruling{run: true, waited: waited, person: fmt.Sprintf("%s approved %s (%s)", by, req.action, req.rule)}, nil
+	}
+	why := ""
+	if ap.Reason != "" {
+		why = ": " + ap.Reason
+	}
+	return ruling{verdict: screen.VerdictRejected, waited: waited,
+		reason: fmt.Sprintf("%s rejected it%s; it was not run: choose another action", by, why),
+		person: fmt.Sprintf("%s rejected %s (%s)%s", by, req.action, req.rule, why)}, nil
+}
+
+// ask puts the agent's question to a person and waits for the answer, at
+// most timeout. It returns the answer (nil: none came) and how long it
+// waited.
+func (p *person) ask(ctx workflow.Context, live *SubtaskLive, id, question string, timeout time.Duration) (*Answer, time.Duration, error) {
+	now := workflow.Now(ctx)
+	if timeout < time.Second {
+		timeout = time.Second
+	}
+	p.answer = nil
+	p.waiting = &Waiting{ID: id, Kind: WaitAnswer, Since: now, Question: question, Deadline: now.Add(timeout)}
+	phase := live.Phase
+	live.Waiting, live.Phase = p.waiting, "waiting for an answer"
+	defer func() { p.waiting, p.answer, live.Waiting, live.Phase = nil, nil, nil, phase }()
+	ok, err := workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: timeout,
+		TimerOptions: workflow.TimerOptions{Summary: fmt.Sprintf("question %s: %s", id, text.Trunc(question, 80))}},
+		func() bool { return p.answer != nil })
+	waited := workflow.Now(ctx).Sub(now)
+	if err != nil || !ok {
+		return nil, waited, err
+	}
+	an := *p.answer
+	return &an, waited, nil
+}
+
+// factsOf is what a policy sees of an action when Decide gave no facts
+// for it: what the action itself says.
+func factsOf(a screen.Action, device string) plan.ActionFacts {
+	f := plan.ActionFacts{Kind: a.Kind, Device: device, Target: a.Target, ElementID: a.Element}
+	switch a.Kind {
+	case screen.ActType:
+		f.Text = a.Text
+	case screen.ActHotkey:
+		f.Text = strings.Join(a.Keys, "+")
+	case screen.ActOpenApp:
+		f.Text = a.App
+	case screen.ActSwitchWindow:
+		f.Text = a.Title
+	}
+	f.Sensitive = strings.Contains(f.Text, "{{secret.")
+	return f
+}
+
+// answerLine is how an answer joins the agent's state.
+func answerLine(question, answer string) string {
+	return fmt.Sprintf("You asked %q; the person answered: %s", text.Trunc(oneLine(question), 300), text.Trunc(oneLine(answer), 1000))
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
