@@ -8,7 +8,7 @@ func Kinds() []string {
 	k := []string{
 		ActOpenApp, ActClick, ActDoubleClick, ActRightClick, ActType, ActSelect,
 		ActDrag, ActScroll, ActHotkey, ActWait, ActSwitchWindow, ActCopy,
-		ActPaste, ActDone, ActFail,
+		ActPaste, ActDone, ActFail, ActAskHuman,
 		ActMiddleClick, ActTripleClick, ActMouseMove, ActMouseDown, ActMouseUp,
 		ActHoldKey,
 	}
