@@ -3,6 +3,7 @@ package specs
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -181,4 +182,64 @@ func TestPolicyHostile(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestReadmePolicyExamples: the policy examples in the README parse, and
+// the operator's example and the task's behave as the README says.
+func TestReadmePolicyExamples(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(b), "\n## Policy\n")
+	if !ok {
+		t.Fatal("README has no ## Policy section")
+	}
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	var task *plan.Policy
+	var op *plan.Policy
+	blocks := strings.Split(sec, "```hcl\n")[1:]
+	for _, blk := range blocks {
+		src, _, _ := strings.Cut(blk, "```")
+		f := filepath.Join(t.TempDir(), "example.hcl")
+		if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(src, "\ntask ") || strings.HasPrefix(src, "task ") {
+			res, diags := ParseFile(f, Options{})
+			if diags.HasErrors() {
+				t.Fatalf("README task example:\n%s\n%v", src, diags)
+			}
+			task = res.Plan.Policy
+			continue
+		}
+		pol, _, diags := ParsePolicyFile(f, "--policy "+f)
+		if diags.HasErrors() {
+			t.Fatalf("README policy example:\n%s\n%v", src, diags)
+		}
+		op = pol
+	}
+	if task == nil || op == nil {
+		t.Fatalf("README Policy section: want a task example and an operator example, found %d hcl blocks", len(blocks))
+	}
+	for _, tt := range []struct {
+		p     *plan.Policy
+		facts plan.ActionFacts
+		want  string
+	}{
+		{task, plan.ActionFacts{Kind: "click", App: "Chromium", Target: "Pay now"}, plan.PolicyConfirm},
+		{task, plan.ActionFacts{Kind: "type", App: "Chromium", Text: "{{secret.pw}}", Sensitive: true}, plan.PolicyAllow},
+		{task, plan.ActionFacts{Kind: "type", App: "Mousepad", Text: "{{secret.pw}}", Sensitive: true}, plan.PolicyDeny},
+		{task, plan.ActionFacts{Kind: "open_app", App: "XTerm", Text: "xterm"}, plan.PolicyDeny},
+		{task, plan.ActionFacts{Kind: "done", App: "XTerm"}, plan.PolicyAllow},
+		{op, plan.ActionFacts{Kind: "click", App: "Galculator", Target: "7"}, plan.PolicyAllow},
+		{op, plan.ActionFacts{Kind: "click", App: "Mousepad", Target: "Delete"}, plan.PolicyConfirm},
+		{op, plan.ActionFacts{Kind: "click", App: "Chromium", Target: "OK"}, plan.PolicyDeny},
+		// The task allows the browser; the operator does not.
+		{plan.WithOperator(task, op), plan.ActionFacts{Kind: "click", App: "Chromium", Target: "OK"}, plan.PolicyDeny},
+	} {
+		if v := tt.p.Decide(tt.facts); v.Decision != tt.want {
+			t.Errorf("Decide(%+v) = %+v, want %s", tt.facts, v, tt.want)
+		}
+	}
 }
