@@ -107,6 +107,7 @@ func Parse(filename string, src []byte, opts Options) (*Result, hcl.Diagnostics)
 		return res, diags
 	}
 	content, diags := f.Body.Content(fileSchema)
+	hintPolicyPlace(diags, `A task's policy goes inside its task block: task "NAME" { policy { ... } }. An operator's policy for every task is a file of its own, given with --policy FILE or $PCFLOW_POLICY.`)
 	p.diags = append(p.diags, diags...)
 	blocks := content.Blocks
 	if a, ok := content.Attributes["include"]; ok {

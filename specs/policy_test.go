@@ -243,3 +243,21 @@ func TestReadmePolicyExamples(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyMisplaced: a policy block at the top of a task file or in a
+// suite says where it goes.
+func TestPolicyMisplaced(t *testing.T) {
+	dir := t.TempDir()
+	task := filepath.Join(dir, "t.hcl")
+	os.WriteFile(task, []byte("policy {\n  default = \"deny\"\n}\ntask \"t\" {\n  subtask \"a\" {\n    instruction = \"x\"\n  }\n}\n"), 0o644)
+	_, diags := ParseFile(task, Options{})
+	if !diags.HasErrors() || !strings.Contains(diags.Error(), "t.hcl:1,1-7") || !strings.Contains(diags.Error(), `goes inside its task block`) {
+		t.Errorf("top-level policy: %v", diags)
+	}
+	suite := filepath.Join(dir, "suite.hcl")
+	os.WriteFile(suite, []byte("suite \"s\" {\n  policy {\n    default = \"deny\"\n  }\n  task \"t\" {\n    file = \"t.hcl\"\n  }\n}\n"), 0o644)
+	_, _, diags = ParseSuiteFile(suite)
+	if !diags.HasErrors() || !strings.Contains(diags.Error(), "suite.hcl:2,3-9") || !strings.Contains(diags.Error(), "pcflow eval --policy FILE") {
+		t.Errorf("policy in a suite: %v", diags)
+	}
+}

@@ -83,6 +83,7 @@ func ParseSuiteFile(path string) (*Suite, map[string]*hcl.File, hcl.Diagnostics)
 	}
 	var sf suiteFile
 	if d := gohcl.DecodeBody(f.Body, nil, &sf); d.HasErrors() {
+		hintPolicyPlace(d, "A suite has no policy of its own: give one to every task with pcflow eval --policy FILE (or $PCFLOW_POLICY), or write a policy block in the task files.")
 		return nil, files, append(diags, d...)
 	}
 	dir := filepath.Dir(path)

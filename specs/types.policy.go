@@ -345,6 +345,17 @@ func OperatorPolicy(flag string, environ []string) (*plan.Policy, map[string]*hc
 	return nil, map[string]*hcl.File{}, nil
 }
 
+// hintPolicyPlace adds to an "Unsupported block type" diagnostic about a
+// policy block written where none belongs (the top of a task file, a
+// suite) where it goes instead.
+func hintPolicyPlace(diags hcl.Diagnostics, hint string) {
+	for _, d := range diags {
+		if d.Summary == "Unsupported block type" && strings.Contains(d.Detail, `"policy"`) {
+			d.Detail += " " + hint
+		}
+	}
+}
+
 // taskPolicy decodes the task's policy block (at most one) and combines
 // it with the operator's.
 func (p *parser) taskPolicy(st *scope, blocks hcl.Blocks) *plan.Policy {
