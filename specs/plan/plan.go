@@ -248,6 +248,9 @@ func (p *Plan) Validate() error {
 	if _, err := Layers(p.Subtasks); err != nil {
 		errs = append(errs, err.Error())
 	}
+	if err := p.Policy.Validate(); err != nil {
+		errs = append(errs, err.Error())
+	}
 	if len(errs) > 0 {
 		return fmt.Errorf("invalid plan: %s", strings.Join(errs, "; "))
 	}

@@ -24,3 +24,13 @@ func TestValidateRefusesUnsafeNames(t *testing.T) {
 		t.Errorf("Validate(plain names) = %v", err)
 	}
 }
+
+// TestValidateChecksPolicy: a plan read back as JSON gets the parser's
+// policy checks.
+func TestValidateChecksPolicy(t *testing.T) {
+	p := &Plan{Devices: []Device{{Name: "desktop"}}, Subtasks: []Subtask{{Name: "a", Device: "desktop", Instruction: Lit("x")}},
+		Policy: &Policy{Rules: []PolicyRule{{Name: "r", Target: "(", Decision: PolicyDeny}}}}
+	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), `rule "r": target`) {
+		t.Errorf("Validate() = %v, want the bad pattern", err)
+	}
+}

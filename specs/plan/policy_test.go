@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -172,35 +173,38 @@ func TestVerdictDescribe(t *testing.T) {
 	}
 }
 
-// BenchmarkPolicyDecide: a 100-rule policy deciding one action that only
-// its default matches (the worst case: every rule's patterns run).
+// BenchmarkPolicyDecide: a policy of n rules deciding an action that only
+// its default matches (the worst case: every rule's patterns run), with
+// the patterns compiled on each call (Policy.Decide) and once
+// (CompiledPolicy.Decide).
 func BenchmarkPolicyDecide(b *testing.B) {
-	p, f := benchPolicy()
-	for b.Loop() {
-		if v := p.Decide(f); v.Decision != PolicyDeny {
-			b.Fatal(v)
+	for _, n := range []int{10, 100, MaxPolicyRules} {
+		p, f := benchPolicy(n)
+		b.Run(fmt.Sprintf("rules=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if v := p.Decide(f); v.Decision != PolicyDeny {
+					b.Fatal(v)
+				}
+			}
+		})
+		c, err := p.Compile()
+		if err != nil {
+			b.Fatal(err)
 		}
+		b.Run(fmt.Sprintf("compiled/rules=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if v := c.Decide(f); v.Decision != PolicyDeny {
+					b.Fatal(v)
+				}
+			}
+		})
 	}
 }
 
-// BenchmarkCompiledPolicyDecide: the same with the patterns compiled once.
-func BenchmarkCompiledPolicyDecide(b *testing.B) {
-	p, f := benchPolicy()
-	c, err := p.Compile()
-	if err != nil {
-		b.Fatal(err)
-	}
-	for b.Loop() {
-		if v := c.Decide(f); v.Decision != PolicyDeny {
-			b.Fatal(v)
-		}
-	}
-}
-
-func benchPolicy() (*Policy, ActionFacts) {
+func benchPolicy(n int) (*Policy, ActionFacts) {
 	p := &Policy{Default: PolicyDeny}
-	for i := range 100 {
-		p.Rules = append(p.Rules, PolicyRule{Name: "r" + string(rune('a'+i%26)) + strings.Repeat("x", i/26), Target: "^(Send|Delete|Pay)$", App: "mail", Decision: PolicyConfirm})
+	for i := range n {
+		p.Rules = append(p.Rules, PolicyRule{Name: fmt.Sprintf("r%d", i), Target: "^(Send|Delete|Pay)$", App: "mail", Decision: PolicyConfirm})
 	}
 	return p, ActionFacts{Kind: "click", Target: "Send", App: "galculator"}
 }
