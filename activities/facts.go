@@ -15,12 +15,29 @@ import (
 // point; for typing and keys without either, the focused element. Text is
 // what the action types, presses, opens or switches to, with secrets
 // redacted (a placeholder stays a placeholder); Sensitive says that the
-// action uses a sensitive variable. Device is left to the workflow, which
+// action uses a sensitive variable. Window and App are the window and
+// application in front, except that open_app's App is the program it
+// starts and switch_window's Window the window it brings to the front. Device is left to the workflow, which
 // knows what the task calls this device.
 func actionFacts(s *screen.Screen, red *Redactor, actions ...screen.Action) []plan.ActionFacts {
 	out := make([]plan.ActionFacts, 0, len(actions))
 	for _, a := range actions {
 		f := plan.ActionFacts{Kind: a.Kind, Window: red.String(s.ActiveWindow), App: red.String(s.App)}
+		switch a.Kind {
+		case screen.ActOpenApp:
+			// The application it starts, so that "only these
+			// applications" also covers starting another one.
+			f.App = red.String(a.App)
+		case screen.ActSwitchWindow:
+			// The window it brings to the front (the device picks the
+			// first title holding Title, ignoring case).
+			for _, w := range s.Windows {
+				if strings.Contains(strings.ToLower(w), strings.ToLower(a.Title)) {
+					f.Window = red.String(w)
+					break
+				}
+			}
+		}
 		if e := targetOf(s.Elements, a); e != nil {
 			f.ElementID, f.Target, f.Role = e.ID, red.String(e.Name), e.Role
 		}

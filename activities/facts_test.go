@@ -15,7 +15,7 @@ import (
 // redacted and marked sensitive.
 func TestActionFacts(t *testing.T) {
 	s := &screen.Screen{
-		ActiveWindow: "Compose: report", App: "Thunderbird",
+		ActiveWindow: "Compose: report", App: "Thunderbird", Windows: []string{"Compose: report", "Inbox - Mail"},
 		Elements: []screen.Element{
 			{ID: 1, Role: "panel", Name: "toolbar", Box: screen.Rect{X: 0, Y: 0, W: 400, H: 60}},
 			{ID: 2, Role: "push button", Name: "Send", Box: screen.Rect{X: 10, Y: 10, W: 60, H: 30}},
@@ -47,8 +47,10 @@ func TestActionFacts(t *testing.T) {
 			plan.ActionFacts{Kind: "type", ElementID: 3, Target: "To", Role: "text", Text: "boss@example.com"}},
 		{"hotkey", screen.Action{Kind: screen.ActHotkey, Keys: []string{"ctrl", "Return"}},
 			plan.ActionFacts{Kind: "hotkey", ElementID: 3, Target: "To", Role: "text", Text: "ctrl+Return"}},
-		{"open_app", screen.Action{Kind: screen.ActOpenApp, App: "xterm"},
-			plan.ActionFacts{Kind: "open_app", Text: "xterm"}},
+		{"open_app: the app it starts", screen.Action{Kind: screen.ActOpenApp, App: "xterm"},
+			plan.ActionFacts{Kind: "open_app", Text: "xterm", App: "xterm"}},
+		{"switch_window: the window it brings up", screen.Action{Kind: screen.ActSwitchWindow, Title: "inbox"},
+			plan.ActionFacts{Kind: "switch_window", Text: "inbox", Window: "Inbox - Mail"}},
 		{"done with outputs", screen.Action{Kind: screen.ActDone, Outputs: map[string]string{"b": "2", "a": "hunter2hunter2"}},
 			plan.ActionFacts{Kind: "done", Text: "a=" + ph + "\nb=2", Sensitive: true}},
 		{"an unknown element id", screen.Action{Kind: screen.ActClick, Element: 99},
@@ -57,7 +59,12 @@ func TestActionFacts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := actionFacts(s, red, tt.action)
-			tt.want.Window, tt.want.App = "Compose: report", "Thunderbird"
+			if tt.want.Window == "" {
+				tt.want.Window = "Compose: report"
+			}
+			if tt.want.App == "" {
+				tt.want.App = "Thunderbird"
+			}
 			if diff := cmp.Diff([]plan.ActionFacts{tt.want}, got); diff != "" {
 				t.Errorf("actionFacts(%s) mismatch (-want +got):\n%s", tt.action.Summary(), diff)
 			}
