@@ -320,7 +320,10 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 			}
 			facts := factsOf(ba, s.Device)
 			if i < len(d.Facts) {
+				// The device's facts, with the task's name of the device
+				// (its worker does not know it).
 				facts = d.Facts[i]
+				facts.Device = s.Device
 			}
 			var checks []activities.SafetyCheck
 			if i == 0 {
