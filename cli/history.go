@@ -16,6 +16,7 @@ import (
 
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/artifacts"
+	"github.com/pcflow/pcflow/activities/screen"
 	"github.com/pcflow/pcflow/workflows"
 )
 
@@ -191,6 +192,10 @@ type Step struct {
 	// Batch lists each action of a batch (several actions in one answer)
 	// with what the device did, in the order they ran.
 	Batch []string `json:"batch,omitempty"`
+	// Person lists what a person did at this step: approved or rejected
+	// its action (or let the approval time out), answered the agent's
+	// question, had control of the device before it.
+	Person []string `json:"person,omitempty"`
 }
 
 // History is a run's record, read from Temporal.
@@ -268,6 +273,13 @@ func (t *runTrace) steps(store artifacts.Dir) *History {
 				if a.decode(true, &in) && a.decode(false, &out) {
 					s := st(in.Step)
 					s.Progress, s.Memory = out.Summary, out.Memory
+					if !screen.Reflected(in.Verdict) && in.Verdict != "" {
+						// No reflection: the policy, a person or a question decided the step.
+						s.Verdict, s.Reason = in.Verdict, in.Reason
+					}
+					if in.Person != "" {
+						s.Person = append(s.Person, in.Person)
+					}
 					s.Tokens += out.Usage.Total()
 				}
 			case activities.CheckName:
@@ -347,6 +359,9 @@ func cmdHistory(ctx context.Context, e *env, args []string) int {
 		}
 		if s.Verdict != "" {
 			fmt.Fprintf(e.stdout, "    verdict:  %s — %s\n", s.Verdict, oneLine(s.Reason, 140))
+		}
+		for _, p := range s.Person {
+			fmt.Fprintf(e.stdout, "    person:   %s\n", oneLine(p, 200))
 		}
 		if s.Progress != "" {
 			fmt.Fprintf(e.stdout, "    progress: %s\n", oneLine(s.Progress, 160))

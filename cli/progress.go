@@ -95,6 +95,22 @@ func (s *session) progress(ctx context.Context, e *env, id string, seen map[stri
 			cv, err := s.eng.client.QueryWorkflow(qctx, child, "", workflows.ProgressQuery)
 			if err == nil {
 				var sl workflows.SubtaskLive
+				if cv.Get(&sl) == nil {
+					wkey := ""
+					if sl.Waiting != nil {
+						wkey = sl.Waiting.Kind + "/" + sl.Waiting.ID
+					}
+					if seen[n+"#waiting"] != wkey {
+						seen[n+"#waiting"] = wkey
+						for i, l := range waitingLines(id, sl.Waiting, nil) {
+							if i == 0 {
+								fmt.Fprintf(e.stdout, "⏸ %s %s\n", n, l)
+							} else {
+								fmt.Fprintf(e.stdout, "    %s\n", l)
+							}
+						}
+					}
+				}
 				if cv.Get(&sl) == nil && sl.Done > 0 {
 					key := fmt.Sprintf("%d", sl.Done)
 					if seen[n+"#step"] != key {

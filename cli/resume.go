@@ -17,6 +17,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
+	"github.com/pcflow/pcflow/internal/control"
 	"github.com/pcflow/pcflow/specs"
 	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/workflows"
@@ -24,7 +25,8 @@ import (
 
 func cmdResume(ctx context.Context, e *env, args []string) int {
 	var rf runFlags
-	fs := rf.register(e, "resume", "RUN [--from SUBTASK]", `Bring the embedded server and the local worker back for a run and follow it to
+	fs := rf.register(e, "resume", "RUN [--from SUBTASK]", `Continue a paused (or taken-over) run: its subtasks go on from where they stopped.
+Bring the embedded server and the local worker back for a run and follow it to
 its end: after a crash (process killed, machine rebooted) the run continues where
 it stopped, without redoing finished subtasks or repeating an action. For a run
 that failed, --from SUBTASK runs it again from that subtask, keeping the outputs
@@ -34,6 +36,8 @@ applications are stopped when it ends). Sensitive variables must be given again
 	rf.vars.register(fs)
 	rf.vars.registerPolicy(fs)
 	from := fs.String("from", "", "rerun a failed run from the subtask `NAME`")
+	subtask := fs.String("subtask", "", "continue only the paused subtask `NAME`")
+	note := fs.String("note", "", "for a taken-over subtask: what you did with the device, `TEXT` told to the agent")
 	ids, code := parseFlags(fs, args)
 	if code >= 0 {
 		return code
@@ -76,6 +80,12 @@ applications are stopped when it ends). Sensitive variables must be given again
 		return 1
 	}
 	running := desc.WorkflowExecutionInfo.Status == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING
+	// A paused run that a worker serves: continue it.
+	if running && *from == "" && sess.eng.server == nil {
+		if code, ok := resumeHeld(ctx, e, c, id, *subtask, *note); ok {
+			return code
+		}
+	}
 	if running && set["policy"] {
 		fmt.Fprintf(e.stderr, "pcflow resume: run %s continues under the policy it started with (it is in the run's input); --policy applies to a rerun of a finished run (--from)\n", id)
 		return 2
@@ -279,4 +289,21 @@ func subtaskNames(p plan.Plan) string {
 		n = append(n, s.Name)
 	}
 	return strings.Join(n, ", ")
+}
+
+// resumeHeld continues the paused or taken-over subtasks of a run that a
+// worker serves; ok is false when there are none (or nothing answers).
+func resumeHeld(ctx context.Context, e *env, c client.Client, id, subtask, note string) (int, bool) {
+	qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	subs, err := control.Running(qctx, c, id)
+	cancel()
+	if err != nil {
+		return 0, false
+	}
+	for _, s := range subs {
+		if w := s.Live.Waiting; w != nil && (w.Kind == workflows.WaitPaused || w.Kind == workflows.WaitTakeover) && (subtask == "" || s.Name == subtask) {
+			return sendControl(ctx, e, c, id, subtask, workflows.Control{Op: workflows.ControlResume, By: control.By(), Note: note}), true
+		}
+	}
+	return 0, false
 }

@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
 
+	"github.com/pcflow/pcflow/activities/artifacts"
 	"github.com/pcflow/pcflow/internal/tserver"
 	"github.com/pcflow/pcflow/workflows"
 )
@@ -43,7 +45,7 @@ func cmdStatus(ctx context.Context, e *env, args []string) int {
 	st := desc.WorkflowExecutionInfo.Status
 	fmt.Fprintf(e.stdout, "run %s: %s\n", id, statusName(st))
 	if st == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-		return showLive(ctx, e, g, id)
+		return showLive(ctx, e, g, id, artifacts.Dir{Root: filepath.Join(ef.state, "artifacts")})
 	}
 	t, err := readRun(ctx, c, id, false)
 	if err != nil {
@@ -82,7 +84,7 @@ func listRuns(ctx context.Context, e *env, g *engine, limit int, query string) i
 }
 
 // showLive prints a running run's phase and each subtask's progress.
-func showLive(ctx context.Context, e *env, g *engine, id string) int {
+func showLive(ctx context.Context, e *env, g *engine, id string, store artifacts.Dir) int {
 	c := g.client
 	qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
@@ -102,6 +104,9 @@ func showLive(ctx context.Context, e *env, g *engine, id string) int {
 					var sl workflows.SubtaskLive
 					if cv.Get(&sl) == nil {
 						line += fmt.Sprintf("  step %d/%d %s %s (%s)", sl.Step, sl.MaxSteps, sl.Phase, sl.LastAction, sl.Verdict)
+						for _, l := range waitingLines(id, sl.Waiting, store.Path) {
+							line += "\n      " + l
+						}
 					}
 				}
 			}

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/pcflow/pcflow/internal/control"
+	"github.com/pcflow/pcflow/workflows"
+)
+
+// A person in the loop from the command line: pause, takeover, release
+// (resume is cmdResume's, which also continues a paused run), approve,
+// reject and answer. The work is internal/control's, shared with the live
+// view page.
+
+func cmdPause(ctx context.Context, e *env, args []string) int {
+	return controlCmd(ctx, e, args, workflows.ControlPause, "RUN [--subtask S]",
+		"Pause a run: each running subtask (or --subtask S) stops before its next action and\nwaits, durably, until `pcflow resume RUN`. Its time limit does not run meanwhile.")
+}
+
+func cmdTakeover(ctx context.Context, e *env, args []string) int {
+	return controlCmd(ctx, e, args, workflows.ControlTakeover, "RUN [--subtask S]",
+		"Take a subtask's device over: the agent stops before its next action and the device\nis yours until `pcflow release RUN --note TEXT` hands it back; the agent then looks\nafresh and is told what you wrote in the note.")
+}
+
+func cmdRelease(ctx context.Context, e *env, args []string) int {
+	return controlCmd(ctx, e, args, workflows.ControlRelease, "RUN [--subtask S] [--note TEXT]",
+		"Hand a taken-over device back to the agent: it observes the screen afresh, and its\nProgress agent is told that a person had control and what --note says.")
+}
+
+// controlCmd sends one control operation and, for pause and takeover,
+// waits until the agent has stopped.
+func controlCmd(ctx context.Context, e *env, args []string, op, usage, summary string) int {
+	var ef engineFlags
+	fs := newFlags(e, op, usage, summary)
+	ef.register(fs, e, false)
+	subtask := fs.String("subtask", "", "the subtask `NAME` (default: every running one for pause, the only one otherwise)")
+	var note *string
+	if op == workflows.ControlRelease {
+		note = fs.String("note", "", "what you did with the device, `TEXT` told to the agent")
+	}
+	ids, code := parseFlags(fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(ids) != 1 {
+		fmt.Fprintf(e.stderr, "pcflow %s: name one run id (see pcflow status)\n", op)
+		return 2
+	}
+	g, err := ef.connect(ctx, e, false)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "pcflow %s: %v\n", op, err)
+		return 1
+	}
+	defer g.close()
+	ctl := workflows.Control{Op: op, By: control.By()}
+	if note != nil {
+		ctl.Note = *note
+	}
+	return sendControl(ctx, e, g.client, ids[0], *subtask, ctl)
+}
+
+// sendControl sends ctl and reports; pause and takeover wait (up to a
+// minute) until each subtask has stopped.
+func sendControl(ctx context.Context, e *env, c client.Client, run, subtask string, ctl workflows.Control) int {
+	op := ctl.Op
+	subs, err := control.Send(ctx, c, run, subtask, ctl)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "pcflow %s: %v\n", op, err)
+		return 1
+	}
+	for _, s := range subs {
+		switch op {
+		case workflows.ControlPause, workflows.ControlTakeover:
+			want := workflows.WaitPaused
+			if op == workflows.ControlTakeover {
+				want = workflows.WaitTakeover
+			}
+			stopped := awaitKind(ctx, c, run, s.Name, want, time.Minute)
+			if !stopped {
+				fmt.Fprintf(e.stdout, "subtask %s of run %s stops before its next action (%s); see pcflow status %s\n", s.Name, run, s.Where(), run)
+				continue
+			}
+			if op == workflows.ControlPause {
+				fmt.Fprintf(e.stdout, "paused subtask %s of run %s; continue it with: pcflow resume %s\n", s.Name, run, run)
+			} else {
+				fmt.Fprintf(e.stdout, "the agent of subtask %s has stopped: device %s is yours.\nhand it back with: pcflow release %s --note \"what you did\"\n", s.Name, s.Live.Device, run)
+			}
+		case workflows.ControlRelease:
+			fmt.Fprintf(e.stdout, "handed device %s back to subtask %s of run %s: the agent looks at the screen afresh\n", s.Live.Device, s.Name, run)
+		case workflows.ControlResume:
+			fmt.Fprintf(e.stdout, "resumed subtask %s of run %s\n", s.Name, run)
+		}
+	}
+	return 0
+}
+
+// awaitKind polls until the subtask waits for kind, at most d.
+func awaitKind(ctx context.Context, c client.Client, run, subtask, kind string, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		subs, err := control.Running(ctx, c, run)
+		if err != nil {
+			return false
+		}
+		for _, s := range subs {
+			if s.Name == subtask && s.Live.Waiting != nil && s.Live.Waiting.Kind == kind {
+				return true
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	return false
+}
+
+func cmdApprove(ctx context.Context, e *env, args []string) int {
+	return decideCmd(ctx, e, args, true)
+}
+
+func cmdReject(ctx context.Context, e *env, args []string) int {
+	return decideCmd(ctx, e, args, false)
+}
+
+func decideCmd(ctx context.Context, e *env, args []string, approve bool) int {
+	name, usage, summary := "approve", "RUN [--subtask S]",
+		"Approve the action a run waits to run (a policy `confirm` rule or a provider's safety\ncheck): it runs once. See what waits with pcflow status RUN."
+	if !approve {
+		name, usage, summary = "reject", "RUN [--subtask S] [--reason TEXT]",
+			"Reject the action a run waits to run: it is not run, and the agent is told (with\n--reason) so that it chooses another."
+	}
+	var ef engineFlags
+	fs := newFlags(e, name, usage, summary)
+	ef.register(fs, e, false)
+	subtask := fs.String("subtask", "", "the subtask `NAME`, when several wait")
+	var reason *string
+	if !approve {
+		reason = fs.String("reason", "", "why, `TEXT` told to the agent")
+	}
+	ids, code := parseFlags(fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(ids) != 1 {
+		fmt.Fprintf(e.stderr, "pcflow %s: name one run id (see pcflow status)\n", name)
+		return 2
+	}
+	g, err := ef.connect(ctx, e, false)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "pcflow %s: %v\n", name, err)
+		return 1
+	}
+	defer g.close()
+	ap := workflows.Approval{Approve: approve, By: control.By()}
+	if reason != nil {
+		ap.Reason = *reason
+	}
+	s, out, err := control.Approve(ctx, g.client, ids[0], *subtask, ap)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "pcflow %s: %v\n", name, err)
+		return 1
+	}
+	fmt.Fprintf(e.stdout, "subtask %s of run %s: %s\n", s.Name, ids[0], out)
+	return 0
+}
+
+func cmdAnswer(ctx context.Context, e *env, args []string) int {
+	var ef engineFlags
+	fs := newFlags(e, "answer", "RUN TEXT [--subtask S]", "Answer the question a run's agent asked (ask_human); it goes on with the answer in\nits context. See the question with pcflow status RUN.")
+	ef.register(fs, e, false)
+	subtask := fs.String("subtask", "", "the subtask `NAME`, when several ask")
+	pos, code := parseFlags(fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) < 2 {
+		fmt.Fprintln(e.stderr, "pcflow answer: give the run id and the answer: pcflow answer RUN \"TEXT\"")
+		return 2
+	}
+	g, err := ef.connect(ctx, e, false)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "pcflow answer:", err)
+		return 1
+	}
+	defer g.close()
+	text := strings.Join(pos[1:], " ")
+	s, out, err := control.Answer(ctx, g.client, pos[0], *subtask, workflows.Answer{Text: text, By: control.By()})
+	if err != nil {
+		fmt.Fprintln(e.stderr, "pcflow answer:", err)
+		return 1
+	}
+	fmt.Fprintf(e.stdout, "subtask %s of run %s: %s\n", s.Name, pos[0], out)
+	return 0
+}
+
+// waitingLines says what a subtask waits for and which command decides it.
+// shot, when set, turns the screenshot's artifact reference into a path.
+func waitingLines(run string, w *workflows.Waiting, shot func(string) string) []string {
+	if w == nil {
+		return nil
+	}
+	when := fmt.Sprintf("since %s", w.Since.Local().Format("15:04:05"))
+	var do string
+	switch w.Kind {
+	case workflows.WaitApproval:
+		if !w.Deadline.IsZero() {
+			when += fmt.Sprintf(", rejected at %s unless approved", w.Deadline.Local().Format("15:04:05"))
+		}
+		do = fmt.Sprintf("pcflow approve %s   or   pcflow reject %s --reason TEXT", run, run)
+	case workflows.WaitAnswer:
+		if !w.Deadline.IsZero() {
+			when += fmt.Sprintf(", until %s", w.Deadline.Local().Format("15:04:05"))
+		}
+		do = fmt.Sprintf("pcflow answer %s \"TEXT\"", run)
+	case workflows.WaitPaused:
+		do = "pcflow resume " + run
+	case workflows.WaitTakeover:
+		do = fmt.Sprintf("pcflow release %s --note \"what you did\"", run)
+	}
+	lines := []string{fmt.Sprintf("waiting: %s (%s)", control.Describe(w), when)}
+	if w.Element != "" {
+		lines = append(lines, "target:  "+w.Element)
+	}
+	if w.Screenshot != "" && shot != nil {
+		lines = append(lines, "screen:  "+shot(w.Screenshot))
+	}
+	return append(lines, "do:      "+do)
+}
