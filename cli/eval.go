@@ -212,7 +212,7 @@ tasks again. Results: --out/results.json, results.jsonl, results.csv, index.html
 		}
 		// Local devices are this machine: say now what is missing.
 		for _, t := range st.tasks {
-			if missing := activities.MissingPrograms(t.Requires); len(missing) > 0 {
+			if missing := activities.MissingPrograms(st.plans[t.PlanHash].Requires); len(missing) > 0 {
 				fmt.Fprintf(e.stderr, "warning: task %s needs %s, not found on PATH; it will fail with %s\n", t.Key, strings.Join(missing, ", "), workflows.ReasonMissingRequirement)
 			}
 		}
@@ -251,7 +251,12 @@ tasks again. Results: --out/results.json, results.jsonl, results.csv, index.html
 		fmt.Fprintln(e.stderr, "pcflow eval:", err)
 		return 1
 	}
-	in := workflows.SuiteInput{Suite: st.name, Tasks: st.tasks, Devices: rec.Devices, NoReset: !f.reset,
+	packed, err := workflows.PackPlans(st.plans)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "pcflow eval:", err)
+		return 1
+	}
+	in := workflows.SuiteInput{Suite: st.name, Tasks: st.tasks, Plans: packed, Devices: rec.Devices, NoReset: !f.reset,
 		Options: workflows.Options{DeviceTimeout: f.devTO, SearchAttributes: hasSearchAttributes(ctx, sess.eng.client)}}
 	run, err := sess.eng.client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue,
 		StaticSummary: fmt.Sprintf("suite %s: %d task runs on %d devices", st.name, len(st.tasks), len(rec.Devices))}, workflows.SuiteWorkflowName, in)
@@ -297,6 +302,7 @@ func localDeviceName(id string, i int) string {
 type compiledSuite struct {
 	name   string
 	tasks  []workflows.SuiteTask
+	plans  map[string]plan.Plan // by workflows.PlanHash
 	script *scripted.Script
 	repro  report.Repro
 }
@@ -349,7 +355,7 @@ func compileSuite(e *env, args []string, f *evalFlags) (*compiledSuite, int) {
 			name = "suite"
 		}
 	}
-	cs := &compiledSuite{name: name, repro: report.Repro{Pcflow: version, Commit: commit(), PromptVersion: agents.PromptVersion,
+	cs := &compiledSuite{name: name, plans: map[string]plan.Plan{}, repro: report.Repro{Pcflow: version, Commit: commit(), PromptVersion: agents.PromptVersion,
 		Budgets: map[string]string{}, Files: map[string]string{}, Command: append([]string{"pcflow", "eval"}, os.Args[min(2, len(os.Args)):]...)}}
 	if suiteFile != "" {
 		cs.repro.Files[suiteFile] = hashFile(suiteFile)
@@ -391,7 +397,16 @@ func compileSuite(e *env, args []string, f *evalFlags) (*compiledSuite, int) {
 		if len(tags) == 0 {
 			tags = launched(p)
 		}
-		requires := uniq(append(append(append([]string(nil), ent.Requires...), p.Requires...), progs...))
+		// What the task needs of its devices is checked in one place: the
+		// task's own workflow, from its plan.
+		p.Requires = uniq(append(append(append([]string(nil), ent.Requires...), p.Requires...), progs...))
+		hash, err := workflows.PlanHash(p)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "pcflow eval: %s: %v\n", ent.File, err)
+			failed = true
+			continue
+		}
+		cs.plans[hash] = p
 		if useScript {
 			script := ent.Script
 			if script == "" {
@@ -427,7 +442,7 @@ func compileSuite(e *env, args []string, f *evalFlags) (*compiledSuite, int) {
 			if repeat > 1 {
 				key = fmt.Sprintf("%s.r%d", ent.Name, r)
 			}
-			cs.tasks = append(cs.tasks, workflows.SuiteTask{Key: key, File: ent.File, Repeat: r, Tags: tags, Plan: p, Requires: requires})
+			cs.tasks = append(cs.tasks, workflows.SuiteTask{Key: key, File: ent.File, Repeat: r, Tags: tags, PlanHash: hash})
 		}
 	}
 	if failed {

@@ -69,8 +69,14 @@ func reasonFor(err error, device string, o Options) (string, string) {
 	case temporal.IsCanceledError(err):
 		return ReasonCancelled, "cancelled"
 	case isTimeout && toErr.TimeoutType() == enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START:
+		phys := o.physical(device)
+		name := device
+		if phys != device && !strings.Contains(phys, "@") {
+			// A suite's lease: the worker to start serves the pool device.
+			name = fmt.Sprintf("%s (leased as the task's device %s)", phys, device)
+		}
 		return ReasonDeviceError, fmt.Sprintf("device %s is offline: no worker took work from queue %s for %s; start one with `pcflow worker --device %s`",
-			device, plan.DeviceQueue(o.physical(device)), o.DeviceTimeout, o.physical(device))
+			name, plan.DeviceQueue(phys), o.DeviceTimeout, phys)
 	case errors.As(err, &appErr) && appErr.Type() == agent.ErrTypeModelUnavailable:
 		// The model endpoint kept failing: the agent's fault, not the device's.
 		var actErr *temporal.ActivityError

@@ -1,6 +1,11 @@
 package workflows
 
 import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -28,30 +33,95 @@ const (
 	StatusQueued = "queued"
 )
 
-// SuiteTask is one task run of a suite: a compiled plan, which repeat it
-// is, and its tags.
+// SuiteTask is one task run of a suite: which plan it runs, which repeat
+// it is, and its tags. The plan itself travels once per distinct content in
+// SuiteInput.Plans (PlanHash names it); a task's own Plan is for callers
+// that build small suites by hand and for suites started before the plans
+// were packed.
 type SuiteTask struct {
 	// Key is unique within the suite ("calc_add", "calc_add.r2"); the task
 	// run's workflow id is SUITE/Key.
-	Key    string    `json:"key"`
-	File   string    `json:"file,omitempty"`
-	Repeat int       `json:"repeat"`
-	Tags   []string  `json:"tags,omitempty"`
-	Plan   plan.Plan `json:"plan"`
-	// Requires lists programs the task needs on each of its devices' PATH.
+	Key    string   `json:"key"`
+	File   string   `json:"file,omitempty"`
+	Repeat int      `json:"repeat"`
+	Tags   []string `json:"tags,omitempty"`
+	// PlanHash names the task's plan in SuiteInput.Plans (PlanHash()).
+	PlanHash string     `json:"plan_hash,omitempty"`
+	Plan     *plan.Plan `json:"plan,omitempty"`
+	// Requires is read only from suites started before the requirements
+	// moved into the plan (plan.Plan.Requires, checked by the task's own
+	// workflow): new suites leave it empty.
 	Requires []string `json:"requires,omitempty"`
 }
 
-// SuiteInput starts a suite.
+// SuiteInput starts a suite, or continues one as new.
 type SuiteInput struct {
 	Suite string      `json:"suite"`
 	Tasks []SuiteTask `json:"tasks"`
+	// Plans holds every distinct plan of the suite once, by content hash:
+	// PackPlans' gzip-compressed JSON, so a suite of hundreds of tasks
+	// stays far below Temporal's 2 MiB payload limit.
+	Plans []byte `json:"plans,omitempty"`
 	// Devices is the pool: physical device names, each served by a worker
 	// polling plan.DeviceQueue(name).
 	Devices []string `json:"devices"`
 	Options Options  `json:"options"`
 	// NoReset skips the reset between tasks.
 	NoReset bool `json:"no_reset,omitempty"`
+	// State is the progress a suite continued as new carries on; nil for
+	// a new suite.
+	State *SuiteState `json:"state,omitempty"`
+}
+
+// SuiteState is what a suite continued as new carries from its previous
+// run: the task runs so far (finished ones with their compact results,
+// the rest queued) and the pool. No task is running when it continues.
+type SuiteState struct {
+	Started time.Time       `json:"started"`
+	Runs    []SuiteRun      `json:"runs"`
+	Free    []string        `json:"free"`
+	Removed []RemovedDevice `json:"removed,omitempty"`
+	// Generation counts the runs before this one.
+	Generation int `json:"generation"`
+}
+
+// PlanHash is the content hash a suite names a plan by.
+func PlanHash(p plan.Plan) (string, error) {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:]), nil
+}
+
+// PackPlans packs plans (by PlanHash) for SuiteInput.Plans.
+func PackPlans(plans map[string]plan.Plan) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if err := json.NewEncoder(zw).Encode(plans); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// UnpackPlans reads SuiteInput.Plans.
+func UnpackPlans(b []byte) (map[string]plan.Plan, error) {
+	plans := map[string]plan.Plan{}
+	if len(b) == 0 {
+		return plans, nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("suite plans: %w", err)
+	}
+	if err := json.NewDecoder(zr).Decode(&plans); err != nil {
+		return nil, fmt.Errorf("suite plans: %w", err)
+	}
+	return plans, nil
 }
 
 // SuiteRun is the outcome of one task run of a suite.
@@ -69,10 +139,13 @@ type SuiteRun struct {
 	Devices map[string]string `json:"devices,omitempty"`
 	// Queued, Started and Ended are workflow times; Started is when the
 	// devices were leased, Ended when the task's result came back.
-	Queued  time.Time          `json:"queued"`
-	Started time.Time          `json:"started,omitempty"`
-	Ended   time.Time          `json:"ended,omitempty"`
-	Result  *InstructionResult `json:"result,omitempty"`
+	Queued  time.Time `json:"queued"`
+	Started time.Time `json:"started,omitempty"`
+	Ended   time.Time `json:"ended,omitempty"`
+	// Result is the task run's result without its per-subtask and per-check
+	// details, which stay in the task run's own workflow (pcflow report
+	// reads them there).
+	Result *InstructionResult `json:"result,omitempty"`
 	// ResetMillis is the slowest of the device resets after the task.
 	ResetMillis int64 `json:"reset_millis,omitempty"`
 }
@@ -101,6 +174,11 @@ type SuiteLive struct {
 	Free    []string        `json:"free"`
 	Removed []RemovedDevice `json:"removed,omitempty"`
 	Runs    []SuiteRun      `json:"runs"`
+	// Draining is set while the suite lets its running tasks finish before
+	// it continues as new (its history is long); Generation counts the
+	// runs it continued from.
+	Draining   bool `json:"draining,omitempty"`
+	Generation int  `json:"generation,omitempty"`
 }
 
 // Counts returns how many runs are queued, running and finished, and how
@@ -139,6 +217,11 @@ func logicalDevices(p plan.Plan) []string {
 	return names
 }
 
+// suiteVersion marks suites that pack their plans, check requirements in
+// the task's own workflow and continue as new; older histories replay the
+// old way.
+const suiteVersion = "suite-packed-plans"
+
 // SuiteWorkflow runs a suite's tasks over a pool of devices. Devices are
 // leased dynamically: a task starts as soon as as many devices are free as
 // it has logical devices, which are bound to the leased ones (Options.Bind)
@@ -147,37 +230,76 @@ func logicalDevices(p plan.Plan) []string {
 // out of the pool and reported. A task that fails, times out or cannot get
 // what it needs never stops the suite. Tasks are leased in order, but a
 // task that does not fit yet lets later, smaller tasks go first.
+//
+// Once its history reaches Options.ContinueAsNewEvents events, the suite
+// leases no more tasks, lets the running ones finish, and continues as new
+// with its progress (SuiteState), so a suite of any length keeps each
+// run's history small.
 func SuiteWorkflow(ctx workflow.Context, in SuiteInput) (*SuiteResult, error) {
 	o := in.Options.withDefaults()
+	v := workflow.GetVersion(ctx, suiteVersion, workflow.DefaultVersion, 1)
+	plans, err := UnpackPlans(in.Plans)
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError(err.Error(), "SuitePlans", nil)
+	}
+	planOf := func(t SuiteTask) (plan.Plan, error) {
+		if t.Plan != nil {
+			return *t.Plan, nil
+		}
+		p, ok := plans[t.PlanHash]
+		if !ok {
+			return plan.Plan{}, fmt.Errorf("task run %s: its plan %s is not in the suite's plans", t.Key, t.PlanHash)
+		}
+		return p, nil
+	}
 	now := workflow.Now(ctx)
 	live := SuiteLive{Suite: in.Suite, Started: now, Pool: append([]string(nil), in.Devices...), Free: append([]string(nil), in.Devices...)}
-	for _, t := range in.Tasks {
-		live.Runs = append(live.Runs, SuiteRun{Key: t.Key, Task: t.Plan.Task, File: t.File, Repeat: t.Repeat, Tags: t.Tags, Status: StatusQueued, Queued: now})
+	if st := in.State; st != nil {
+		live.Started, live.Runs, live.Free, live.Removed, live.Generation = st.Started, st.Runs, st.Free, st.Removed, st.Generation
+	} else {
+		for _, t := range in.Tasks {
+			task := t.PlanHash
+			if p, err := planOf(t); err == nil {
+				task = p.Task
+			}
+			live.Runs = append(live.Runs, SuiteRun{Key: t.Key, Task: task, File: t.File, Repeat: t.Repeat, Tags: t.Tags, Status: StatusQueued, Queued: now})
+		}
 	}
 	if err := workflow.SetQueryHandler(ctx, SuiteQuery, func() (SuiteLive, error) { return live, nil }); err != nil {
 		return nil, err
 	}
 	suiteID := workflow.GetInfo(ctx).WorkflowExecution.ID
-	pending := make([]int, len(in.Tasks))
-	for i := range pending {
-		pending[i] = i
+	var pending []int
+	for i := range in.Tasks {
+		if live.Runs[i].Status == StatusQueued {
+			pending = append(pending, i)
+		}
 	}
 	running := 0
 	changed := false
 	for len(pending) > 0 || running > 0 {
+		if v >= 1 && !live.Draining {
+			info := workflow.GetInfo(ctx)
+			live.Draining = info.GetCurrentHistoryLength() >= o.ContinueAsNewEvents || info.GetContinueAsNewSuggested()
+		}
 		var still []int
 		for _, i := range pending {
 			t := in.Tasks[i]
-			need := logicalDevices(t.Plan)
+			r := &live.Runs[i]
+			p, err := planOf(t)
+			if err != nil {
+				r.Status, r.Reason, r.Error, r.Ended = StatusFailed, ReasonDeviceError, err.Error(), workflow.Now(ctx)
+				continue
+			}
+			need := logicalDevices(p)
 			usable := len(live.Pool) - len(live.Removed)
 			switch {
 			case len(need) > usable:
-				r := &live.Runs[i]
 				r.Status, r.Reason = StatusFailed, ReasonDeviceError
 				r.Error = fmt.Sprintf("the task needs %d devices (%s) and the pool has %d working", len(need), strings.Join(need, ", "), usable)
 				r.Ended = workflow.Now(ctx)
 				continue
-			case len(need) > len(live.Free):
+			case live.Draining || len(need) > len(live.Free):
 				still = append(still, i)
 				continue
 			}
@@ -187,15 +309,13 @@ func SuiteWorkflow(ctx workflow.Context, in SuiteInput) (*SuiteResult, error) {
 			for j, n := range need {
 				bind[n] = lease[j]
 			}
-			r := &live.Runs[i]
 			r.Status, r.Devices, r.Started = StatusRunning, bind, workflow.Now(ctx)
 			r.Workflow = suiteID + "/" + t.Key
 			running++
-			idx := i
 			workflow.Go(ctx, func(gctx workflow.Context) {
-				runSuiteTask(gctx, in, o, in.Tasks[idx], &live.Runs[idx], lease)
+				runSuiteTask(gctx, in, o, v, t, p, r, lease)
 				if !in.NoReset {
-					resetDevices(gctx, o, &live, &live.Runs[idx], lease)
+					resetDevices(gctx, o, &live, r, lease)
 				} else {
 					live.Free = append(live.Free, lease...)
 				}
@@ -207,6 +327,12 @@ func SuiteWorkflow(ctx workflow.Context, in SuiteInput) (*SuiteResult, error) {
 		if len(pending) == 0 && running == 0 {
 			break
 		}
+		if live.Draining && running == 0 {
+			// Nothing runs: carry the progress into a fresh history.
+			next := in
+			next.State = &SuiteState{Started: live.Started, Runs: live.Runs, Free: live.Free, Removed: live.Removed, Generation: live.Generation + 1}
+			return nil, workflow.NewContinueAsNewError(ctx, SuiteWorkflowName, next)
+		}
 		changed = false
 		if err := workflow.Await(ctx, func() bool { return changed }); err != nil {
 			return nil, err
@@ -216,21 +342,22 @@ func SuiteWorkflow(ctx workflow.Context, in SuiteInput) (*SuiteResult, error) {
 	return res, nil
 }
 
-// runSuiteTask checks the task's requirements on its devices and runs it
-// as a child workflow, filling r.
-func runSuiteTask(ctx workflow.Context, in SuiteInput, o Options, t SuiteTask, r *SuiteRun, lease []string) {
+// runSuiteTask runs the task as a child workflow, filling r. The task's
+// own workflow checks what it requires of its devices (plan.Requires);
+// suites from before version 1 checked SuiteTask.Requires here.
+func runSuiteTask(ctx workflow.Context, in SuiteInput, o Options, v workflow.Version, t SuiteTask, p plan.Plan, r *SuiteRun, lease []string) {
 	defer func() { r.Ended = workflow.Now(ctx) }()
 	fail := func(reason, msg string) {
 		r.Status, r.Reason, r.Error = StatusFailed, reason, msg
 	}
-	if len(t.Requires) > 0 {
+	if v == workflow.DefaultVersion && len(t.Requires) > 0 {
 		for _, dev := range sortedValues(r.Devices) {
 			ao := deviceOptions(o, dev, workflow.Now(ctx).Add(2*time.Minute), workflow.Now(ctx))
 			ao.StartToCloseTimeout = time.Minute
 			ao.RetryPolicy.MaximumAttempts = 3
 			ao.RetryPolicy.NonRetryableErrorTypes = append(ao.RetryPolicy.NonRetryableErrorTypes, activities.ErrTypeMissing)
 			actx := withSummary(workflow.WithActivityOptions(ctx, ao), fmt.Sprintf("requires %s on %s", strings.Join(t.Requires, " "), dev))
-			err := workflow.ExecuteActivity(actx, a.Requires, activities.RequiresInput{Task: t.Plan.Task, Programs: t.Requires}).Get(ctx, nil)
+			err := workflow.ExecuteActivity(actx, a.Requires, activities.RequiresInput{Task: p.Task, Programs: t.Requires}).Get(ctx, nil)
 			if err != nil {
 				var appErr *temporal.ApplicationError
 				if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeMissing {
@@ -243,20 +370,23 @@ func runSuiteTask(ctx workflow.Context, in SuiteInput, o Options, t SuiteTask, r
 			}
 		}
 	}
+	if v >= 1 && len(t.Requires) > 0 {
+		p.Requires = uniqStrings(append(append([]string(nil), p.Requires...), t.Requires...))
+	}
 	opts := in.Options
 	opts.Bind = r.Devices
 	co := workflow.ChildWorkflowOptions{
 		WorkflowID:    r.Workflow,
 		TaskQueue:     TaskQueue,
 		StaticSummary: fmt.Sprintf("task %s on %s", t.Key, strings.Join(lease, ", ")),
-		StaticDetails: t.Plan.Instruction,
+		StaticDetails: p.Instruction,
 	}
-	if t.Plan.Timeout > 0 {
+	if p.Timeout > 0 {
 		// The task's own deadline ends it; this bounds a task stuck beyond it.
-		co.WorkflowExecutionTimeout = time.Duration(t.Plan.Timeout) + 5*time.Minute
+		co.WorkflowExecutionTimeout = time.Duration(p.Timeout) + 5*time.Minute
 	}
 	var res InstructionResult
-	err := workflow.ExecuteChildWorkflow(workflow.WithChildOptions(ctx, co), InstructionWorkflowName, InstructionInput{Plan: t.Plan, Options: opts}).Get(ctx, &res)
+	err := workflow.ExecuteChildWorkflow(workflow.WithChildOptions(ctx, co), InstructionWorkflowName, InstructionInput{Plan: p, Options: opts}).Get(ctx, &res)
 	if err != nil {
 		var toErr *temporal.TimeoutError
 		switch {
@@ -269,8 +399,24 @@ func runSuiteTask(ctx workflow.Context, in SuiteInput, o Options, t SuiteTask, r
 		}
 		return
 	}
+	if v >= 1 {
+		// The details stay in the task run's own history.
+		res.Subtasks, res.Checks, res.PostRun = nil, nil, nil
+	}
 	r.Result = &res
 	r.Status, r.Reason, r.Error = res.Status, res.Reason, res.Error
+}
+
+func uniqStrings(xs []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // resetDevices resets every leased device in parallel and returns the

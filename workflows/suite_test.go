@@ -82,7 +82,7 @@ func TestSuiteLeasesResetsAndSurvivesFailures(t *testing.T) {
 
 	in := workflows.SuiteInput{Suite: "s", Devices: []string{"p1", "p2", "p3"}}
 	add := func(key, src string, requires ...string) {
-		in.Tasks = append(in.Tasks, workflows.SuiteTask{Key: key, Plan: mustPlan(t, src), Requires: requires})
+		in.Tasks = append(in.Tasks, workflows.SuiteTask{Key: key, Plan: ptr(mustPlan(t, src)), Requires: requires})
 	}
 	add("relay", threeSubtasks)
 	for _, k := range []string{"ok1", "ok2", "ok3", "ok4"} {
@@ -162,7 +162,7 @@ func TestSuiteTaskLargerThanPool(t *testing.T) {
 	env.OnActivity(activities.DecideName, mock.Anything, mock.Anything).Return(&activities.DecideResult{Action: screen.Action{Kind: screen.ActDone}}, nil)
 	env.OnActivity(activities.ResetName, mock.Anything, mock.Anything).Return(&activities.ResetResult{}, nil)
 	in := workflows.SuiteInput{Suite: "s", Devices: []string{"only"}, Tasks: []workflows.SuiteTask{
-		{Key: "relay", Plan: mustPlan(t, threeSubtasks)}, {Key: "one", Plan: mustPlan(t, oneTask("one"))},
+		{Key: "relay", Plan: ptr(mustPlan(t, threeSubtasks))}, {Key: "one", Plan: ptr(mustPlan(t, oneTask("one")))},
 	}}
 	env.ExecuteWorkflow(workflows.SuiteWorkflowName, in)
 	var res workflows.SuiteResult
@@ -176,3 +176,5 @@ func TestSuiteTaskLargerThanPool(t *testing.T) {
 		t.Errorf("one = %s (%s), want succeeded", r.Status, r.Error)
 	}
 }
+
+func ptr[T any](v T) *T { return &v }
