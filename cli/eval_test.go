@@ -175,7 +175,7 @@ func TestEvalSmokeSuite(t *testing.T) {
 	if m == nil || m[1] != m[2] || m[1] == "0" {
 		t.Errorf("calc_misread's step screenshots: loaded %v, want all of at least one", m)
 	}
-	if !strings.Contains(page, `class="action">click #`) || !strings.Contains(page, "I read 41 on the display.") {
+	if !strings.Contains(page, `class="action">click #`) || !strings.Contains(page, "I read only the first digit of the display.") {
 		t.Errorf("calc_misread's page lacks the steps' actions and thoughts")
 	}
 }

@@ -78,7 +78,15 @@ type Step struct {
 	// model would after no_effect.
 	Expect   *Probe `json:"expect,omitempty"`
 	RedoFrom int    `json:"redo_from,omitempty"`
+	// FromInstruction takes arguments from the subtask's instruction as the
+	// prompt carries it (rendered, with other subtasks' outputs filled in):
+	// argument → regular expression whose first group (or whole match)
+	// becomes the argument, as a model would copy a value it was told.
+	FromInstruction map[string]string `json:"from_instruction,omitempty"`
 }
+
+// reInstruction reads the instruction line of a Decision prompt.
+var reInstruction = regexp.MustCompile(`(?m)^Instruction: (.*)$`)
 
 // RoleModels names the model list (GET /models) in a Fault.
 const RoleModels = "models"
@@ -476,6 +484,27 @@ func (s *Server) decision(rec Request, req openai.ChatCompletionRequest, fault *
 	if err := fillAnswer(args, rec.Text, k); err != nil {
 		return toolAnswer(rec, "fail", map[string]any{"reason": err.Error()}, "", fault)
 	}
+	if len(st.FromInstruction) > 0 {
+		instr := ""
+		if m := reInstruction.FindStringSubmatch(rec.Text); m != nil {
+			instr = m[1]
+		}
+		for _, arg := range sortedKeys(st.FromInstruction) {
+			re, err := regexp.Compile(st.FromInstruction[arg])
+			if err != nil {
+				return toolAnswer(rec, "fail", map[string]any{"reason": fmt.Sprintf("scripted step %d: from_instruction %q: %v", k, arg, err)}, "", fault)
+			}
+			m := re.FindStringSubmatch(instr)
+			if m == nil {
+				return toolAnswer(rec, "fail", map[string]any{"reason": fmt.Sprintf("scripted step %d takes %q from the instruction by /%s/, which the instruction %q does not match", k, arg, re, instr)}, "", fault)
+			}
+			v := m[0]
+			if len(m) > 1 {
+				v = m[1]
+			}
+			args[arg] = v
+		}
+	}
 	if len(st.Read) > 0 {
 		screen := observe(rec.Text, "Elements")
 		outs := map[string]any{}
@@ -734,4 +763,13 @@ func fillAnswer(args map[string]any, prompt string, k int) error {
 		args[key] = m[len(m)-1][1]
 	}
 	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
