@@ -80,6 +80,10 @@ func sendControl(ctx context.Context, e *env, c client.Client, run, subtask stri
 			if op == workflows.ControlTakeover {
 				want = workflows.WaitTakeover
 			}
+			if w := s.Live.Waiting; w != nil && (w.Kind == workflows.WaitApproval || w.Kind == workflows.WaitAnswer) {
+				fmt.Fprintf(e.stdout, "subtask %s of run %s waits for %s; it stops once that is decided (pcflow status %s)\n", s.Name, run, control.Describe(w), run)
+				continue
+			}
 			stopped := awaitKind(ctx, c, run, s.Name, want, time.Minute)
 			if !stopped {
 				fmt.Fprintf(e.stdout, "subtask %s of run %s stops before its next action (%s); see pcflow status %s\n", s.Name, run, s.Where(), run)

@@ -301,3 +301,113 @@ func TestTakeoverRelease(t *testing.T) {
 		t.Error("the next decision was not told that a person had the device")
 	}
 }
+
+// TestTwoApprovalsNeedASubtask: with two subtasks waiting, a decision
+// without --subtask is refused, naming both; each is then decided on its
+// own.
+func TestTwoApprovalsNeedASubtask(t *testing.T) {
+	env := enginetest.Start(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{
+		"a": {Steps: []scripted.Step{click("Delete"), done(nil)}},
+		"b": {Steps: []scripted.Step{click("Delete"), done(nil)}},
+	}})
+	left, right := fakedevice.New("Delete"), fakedevice.New("Delete")
+	env.Serve("left", env.Activities(left, "left", env.ModelConfig()), true)
+	env.Serve("right", env.Activities(right, "right", env.ModelConfig()), false)
+	pl := mustPlan(t, `task "two" {
+  device "left" {}
+  device "right" {}
+  subtask "a" {
+    device      = device.left
+    instruction = "delete it"
+  }
+  subtask "b" {
+    device      = device.right
+    instruction = "delete it too"
+  }
+}`)
+	pl.Policy = confirmDelete
+	run, err := env.Client.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: "two-1", TaskQueue: workflows.TaskQueue},
+		workflows.InstructionWorkflowName, workflows.InstructionInput{Plan: pl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor := func(what string, cond func([]control.Subtask) bool) {
+		t.Helper()
+		deadline := time.Now().Add(time.Minute)
+		for {
+			subs, _ := control.Pending(context.Background(), env.Client, "two-1")
+			if cond(subs) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("never saw %s: %+v", what, subs)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	waitFor("both waiting", func(s []control.Subtask) bool { return len(s) == 2 })
+	_, _, err = control.Approve(context.Background(), env.Client, "two-1", "", workflows.Approval{Approve: true})
+	if err == nil || !strings.Contains(err.Error(), "run two-1 has 2 subtasks with a pending approval (a: approval of click #1") ||
+		!strings.Contains(err.Error(), "b: approval of") || !strings.Contains(err.Error(), "name one with --subtask") {
+		t.Fatalf("approve without a subtask = %v", err)
+	}
+	if _, _, err := control.Approve(context.Background(), env.Client, "two-1", "c", workflows.Approval{Approve: true}); err == nil ||
+		!strings.Contains(err.Error(), "subtask c of run two-1 is not running; running: a, b") {
+		t.Errorf("approve of an unknown subtask = %v", err)
+	}
+	if _, _, err := control.Approve(context.Background(), env.Client, "two-1", "a", workflows.Approval{Approve: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := control.Approve(context.Background(), env.Client, "two-1", "b", workflows.Approval{Reason: "not this one"}); err != nil {
+		t.Fatal(err)
+	}
+	res := result(t, run)
+	if res.Reason != workflows.ReasonSuccess {
+		t.Fatalf("run = %s (%s)", res.Reason, res.Error)
+	}
+	if len(left.Actions()) != 1 || len(right.Actions()) != 0 {
+		t.Errorf("left ran %d, right %d actions; want the approved one only", len(left.Actions()), len(right.Actions()))
+	}
+}
+
+// TestRecordPersonHistories records a run in which a person takes the
+// device over and hands it back, answers a question and approves an
+// action, while the policy denies another: replay fixtures for the loop's
+// waits (TestReplay).
+func TestRecordPersonHistories(t *testing.T) {
+	if !*record {
+		t.Skip("pass -record to record histories")
+	}
+	p := &plan.Policy{Rules: []plan.PolicyRule{
+		{Name: "confirm_delete", Target: "^Delete$", Decision: plan.PolicyConfirm},
+		{Name: "no_nine", Target: "^9$", Decision: plan.PolicyDeny, Message: "no nines"},
+	}}
+	steps := []scripted.Step{
+		{Action: "ask_human", Args: map[string]any{"text": "Which code?"}},
+		{Action: "type", Args: map[string]any{"text": scripted.AnswerArg}},
+		click("9"), click("Delete"), done(nil),
+	}
+	env, _, run := personRun(t, "person", steps, p, "Delete", "9")
+	ctx := context.Background()
+	awaitWaiting(t, env.Client, "person", workflows.WaitAnswer)
+	// A takeover asked for while the question waits holds the loop once
+	// the question is answered.
+	if _, err := control.Send(ctx, env.Client, "person", "", workflows.Control{Op: workflows.ControlTakeover, By: "rec@desk"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := control.Answer(ctx, env.Client, "person", "", workflows.Answer{Text: "4711", By: "rec@desk"}); err != nil {
+		t.Fatal(err)
+	}
+	awaitWaiting(t, env.Client, "person", workflows.WaitTakeover)
+	if _, err := control.Send(ctx, env.Client, "person", "", workflows.Control{Op: workflows.ControlRelease, By: "rec@desk", Note: "looked around"}); err != nil {
+		t.Fatal(err)
+	}
+	awaitWaiting(t, env.Client, "person", workflows.WaitApproval)
+	if _, _, err := control.Approve(ctx, env.Client, "person", "", workflows.Approval{Approve: true, By: "rec@desk"}); err != nil {
+		t.Fatal(err)
+	}
+	if res := result(t, run); res.Reason != workflows.ReasonSuccess {
+		t.Fatalf("run = %s (%s)", res.Reason, res.Error)
+	}
+	saveHistories(t, env, "person", workflows.ChildID("person", "s"))
+}

@@ -77,7 +77,14 @@ func TestRecordHistories(t *testing.T) {
 	if _, err := env.Run(ctx, "relay", mustPlan(t, threeSubtasks), workflows.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range []string{"relay", workflows.ChildID("relay", "a"), workflows.ChildID("relay", "c")} {
+	saveHistories(t, env, "relay", workflows.ChildID("relay", "a"), workflows.ChildID("relay", "c"))
+}
+
+// saveHistories writes the workflows' histories into testdata/.
+func saveHistories(t *testing.T, env *enginetest.Env, ids ...string) {
+	t.Helper()
+	ctx := context.Background()
+	for _, id := range ids {
 		it := env.Client.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 		h := &historypb.History{}
 		for it.HasNext() {
