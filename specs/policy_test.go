@@ -70,6 +70,8 @@ func TestPolicyFileErrors(t *testing.T) {
 		{"testdata/policy/two_blocks.hcl", []string{"two_blocks.hcl:4,1-7", "Not one policy block"}},
 		{"testdata/policy/task_in_policy_file.hcl", []string{"task_in_policy_file.hcl:1,1-5", `Blocks of type "task" are not expected here`}},
 		{"testdata/policy/missing.hcl", []string{"Cannot read policy file", "--policy testdata/policy/missing.hcl"}},
+		{"testdata/policy", []string{"Cannot read policy file", "is a directory"}},
+		{"/dev/zero", []string{"too large"}},
 		{"testdata/policy/bad_device.hcl", []string{"bad_device.hcl:3,39-40", "devices takes device references"}},
 	} {
 		t.Run(filepath.Base(tt.file), func(t *testing.T) {

@@ -2,6 +2,7 @@ package specs
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -293,7 +294,7 @@ var policyFileSchema = &hcl.BodySchema{
 // source names it in messages, such as "--policy /etc/pcflow/policy.hcl".
 func ParsePolicyFile(path, source string) (*plan.Policy, map[string]*hcl.File, hcl.Diagnostics) {
 	p := &parser{files: map[string]*hcl.File{}, vars: map[string]*variable{}, devices: map[string]hcl.Range{}}
-	src, err := os.ReadFile(path)
+	src, err := readLimited(path)
 	if err != nil {
 		return nil, p.files, hcl.Diagnostics{{
 			Severity: hcl.DiagError,
@@ -329,6 +330,17 @@ func ParsePolicyFile(path, source string) (*plan.Policy, map[string]*hcl.File, h
 	}
 	pol.Source = source
 	return pol, p.files, p.diags
+}
+
+// readLimited reads at most one byte more than MaxSourceBytes, so that a
+// path such as /dev/zero is refused as too large instead of filling memory.
+func readLimited(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, MaxSourceBytes+1))
 }
 
 // OperatorPolicy returns the operator's policy: the file given with

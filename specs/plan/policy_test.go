@@ -208,3 +208,20 @@ func benchPolicy(n int) (*Policy, ActionFacts) {
 	}
 	return p, ActionFacts{Kind: "click", Target: "Send", App: "galculator"}
 }
+
+// TestTaskPart: a rerun replaces the operator's policy and keeps the
+// task's own.
+func TestTaskPart(t *testing.T) {
+	task := &Policy{Source: "t.hcl", Rules: []PolicyRule{{Name: "a", Decision: PolicyDeny}}}
+	old, now := &Policy{Source: "--policy old.hcl"}, &Policy{Source: "--policy new.hcl", Default: PolicyDeny}
+	got := WithOperator(WithOperator(task, old).TaskPart(), now)
+	if diff := cmp.Diff(&Policy{Source: "t.hcl", Rules: task.Rules, Operator: now}, got); diff != "" {
+		t.Errorf("task's policy under a new operator (-want +got):\n%s", diff)
+	}
+	if got := WithOperator(nil, old).TaskPart(); got != nil {
+		t.Errorf("TaskPart of an operator's policy alone = %+v, want nil", got)
+	}
+	if got := WithOperator(WithOperator(nil, old).TaskPart(), now); got.Operator != now || len(got.Rules) != 0 || got.Default != "" {
+		t.Errorf("operator's policy replaced = %+v, want only the new one", got)
+	}
+}
