@@ -20,6 +20,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/pcflow/pcflow/activities"
@@ -58,6 +59,9 @@ type suiteRecord struct {
 	Repro    report.Repro   `json:"repro"`
 	Started  string         `json:"started"`
 	Temporal string         `json:"temporal,omitempty"`
+	// Secrets names the tasks' sensitive variables (never their values):
+	// resume reads the values again, from PCFLOW_VAR_NAME or --var-file.
+	Secrets []string `json:"secrets,omitempty"`
 	Extra    map[string]any `json:"extra,omitempty"`
 }
 
@@ -73,13 +77,23 @@ func saveSuite(state string, r suiteRecord) error {
 	return os.WriteFile(suitePath(state, r.ID), b, 0o644)
 }
 
+// errNoSuiteRecord: the state folder has no record of the suite run.
+var errNoSuiteRecord = errors.New("no record of the suite run")
+
 func loadSuite(state, id string) (suiteRecord, error) {
 	var r suiteRecord
-	b, err := os.ReadFile(suitePath(state, id))
-	if err != nil {
-		return r, fmt.Errorf("no record of suite run %q in %s (suite runs are listed in %s)", id, state, filepath.Join(state, "suites"))
+	path := suitePath(state, id)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return r, fmt.Errorf("%w %q in %s (eval keeps one per suite run in %s; pass the --state the eval ran with)", errNoSuiteRecord, id, state, filepath.Join(state, "suites"))
 	}
-	return r, json.Unmarshal(b, &r)
+	if err != nil {
+		return r, fmt.Errorf("suite run %q: %w", id, err)
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, fmt.Errorf("suite run %q: its record %s is damaged (%v); delete it and start the suite again, or repair the JSON", id, path, err)
+	}
+	return r, nil
 }
 
 type evalFlags struct {
@@ -155,12 +169,18 @@ tasks again. Results: --out/results.json, results.jsonl, results.csv, index.html
 		fmt.Fprintln(e.stderr, "pcflow eval: name a suite: a folder of task files, task files, or a suite file (see pcflow eval --help)")
 		return 2
 	}
+	pool, err := poolNames(f.pool)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "pcflow eval:", err)
+		return 2
+	}
+	f.pool = pool
 	if len(f.pool) > 0 && f.eng.temporal == "" {
 		fmt.Fprintln(e.stderr, "pcflow eval: --pool names devices served by `pcflow worker` processes, which need a shared server: pass --temporal HOST:PORT")
 		return 2
 	}
 	if f.detach && (f.eng.temporal == "" || len(f.pool) == 0) {
-		fmt.Fprintln(e.stderr, "pcflow eval: --detach needs --temporal and --pool: local desktops and workers stop when this process exits")
+		fmt.Fprintln(e.stderr, "pcflow eval: --detach needs --temporal and --pool: local desktops and workers (--devices) stop when this process exits, so only a pool of `pcflow worker` devices can run a suite on its own")
 		return 2
 	}
 	if len(f.pool) == 0 && f.devices < 1 {
@@ -170,6 +190,10 @@ tasks again. Results: --out/results.json, results.jsonl, results.csv, index.html
 	st, code := compileSuite(e, files, &f)
 	if code >= 0 {
 		return code
+	}
+	for _, k := range sortedKeys(st.secrets) {
+		// Nothing this process starts (desktops, workers) inherits them.
+		_ = os.Unsetenv("PCFLOW_VAR_" + k)
 	}
 	id := f.id
 	if id == "" {
@@ -236,11 +260,20 @@ tasks again. Results: --out/results.json, results.jsonl, results.csv, index.html
 		rec.Script = path
 	}
 	rec.Repro = st.repro
-	sess, code := startSuiteSession(ctx, e, &f, &rec)
+	rec.Secrets = sortedKeys(st.secrets)
+	if !rec.Local && len(rec.Secrets) > 0 {
+		fmt.Fprintf(e.stdout, "the tasks use sensitive variables (%s): the pool's workers substitute them; start each with --secret NAME for every one and its value in PCFLOW_VAR_NAME or a --var-file\n", strings.Join(rec.Secrets, ", "))
+	}
+	sess, code := startSuiteSession(ctx, e, &f, &rec, st.secrets)
 	if code >= 0 {
 		return code
 	}
 	defer sess.close()
+	if !rec.Local {
+		if code := checkPool(ctx, e, sess.eng, rec.Devices, f.detach); code >= 0 {
+			return code
+		}
+	}
 	rec.Repro.Models, rec.Repro.Endpoint = sess.models, sess.endpoint
 	rec.Repro.Scripted = rec.Script != ""
 	cfg := sess.cfg
@@ -269,7 +302,11 @@ tasks again. Results: --out/results.json, results.jsonl, results.csv, index.html
 		fmt.Fprintf(e.stdout, "Temporal UI: %s/namespaces/default/workflows/%s\n", sess.eng.uiURL, id)
 	}
 	if f.detach {
-		fmt.Fprintf(e.stdout, "detached; follow it with: pcflow eval status %s --temporal %s\n", id, f.eng.temporal)
+		fmt.Fprintf(e.stdout, "detached: the pool's workers run suite %s\n", id)
+		fmt.Fprintf(e.stdout, "  progress:  pcflow eval status %s --temporal %s\n", id, f.eng.temporal)
+		fmt.Fprintf(e.stdout, "  follow it, then write results and the report:  pcflow eval resume %s --temporal %s\n", id, f.eng.temporal)
+		fmt.Fprintf(e.stdout, "  report of what has finished:  pcflow report %s --temporal %s\n", id, f.eng.temporal)
+		fmt.Fprintln(e.stdout, id)
 		return 0
 	}
 	return followSuite(ctx, e, sess, rec, run.GetRunID(), f.quiet, f.noReport, f.eng.state)
@@ -303,6 +340,9 @@ type compiledSuite struct {
 	name   string
 	tasks  []workflows.SuiteTask
 	plans  map[string]plan.Plan // by workflows.PlanHash
+	// secrets are the values of the tasks' sensitive variables: they go to
+	// the devices' workers, never into the suite's input or results.
+	secrets map[string]string
 	script *scripted.Script
 	repro  report.Repro
 }
@@ -313,6 +353,16 @@ func compileSuite(e *env, args []string, f *evalFlags) (*compiledSuite, int) {
 	var entries []specs.SuiteTask
 	name := ""
 	suiteFile := ""
+	for _, a := range args {
+		if _, err := os.Stat(a); err != nil {
+			hint := "name a folder of task files, task files, or a suite file"
+			if len(f.pool) > 0 && len(args) > 1 {
+				hint = "to name several pool devices write --pool a,b or --pool a --pool b; " + hint
+			}
+			fmt.Fprintf(e.stderr, "pcflow eval: %s does not exist; %s\n", a, hint)
+			return nil, 1
+		}
+	}
 	if len(args) == 1 {
 		st, err := os.Stat(args[0])
 		if err != nil {
@@ -355,7 +405,7 @@ func compileSuite(e *env, args []string, f *evalFlags) (*compiledSuite, int) {
 			name = "suite"
 		}
 	}
-	cs := &compiledSuite{name: name, plans: map[string]plan.Plan{}, repro: report.Repro{Pcflow: version, Commit: commit(), PromptVersion: agents.PromptVersion,
+	cs := &compiledSuite{name: name, plans: map[string]plan.Plan{}, secrets: map[string]string{}, repro: report.Repro{Pcflow: version, Commit: commit(), PromptVersion: agents.PromptVersion,
 		Budgets: map[string]string{}, Files: map[string]string{}, Command: append([]string{"pcflow", "eval"}, os.Args[min(2, len(os.Args)):]...)}}
 	if suiteFile != "" {
 		cs.repro.Files[suiteFile] = hashFile(suiteFile)
@@ -363,6 +413,7 @@ func compileSuite(e *env, args []string, f *evalFlags) (*compiledSuite, int) {
 	useScript := e.getenv("OPENAI_API_KEY") == "" || f.modelFlag.script != ""
 	merged := &scripted.Script{Subtasks: map[string]scripted.SubtaskScript{}}
 	owner := map[string]string{}
+	secretOwner := map[string]string{}
 	failed := false
 	for _, ent := range entries {
 		if !keep(ent, f.filter) {
@@ -378,10 +429,15 @@ func compileSuite(e *env, args []string, f *evalFlags) (*compiledSuite, int) {
 			failed = true
 			continue
 		}
-		if len(res.Secrets) > 0 {
-			fmt.Fprintf(e.stderr, "pcflow eval: %s has sensitive variables; suites do not pass secrets to their devices yet: run it with pcflow run\n", ent.File)
-			failed = true
-			continue
+		for _, k := range sortedKeys(res.Secrets) {
+			// The devices substitute a placeholder by name: one value per name.
+			if prev, ok := cs.secrets[k]; ok && prev != res.Secrets[k] {
+				fmt.Fprintf(e.stderr, "pcflow eval: %s: the sensitive variable %s has another value than in %s; the devices of a suite hold one value per name: rename one of them\n", ent.File, k, secretOwner[k])
+				failed = true
+				continue
+			}
+			cs.secrets[k] = res.Secrets[k]
+			secretOwner[k] = ent.File
 		}
 		p := *res.Plan
 		if ent.MaxSteps > 0 {
@@ -448,6 +504,7 @@ func compileSuite(e *env, args []string, f *evalFlags) (*compiledSuite, int) {
 	if failed {
 		return nil, 1
 	}
+	cs.repro.Command = redactCommand(cs.repro.Command, cs.secrets)
 	if len(cs.tasks) == 0 {
 		fmt.Fprintf(e.stderr, "pcflow eval: no task matches --filter %s\n", strings.Join(f.filter, ", "))
 		return nil, 1
@@ -638,7 +695,7 @@ func (s *suiteSession) close() {
 // startSuiteSession connects to Temporal, starts the scripted model when
 // the suite has a script, the local desktops and their workers, and a
 // worker for the workflows in this process.
-func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteRecord) (*suiteSession, int) {
+func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteRecord, secrets map[string]string) (*suiteSession, int) {
 	s := &suiteSession{}
 	fail := func(err error) (*suiteSession, int) {
 		s.close()
@@ -704,7 +761,7 @@ func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteReco
 					desk.Down()
 				}
 			})
-			stop, err := startDeviceWorker(exe, f, rec, name, desk.Display, eng.addr, append(desk.Environ(), modelEnv...))
+			stop, err := startDeviceWorker(exe, f, rec, name, desk.Display, eng.addr, append(desk.Environ(), modelEnv...), secrets)
 			if err != nil {
 				return fail(fmt.Errorf("device %s: %w", name, err))
 			}
@@ -714,9 +771,13 @@ func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteReco
 			}
 		}
 	}
+	if f.detach {
+		// The pool's workers run the suite: this process is about to go.
+		return s, -1
+	}
 	var noDevice activities.Device
 	// No device: "suite" only names the (unused) action log.
-	w, err := startWorker(eng, f.eng.state, "suite", "", "", noDevice, cfg, nil, logger, true, false)
+	w, err := startWorker(eng, f.eng.state, "suite", "", "", noDevice, cfg, secrets, logger, true, false)
 	if err != nil {
 		return fail(err)
 	}
@@ -728,7 +789,7 @@ func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteReco
 // bubblewrap sandbox whose ScratchDir is the device's own folder. The
 // worker dies with this process; the desktop and its applications do
 // not, so a resumed suite finds running tasks where they were.
-func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display, addr string, environ []string) (func(), error) {
+func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display, addr string, environ []string, secrets map[string]string) (func(), error) {
 	dir := filepath.Join(f.eng.state, "suites", strings.ReplaceAll(rec.ID, "/", "_"), name)
 	scratch := filepath.Join(dir, "scratch")
 	if err := os.MkdirAll(scratch, 0o755); err != nil {
@@ -736,6 +797,12 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 	}
 	argv := []string{exe, "worker", "--device", name, "--display", display, "--temporal", addr, "--state", f.eng.state, "--workflows=false"}
 	env := append(environ, "DISPLAY="+display)
+	// Sensitive values go through the environment, never a command line;
+	// the worker removes them from its own before it starts anything.
+	for _, k := range sortedKeys(secrets) {
+		argv = append(argv, "--secret", k)
+		env = append(env, "PCFLOW_VAR_"+k+"="+secrets[k])
+	}
 	switch rec.Sandbox {
 	case sandboxBind:
 		if err := os.MkdirAll(ScratchDir, 0o755); err != nil {
@@ -947,11 +1014,23 @@ running ones continue where they were, queued ones start.`)
 	if rec.Temporal != "" && f.eng.temporal == "" {
 		f.eng.temporal = rec.Temporal
 	}
-	sess, code := startSuiteSession(ctx, e, &f, &rec)
+	var secrets map[string]string
+	if len(rec.Secrets) > 0 {
+		if secrets, err = secretValues(e, rec.Secrets, &f.vars); err != nil {
+			fmt.Fprintf(e.stderr, "pcflow eval resume: the suite's tasks use sensitive variables (%s), which eval never stores: %v\n", strings.Join(rec.Secrets, ", "), err)
+			return 1
+		}
+	}
+	sess, code := startSuiteSession(ctx, e, &f, &rec, secrets)
 	if code >= 0 {
 		return code
 	}
 	defer sess.close()
+	if !rec.Local {
+		if code := checkPool(ctx, e, sess.eng, rec.Devices, false); code >= 0 {
+			return code
+		}
+	}
 	desc, err := sess.eng.client.DescribeWorkflowExecution(ctx, rec.ID, "")
 	if err != nil {
 		fmt.Fprintf(e.stderr, "pcflow eval resume: suite %s: %v\n", rec.ID, err)
@@ -979,7 +1058,7 @@ func cmdEvalStatus(ctx context.Context, e *env, args []string) int {
 		return 1
 	}
 	defer g.close()
-	live, err := suiteLive(ctx, g.client, ids[0])
+	live, running, err := suiteLive(ctx, g.client, ids[0])
 	if err != nil {
 		fmt.Fprintln(e.stderr, "pcflow eval status:", err)
 		return 1
@@ -990,25 +1069,142 @@ func cmdEvalStatus(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stdout, "%-24s %-10s %-20s %s\n", r.Key, r.Status, r.Reason, devicesOf(r.Devices))
 	}
 	fmt.Fprintln(e.stdout, progressLine(*live, time.Now()))
+	if running {
+		fmt.Fprintf(e.stdout, "running; `pcflow eval resume %s` follows it and writes the results and the report at its end\n", ids[0])
+	} else {
+		fmt.Fprintf(e.stdout, "ended; `pcflow report %s` writes its report\n", ids[0])
+	}
 	return 0
 }
 
 // suiteLive asks a running suite for its progress, or reads a finished
-// one's result.
-func suiteLive(ctx context.Context, c client.Client, id string) (*workflows.SuiteLive, error) {
-	qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	v, qerr := c.QueryWorkflow(qctx, id, "", workflows.SuiteQuery)
-	if qerr == nil {
-		var live workflows.SuiteLive
-		if err := v.Get(&live); err != nil {
-			return nil, err
+// one's result; it never waits for a running suite to end. running says
+// whether the suite is still going.
+func suiteLive(ctx context.Context, c client.Client, id string) (live *workflows.SuiteLive, running bool, err error) {
+	desc, err := c.DescribeWorkflowExecution(ctx, id, "")
+	if err != nil {
+		return nil, false, fmt.Errorf("suite %s: %w", id, err)
+	}
+	info := desc.WorkflowExecutionInfo
+	if t := info.GetType().GetName(); t != workflows.SuiteWorkflowName {
+		return nil, false, fmt.Errorf("%s is a %s workflow, not a suite run (pcflow status %s shows a single run)", id, t, id)
+	}
+	if info.Status == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		v, err := c.QueryWorkflow(qctx, id, "", workflows.SuiteQuery)
+		if err != nil {
+			return nil, true, fmt.Errorf("suite %s is running, but no worker answered for it (%v): are the workers that run workflows up? `pcflow eval resume %s` serves it from here", id, err, id)
 		}
-		return &live, nil
+		var l workflows.SuiteLive
+		if err := v.Get(&l); err != nil {
+			return nil, true, err
+		}
+		return &l, true, nil
 	}
 	var res workflows.SuiteResult
 	if err := c.GetWorkflow(ctx, id, "").Get(ctx, &res); err != nil {
-		return nil, fmt.Errorf("suite %s: %w", id, errors.Join(qerr, err))
+		return nil, false, fmt.Errorf("suite %s ended without a result (%s): %w", id, strings.ToLower(strings.TrimPrefix(info.Status.String(), "WORKFLOW_EXECUTION_STATUS_")), err)
 	}
-	return &workflows.SuiteLive{Suite: res.Suite, Started: res.Started, Runs: res.Runs}, nil
+	return &workflows.SuiteLive{Suite: res.Suite, Started: res.Started, Removed: res.Removed, Runs: res.Runs}, false, nil
+}
+
+// poolNames splits --pool values at commas ("--pool a,b" and "--pool a
+// --pool b" both name two devices) and checks each name.
+func poolNames(values []string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, v := range values {
+		for _, n := range strings.Split(v, ",") {
+			n = strings.TrimSpace(n)
+			if n == "" {
+				continue
+			}
+			if !plan.ValidName(n) {
+				return nil, fmt.Errorf("--pool %q: %s", n, plan.NameRule)
+			}
+			if seen[n] {
+				return nil, fmt.Errorf("--pool names %s twice", n)
+			}
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// poolWait is how long eval waits for a pool device's worker to be seen
+// polling its queue before it calls the device offline.
+const poolWait = 10 * time.Second
+
+// checkPool makes sure a worker serves every pool device (and, for a
+// detached suite, that a worker outside this process runs workflows):
+// a suite leased to a device nobody serves would wait for it instead of
+// running.
+func checkPool(ctx context.Context, e *env, g *engine, devices []string, detach bool) int {
+	deadline := time.Now().Add(poolWait)
+	var offline []string
+	for {
+		offline = offline[:0]
+		for _, d := range devices {
+			if !polled(ctx, g, plan.DeviceQueue(d), enumspb.TASK_QUEUE_TYPE_ACTIVITY) {
+				offline = append(offline, d)
+			}
+		}
+		if len(offline) == 0 || time.Now().After(deadline) || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if len(offline) > 0 {
+		for _, d := range offline {
+			fmt.Fprintf(e.stderr, "pcflow eval: pool device %s is offline: no worker polls queue %s on %s\n", d, plan.DeviceQueue(d), g.addr)
+		}
+		fmt.Fprintf(e.stderr, "start one on the computer each device is: pcflow worker --device %s --display :N --temporal %s (or leave it out of --pool)\n", offline[0], g.addr)
+		return 1
+	}
+	if detach && !g.foreignPoller(ctx, workflows.TaskQueue) {
+		fmt.Fprintf(e.stderr, "pcflow eval: --detach: no worker outside this process runs workflows on queue %s, so nothing would run the suite once eval returns; start the pool's workers without --workflows=false, or run without --detach\n", workflows.TaskQueue)
+		return 1
+	}
+	return -1
+}
+
+// polled reports whether a live worker polls queue.
+func polled(ctx context.Context, g *engine, queue string, kind enumspb.TaskQueueType) bool {
+	qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	d, err := g.client.DescribeTaskQueue(qctx, queue, kind)
+	if err != nil {
+		return false
+	}
+	for _, p := range d.GetPollers() {
+		if time.Since(p.GetLastAccessTime().AsTime()) < pollerFresh {
+			return true
+		}
+	}
+	return false
+}
+
+// redactCommand hides the values of sensitive variables given on the
+// command line (--var NAME=VALUE) in the command the results record.
+func redactCommand(argv []string, secrets map[string]string) []string {
+	out := append([]string(nil), argv...)
+	for i, a := range out {
+		kv := a
+		prefix := ""
+		switch {
+		case strings.HasPrefix(a, "--var=") || strings.HasPrefix(a, "-var="):
+			prefix, kv = a[:strings.Index(a, "=")+1], a[strings.Index(a, "=")+1:]
+		case i > 0 && (out[i-1] == "--var" || out[i-1] == "-var"):
+		default:
+			continue
+		}
+		if k, _, ok := strings.Cut(kv, "="); ok {
+			if _, secret := secrets[k]; secret {
+				out[i] = prefix + k + "=(sensitive)"
+			}
+		}
+	}
+	return out
 }

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"go.temporal.io/sdk/client"
 
@@ -39,13 +41,32 @@ artifact store into the report folder.`)
 	}
 	defer g.close()
 	var r *report.Results
-	if rec, err := loadSuite(ef.state, id); err == nil {
-		var res workflows.SuiteResult
-		if err := g.client.GetWorkflow(ctx, id, "").Get(ctx, &res); err != nil {
-			fmt.Fprintf(e.stderr, "pcflow report: suite %s has no result yet (%v); follow it with pcflow eval status %s\n", id, err, id)
+	rec, lerr := loadSuite(ef.state, id)
+	if lerr != nil && !errors.Is(lerr, errNoSuiteRecord) {
+		fmt.Fprintln(e.stderr, "pcflow report:", lerr)
+		return 1
+	}
+	isSuite := lerr == nil
+	if !isSuite {
+		// A suite started from another state folder or machine.
+		if desc, err := g.client.DescribeWorkflowExecution(ctx, id, ""); err == nil && desc.WorkflowExecutionInfo.GetType().GetName() == workflows.SuiteWorkflowName {
+			isSuite = true
+			rec = suiteRecord{ID: id}
+			fmt.Fprintf(e.stderr, "pcflow report: no record of suite %s in %s: the report lacks the reproducibility block (model, prompts, file hashes) eval keeps there\n", id, ef.state)
+		}
+	}
+	if isSuite {
+		live, running, err := suiteLive(ctx, g.client, id)
+		if err != nil {
+			fmt.Fprintln(e.stderr, "pcflow report:", err)
 			return 1
 		}
-		r = report.Build(id, &res, rec.Devices, rec.Repro)
+		res := &workflows.SuiteResult{Suite: live.Suite, Runs: live.Runs, Removed: live.Removed, Started: live.Started, Ended: time.Now()}
+		if running {
+			queued, active, done, _ := live.Counts()
+			fmt.Fprintf(e.stdout, "suite %s is still running: the report covers the %d finished task runs (%d running, %d queued); run pcflow report again later, or pcflow eval resume %s to write it at the end\n", id, done, active, queued, id)
+		}
+		r = report.Build(id, res, rec.Devices, rec.Repro)
 		if *out == "" {
 			*out = rec.Out
 		}

@@ -3,6 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
 
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/specs/plan"
@@ -24,6 +31,8 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 	device := fs.String("device", "", "the device `NAME`, as the task files call it (required)")
 	wf := fs.Bool("workflows", true, "also run workflows and Progress/Manager model calls")
 	spec := fs.String("secrets-from", "", "task `FILE` whose sensitive variables this worker substitutes (values from --var, --var-file, PCFLOW_VAR_NAME)")
+	var secretNames multiFlag
+	fs.Var(&secretNames, "secret", "substitute the sensitive variable `NAME` for the runs and suites it serves, its value from PCFLOW_VAR_NAME or a --var-file (repeatable)")
 	rest, code := parseFlags(fs, args)
 	if code >= 0 {
 		return code
@@ -39,6 +48,20 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 			return 1
 		}
 		secrets = res.Secrets
+	}
+	if len(secretNames) > 0 {
+		named, err := secretValues(e, secretNames, &vf)
+		if err != nil {
+			fmt.Fprintln(e.stderr, "pcflow worker:", err)
+			return 1
+		}
+		for k, v := range named {
+			if prev, ok := secrets[k]; ok && prev != v {
+				fmt.Fprintf(e.stderr, "pcflow worker: --secret %s and --secrets-from %s give it different values\n", k, *spec)
+				return 1
+			}
+			secrets[k] = v
+		}
 	}
 	cfg, model, err := mf.model(e, "")
 	if err != nil {
@@ -80,4 +103,62 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 	fmt.Fprintf(e.stdout, "worker for device %s on display %s, queue %s, server %s; Ctrl-C stops it\n", *device, df.display, plan.DeviceQueue(*device), g.addr)
 	<-ctx.Done()
 	return 0
+}
+
+// secretValues reads the values of the sensitive variables names: from
+// PCFLOW_VAR_NAME in the environment, else from the --var-file files,
+// else from --var. The environment variables are then removed from this
+// process, so the programs it starts on the device (the applications an
+// agent drives) never inherit them.
+func secretValues(e *env, names []string, vf *varFlags) (map[string]string, error) {
+	o, err := vf.options(e)
+	if err != nil {
+		return nil, err
+	}
+	fromFiles := map[string]string{}
+	for _, path := range vf.varFiles {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("--var-file: %w", err)
+		}
+		f, diags := hclsyntax.ParseConfig(src, path, hcl.InitialPos)
+		if diags.HasErrors() {
+			return nil, fmt.Errorf("--var-file %s: %s", path, diags.Error())
+		}
+		attrs, diags := f.Body.JustAttributes()
+		if diags.HasErrors() {
+			return nil, fmt.Errorf("--var-file %s: %s", path, diags.Error())
+		}
+		for name, a := range attrs {
+			v, diags := a.Expr.Value(nil)
+			if diags.HasErrors() {
+				return nil, fmt.Errorf("--var-file %s: %s", path, diags.Error())
+			}
+			if sv, err := convert.Convert(v, cty.String); err == nil && !sv.IsNull() && sv.IsKnown() {
+				fromFiles[name] = sv.AsString()
+			}
+		}
+	}
+	env := map[string]string{}
+	for _, kv := range e.environ {
+		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "PCFLOW_VAR_") {
+			env[strings.TrimPrefix(k, "PCFLOW_VAR_")] = v
+		}
+	}
+	out := map[string]string{}
+	for _, n := range names {
+		v, ok := env[n]
+		if !ok {
+			v, ok = fromFiles[n]
+		}
+		if !ok {
+			v, ok = o.Vars[n]
+		}
+		if !ok || v == "" {
+			return nil, fmt.Errorf("--secret %s: no value: set PCFLOW_VAR_%s in this worker's environment or put %s = \"...\" in a --var-file", n, n, n)
+		}
+		out[n] = v
+		_ = os.Unsetenv("PCFLOW_VAR_" + n)
+	}
+	return out, nil
 }
