@@ -47,22 +47,22 @@ const ScratchDir = "/tmp/pcflow-task"
 // suiteRecord is what `pcflow eval resume` needs to bring a suite's
 // devices, workers and model back.
 type suiteRecord struct {
-	ID       string         `json:"id"`
-	Suite    string         `json:"suite"`
-	Out      string         `json:"out"`
-	Devices  []string       `json:"devices"`
-	Displays []string       `json:"displays,omitempty"` // local devices, by index
-	Local    bool           `json:"local"`
-	Sandbox  string         `json:"sandbox"`
-	Base     string         `json:"base,omitempty"`   // overlay sandbox: the scratch base
-	Script   string         `json:"script,omitempty"` // merged script file
-	Repro    report.Repro   `json:"repro"`
-	Started  string         `json:"started"`
-	Temporal string         `json:"temporal,omitempty"`
+	ID       string       `json:"id"`
+	Suite    string       `json:"suite"`
+	Out      string       `json:"out"`
+	Devices  []string     `json:"devices"`
+	Displays []string     `json:"displays,omitempty"` // local devices, by index
+	Local    bool         `json:"local"`
+	Sandbox  string       `json:"sandbox"`
+	Base     string       `json:"base,omitempty"`   // overlay sandbox: the scratch base
+	Script   string       `json:"script,omitempty"` // merged script file
+	Repro    report.Repro `json:"repro"`
+	Started  string       `json:"started"`
+	Temporal string       `json:"temporal,omitempty"`
 	// Secrets names the tasks' sensitive variables (never their values):
 	// resume reads the values again, from PCFLOW_VAR_NAME or --var-file.
-	Secrets []string `json:"secrets,omitempty"`
-	Extra    map[string]any `json:"extra,omitempty"`
+	Secrets []string       `json:"secrets,omitempty"`
+	Extra   map[string]any `json:"extra,omitempty"`
 }
 
 func suitePath(state, id string) string {
@@ -337,14 +337,14 @@ func localDeviceName(id string, i int) string {
 
 // compiledSuite is a suite ready to start.
 type compiledSuite struct {
-	name   string
-	tasks  []workflows.SuiteTask
-	plans  map[string]plan.Plan // by workflows.PlanHash
+	name  string
+	tasks []workflows.SuiteTask
+	plans map[string]plan.Plan // by workflows.PlanHash
 	// secrets are the values of the tasks' sensitive variables: they go to
 	// the devices' workers, never into the suite's input or results.
 	secrets map[string]string
-	script *scripted.Script
-	repro  report.Repro
+	script  *scripted.Script
+	repro   report.Repro
 }
 
 // compileSuite reads the suite's task files, applies the per-task
