@@ -25,10 +25,10 @@ import (
 // one request shape from each. Every Decision is one stateless turn, as
 // with chat: the prompt and the screenshot, the computer tool declared at
 // the size of the image sent, and pcflow's non-pointer actions (open_app,
-// switch_window, select, copy, paste, done, fail) as custom tools.
+// switch_window, select, copy, paste, done, fail, ask_human) as custom tools.
 
 // customTools are pcflow's actions the computer tools have no word for.
-var customTools = map[string]bool{"open_app": true, "switch_window": true, "select": true, "copy": true, "paste": true, "done": true, "fail": true}
+var customTools = map[string]bool{"open_app": true, "switch_window": true, "select": true, "copy": true, "paste": true, "done": true, "fail": true, "ask_human": true}
 
 type computerTool struct {
 	Name        string          `json:"name"`
