@@ -220,18 +220,24 @@ func (p *person) gate(ctx workflow.Context, live *SubtaskLive, pol *plan.Policy,
 	if rule == "" && pol != nil && v.Decision != plan.PolicyAllow {
 		rule = "default"
 	}
+	// Which policy decided: the task file's, or the operator's
+	// (--policy FILE, $PCFLOW_POLICY FILE).
+	from := ""
+	if v.Source != "" {
+		from = " (" + v.Source + ")"
+	}
 	switch v.Decision {
 	case plan.PolicyDeny:
-		why := fmt.Sprintf("the policy's rule %q denies it", rule)
+		why := fmt.Sprintf("the policy's rule %q%s denies it", rule, from)
 		if rule == "default" {
-			why = "the policy denies every action no rule allows"
+			why = "the policy" + from + " denies every action no rule allows"
 		}
 		if v.Message != "" {
 			why += ": " + v.Message
 		}
 		return ruling{verdict: screen.VerdictDenied, reason: why + "; it was not run: choose another action"}, nil
 	case plan.PolicyConfirm:
-		req.rule, req.message = rule, v.Message
+		req.rule, req.message = rule+from, v.Message
 		if v.Timeout > 0 {
 			req.timeout = time.Duration(v.Timeout)
 		}

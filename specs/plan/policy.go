@@ -321,21 +321,3 @@ func (r *PolicyRule) matches(f *ActionFacts, compiled func(string) *regexp.Regex
 	}
 	return true
 }
-
-// Describe says in one sentence what decided, for the agent and the
-// person: `rule "never send" (task.hcl): sending needs a person`.
-func (v PolicyVerdict) Describe() string {
-	var s string
-	if v.Rule != "" {
-		s = fmt.Sprintf("rule %q", v.Rule)
-	} else {
-		s = fmt.Sprintf("the default (%s: no rule matched)", v.Decision)
-	}
-	if v.Source != "" {
-		s += " of the policy in " + v.Source
-	}
-	if v.Message != "" {
-		s += ": " + v.Message
-	}
-	return s
-}

@@ -159,20 +159,6 @@ func TestPolicyValidate(t *testing.T) {
 	}
 }
 
-func TestVerdictDescribe(t *testing.T) {
-	for _, tt := range []struct {
-		v    PolicyVerdict
-		want string
-	}{
-		{PolicyVerdict{Decision: PolicyDeny, Rule: "never send", Message: "sending needs a person", Source: "task.hcl"}, `rule "never send" of the policy in task.hcl: sending needs a person`},
-		{PolicyVerdict{Decision: PolicyDeny, Source: "$PCFLOW_POLICY (/etc/p.hcl)"}, `the default (deny: no rule matched) of the policy in $PCFLOW_POLICY (/etc/p.hcl)`},
-	} {
-		if got := tt.v.Describe(); got != tt.want {
-			t.Errorf("Describe() = %q, want %q", got, tt.want)
-		}
-	}
-}
-
 // BenchmarkPolicyDecide: a policy of n rules deciding an action that only
 // its default matches (the worst case: every rule's patterns run), with
 // the patterns compiled on each call (Policy.Decide) and once
