@@ -411,3 +411,52 @@ func TestRecordPersonHistories(t *testing.T) {
 	}
 	saveHistories(t, env, "person", workflows.ChildID("person", "s"))
 }
+
+// TestPolicyOnDone: a rule may name done, which touches nothing: a person
+// checks the outputs before the subtask ends, and a rejected done makes
+// the agent go on.
+func TestPolicyOnDone(t *testing.T) {
+	p := &plan.Policy{Default: plan.PolicyDeny, Rules: []plan.PolicyRule{
+		{Name: "check outputs", Kinds: []string{screen.ActDone}, Decision: plan.PolicyConfirm},
+		{Name: "buttons", Kinds: []string{screen.ActClick}, Decision: plan.PolicyAllow},
+	}}
+	steps := []scripted.Step{click("A"), done(map[string]any{"v": "1"}), done(map[string]any{"v": "2"})}
+	env := enginetest.Start(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{"s": {Steps: steps}}})
+	dev := fakedevice.New("A")
+	env.Serve("desktop", env.Activities(dev, "desktop", env.ModelConfig()), true)
+	pl := mustPlan(t, oneSubtask)
+	pl.Policy = p
+	run, err := env.Client.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: "done-1", TaskQueue: workflows.TaskQueue},
+		workflows.InstructionWorkflowName, workflows.InstructionInput{Plan: pl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := awaitWaiting(t, env.Client, "done-1", workflows.WaitApproval)
+	if s.Live.Waiting.Action != "done v" || !strings.Contains(s.Live.Waiting.Rule, "check outputs") {
+		t.Errorf("waiting = %+v", s.Live.Waiting)
+	}
+	if _, _, err := control.Approve(context.Background(), env.Client, "done-1", "", workflows.Approval{Reason: "v is wrong"}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		subs, _ := control.Pending(context.Background(), env.Client, "done-1")
+		if len(subs) == 1 && subs[0].Live.Waiting.ID == "step-3" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the second done never waited: %+v", subs)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, _, err := control.Approve(context.Background(), env.Client, "done-1", "", workflows.Approval{Approve: true}); err != nil {
+		t.Fatal(err)
+	}
+	res := result(t, run)
+	if res.Reason != workflows.ReasonSuccess || res.Subtasks[0].Outputs["v"] != "2" {
+		t.Fatalf("run = %s (%s), outputs %v; want the approved done's", res.Reason, res.Error, res.Subtasks[0].Outputs)
+	}
+	if len(told(env, "decision", "v is wrong")) == 0 {
+		t.Error("the agent was not told why its done was rejected")
+	}
+}

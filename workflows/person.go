@@ -183,8 +183,9 @@ func (p *person) handedBack(held time.Duration) (agent.Outcome, bool) {
 	}
 	reason := "no note"
 	if h.Note != "" {
-		what += "; their note: " + h.Note
-		reason = "their note: " + h.Note
+		note := text.Trunc(oneLine(h.Note), maxPersonText)
+		what += "; their note: " + note
+		reason = "their note: " + note
 	}
 	h.HadTakeover, h.TakeoverBy, h.ReleasedBy, h.Note = false, "", "", ""
 	return agent.Outcome{Action: "no action: a person had control of the device", Verdict: screen.VerdictHandedBack,
@@ -302,7 +303,7 @@ func (p *person) askApproval(ctx workflow.Context, live *SubtaskLive, req approv
 	}
 	why := ""
 	if ap.Reason != "" {
-		why = ": " + ap.Reason
+		why = ": " + text.Trunc(oneLine(ap.Reason), maxPersonText)
 	}
 	return ruling{verdict: screen.VerdictRejected, waited: waited,
 		reason: fmt.Sprintf("%s rejected it%s; it was not run: choose another action", by, why),
@@ -351,9 +352,13 @@ func factsOf(a screen.Action, device string) plan.ActionFacts {
 	return f
 }
 
+// maxPersonText bounds what a person's note, reason or answer puts in
+// the agent's prompts (runes).
+const maxPersonText = 1000
+
 // answerLine is how an answer joins the agent's state.
 func answerLine(question, answer string) string {
-	return fmt.Sprintf("You asked %q; the person answered: %s", text.Trunc(oneLine(question), 300), text.Trunc(oneLine(answer), 1000))
+	return fmt.Sprintf("You asked %q; the person answered: %s", text.Trunc(oneLine(question), 300), text.Trunc(oneLine(answer), maxPersonText))
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

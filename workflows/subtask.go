@@ -13,6 +13,7 @@ import (
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/agent"
 	"github.com/pcflow/pcflow/activities/screen"
+	"github.com/pcflow/pcflow/internal/text"
 	"github.com/pcflow/pcflow/specs/plan"
 )
 
@@ -202,6 +203,35 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 		return true, nil
 	}
 
+	// gateAt runs the policy (and a provider's safety checks, on the
+	// step's first action) over action i of decision d, waiting for a
+	// person when it asks for one; it returns the safety checks it covered.
+	gateAt := func(d activities.DecideResult, step, i int, act screen.Action) (ruling, []activities.SafetyCheck, error) {
+		facts := factsOf(act, s.Device)
+		if i < len(d.Facts) {
+			// The device's facts, with the task's name of the device
+			// (its worker does not know it).
+			facts = d.Facts[i]
+			facts.Device = s.Device
+		}
+		var checks []activities.SafetyCheck
+		if i == 0 {
+			checks = d.SafetyChecks
+		}
+		element := ""
+		if facts.Target != "" {
+			element = strings.TrimSpace(fmt.Sprintf("%s %q", facts.Role, facts.Target))
+		}
+		reqID := fmt.Sprintf("step-%d", step)
+		if i > 0 {
+			reqID += fmt.Sprintf("/%d", i+1)
+		}
+		g, err := pp.gate(ctx, &live, in.Policy, act, facts, checks, approvalRequest{id: reqID, action: act.Summary(),
+			element: element, screenshot: d.Observation.Annotated}, in.Deadline)
+		wait(g.waited)
+		return g, checks, err
+	}
+
 	for {
 		if _, err := boundary(st.Step + 1); err != nil {
 			if temporal.IsCanceledError(err) {
@@ -263,6 +293,23 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 		act := d.Action
 		summary := act.Summary()
 		switch act.Kind {
+		case screen.ActDone, screen.ActFail, screen.ActAskHuman:
+			// They touch nothing, yet a rule may name them (a person
+			// approves the outputs before done, say).
+			g, _, err := gateAt(d, step, 0, act)
+			if err != nil {
+				return finish(ReasonCancelled, "cancelled while waiting for approval")
+			}
+			if !g.run {
+				out := agent.Outcome{Action: summary, Thought: d.Thought, Verdict: g.verdict, Reason: g.reason, Person: g.person}
+				if err := step0(ctx, st, &live, summary, out, progress, turn); err != nil {
+					reason, msg := reasonFor(err, s.Device, o)
+					return finish(reason, msg)
+				}
+				continue
+			}
+		}
+		switch act.Kind {
 		case screen.ActDone:
 			res.Outputs = act.Outputs
 			st.LastAction = summary
@@ -290,7 +337,7 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 				if by == "" {
 					by = "a person"
 				}
-				out.Verdict, out.Reason = screen.VerdictAnswered, by+" answered: "+oneLine(an.Text)
+				out.Verdict, out.Reason = screen.VerdictAnswered, by+" answered: "+text.Trunc(oneLine(an.Text), maxPersonText)
 				out.Person = out.Reason
 				st.Answers = append(st.Answers, answerLine(act.Text, an.Text))
 				if len(st.Answers) > agent.MaxAnswers {
@@ -316,32 +363,13 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 		var people []string
 		for i, ba := range batch {
 			id, label := fmt.Sprintf("%s/step-%d", wfID, step), fmt.Sprintf("step %d: %s", step, ba.Summary())
-			reqID := fmt.Sprintf("step-%d", step)
 			if i > 0 {
 				id += fmt.Sprintf("/%d", i+1)
-				reqID += fmt.Sprintf("/%d", i+1)
 			}
 			if len(batch) > 1 {
 				label = fmt.Sprintf("step %d (%d/%d): %s", step, i+1, len(batch), ba.Summary())
 			}
-			facts := factsOf(ba, s.Device)
-			if i < len(d.Facts) {
-				// The device's facts, with the task's name of the device
-				// (its worker does not know it).
-				facts = d.Facts[i]
-				facts.Device = s.Device
-			}
-			var checks []activities.SafetyCheck
-			if i == 0 {
-				checks = d.SafetyChecks
-			}
-			element := ""
-			if facts.Target != "" {
-				element = strings.TrimSpace(fmt.Sprintf("%s %q", facts.Role, facts.Target))
-			}
-			g, err := pp.gate(ctx, &live, in.Policy, ba, facts, checks, approvalRequest{id: reqID, action: ba.Summary(),
-				element: element, screenshot: d.Observation.Annotated}, in.Deadline)
-			wait(g.waited)
+			g, checks, err := gateAt(d, step, i, ba)
 			if err != nil {
 				return finish(ReasonCancelled, "cancelled while waiting for approval")
 			}
