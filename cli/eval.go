@@ -120,12 +120,12 @@ type evalFlags struct {
 func (f *evalFlags) register(e *env, fs *flag.FlagSet) {
 	f.eng.register(fs, e, true)
 	fs.IntVar(&f.devices, "devices", 1, "start N local headless desktops, each with its own worker (the pool)")
-	fs.Var(&f.pool, "pool", "use the device `NAME`, served by a 'pcflow worker --device NAME' elsewhere (repeatable; needs --temporal)")
+	fs.Var(&f.pool, "pool", "use the devices `NAME[,NAME...]`, each served by a 'pcflow worker --device NAME' started apart (repeatable; needs --temporal; instead of --devices)")
 	fs.IntVar(&f.repeat, "repeat", 0, "run every task K times (default: the suite file's repeat, else 1)")
 	fs.Var(&f.filter, "filter", "run only tasks with this name or tag (repeatable)")
 	fs.StringVar(&f.out, "out", "", "folder for results.json, results.csv and the HTML report (default: eval-ID)")
 	fs.StringVar(&f.id, "id", "", "suite run id (default: SUITE-YYYYMMDD-HHMMSS)")
-	fs.BoolVar(&f.detach, "detach", false, "start the suite and return (needs --temporal and --pool)")
+	fs.BoolVar(&f.detach, "detach", false, "start the suite, print its id and return; the pool's workers run it (needs --temporal and --pool)")
 	fs.StringVar(&f.displays, "displays", "", "X displays for the local desktops, comma separated (default: free ones from :90)")
 	fs.DurationVar(&f.latency, "model-latency", 0, "scripted model only: answer every request after this delay, to model a real endpoint")
 	fs.StringVar(&f.sandbox, "sandbox", sandboxBind, "how local devices are isolated: "+sandboxBind+" (a bubblewrap sandbox with its own "+ScratchDir+", emptied by the reset), "+
@@ -150,7 +150,7 @@ func cmdEval(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	var f evalFlags
-	fs := newFlags(e, "eval", "SUITE [flags] | resume ID | status ID", `Run a suite of tasks across a pool of devices and write results and a report.
+	fs := newFlags(e, "eval", "SUITE [flags] | status ID | resume ID", `Run a suite of tasks across a pool of devices and write results and a report.
 SUITE is a folder of task files (each with its optional FILE.script.json; a
 suite.hcl in it is used instead when present), a list of task files, or a suite
 file (suite "NAME" { task "NAME" { file = ... tags = [...] repeat = N } }).
@@ -159,7 +159,21 @@ Tasks are leased to free devices as soon as enough are free (a two-device task
 leases two); each device is reset between tasks (its applications closed, its
 configuration and `+ScratchDir+` emptied). The suite is a Temporal workflow: a
 killed eval continues with 'pcflow eval resume ID', without running finished
-tasks again. Results: --out/results.json, results.jsonl, results.csv, index.html.`)
+tasks again. Results: --out/results.json, results.jsonl, results.csv, index.html.
+While it runs: one line per task start and end, and
+[done/total done · N running · N queued] pass P/D (%) · ETA.
+
+Sensitive variables of the tasks take their values from PCFLOW_VAR_NAME or a
+--var-file; only the devices' workers get them (pool workers: --secret NAME).
+
+Examples:
+  pcflow eval specs/suites/smoke --devices 3
+  pcflow eval suite.hcl --repeat 5 --filter chromium --out results/nightly
+  pcflow eval suite.hcl --temporal SERVER:7233 --pool office-1,office-2
+  pcflow eval suite.hcl --temporal SERVER:7233 --pool office-1,office-2 --detach
+  pcflow eval status ID      progress: done, running, queued, pass rate
+  pcflow eval resume ID      follow it again; results and report at the end
+  pcflow report ID           the HTML report of what has finished`)
 	f.register(e, fs)
 	files, code := parseFlags(fs, args)
 	if code >= 0 {
@@ -797,11 +811,21 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 	}
 	argv := []string{exe, "worker", "--device", name, "--display", display, "--temporal", addr, "--state", f.eng.state, "--workflows=false"}
 	env := append(environ, "DISPLAY="+display)
-	// Sensitive values go through the environment, never a command line;
-	// the worker removes them from its own before it starts anything.
-	for _, k := range sortedKeys(secrets) {
-		argv = append(argv, "--secret", k)
-		env = append(env, "PCFLOW_VAR_"+k+"="+secrets[k])
+	// Sensitive values go through a pipe: never a command line or an
+	// environment (/proc/PID/environ keeps a process's first environment
+	// for every program of the same user to read).
+	var secretsR *os.File
+	if len(secrets) > 0 {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		secretsR = r
+		go func() {
+			_ = json.NewEncoder(w).Encode(secrets)
+			w.Close()
+		}()
+		argv = append(argv, "--secrets-fd", "3")
 	}
 	switch rec.Sandbox {
 	case sandboxBind:
@@ -828,6 +852,10 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if secretsR != nil {
+		cmd.ExtraFiles = []*os.File{secretsR} // fd 3
+		defer secretsR.Close()
+	}
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		return nil, fmt.Errorf("start worker: %w", err)
@@ -937,7 +965,8 @@ func progressLine(live workflows.SuiteLive, now time.Time) string {
 		line += fmt.Sprintf(" pass %d/%d (%.0f%%)", passed, done, 100*float64(passed)/float64(done))
 		if queued+running > 0 {
 			elapsed := now.Sub(live.Started)
-			eta := time.Duration(float64(elapsed) / float64(done) * float64(queued+running))
+			// A running task is on average half done.
+			eta := time.Duration(float64(elapsed) / float64(done) * (float64(queued) + float64(running)/2))
 			line += " · ETA " + eta.Round(time.Second).String()
 		}
 	}

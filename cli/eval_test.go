@@ -2,8 +2,11 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -134,6 +137,9 @@ func TestEvalSmokeSuite(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("eval exited %d", code)
 	}
+	if left := suiteWorkers("smoke-d"); len(left) > 0 {
+		t.Errorf("device workers outlived eval: %v", left)
+	}
 	r := readResults(t, w.out)
 	checkSmoke(t, r)
 	if r.Overall.Passed != 5 || r.Overall.Reasons["check_failed"] != 1 {
@@ -256,6 +262,14 @@ func TestEvalKillAndResume(t *testing.T) {
 	_ = c.Wait()
 	killed := time.Now()
 	t.Logf("killed with %v finished and %v running", finished, running)
+	// The killed eval's device workers (in their bwrap sandboxes) die
+	// with it: none is left to take work from the suite's queues.
+	for i := 0; len(suiteWorkers("crashy-d")) > 0; i++ {
+		if i > 50 {
+			t.Fatalf("device workers outlived the killed eval: %v", suiteWorkers("crashy-d"))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 
 	code, out := w.pcflow(w.flags("eval", "resume", "crashy", "--no-report")...)
 	t.Log(out)
@@ -294,5 +308,136 @@ func TestEvalKillAndResume(t *testing.T) {
 		if n > 1 {
 			t.Errorf("action %s started %d times", id, n)
 		}
+	}
+}
+
+// TestEvalSecretStaysOnDevice runs a suite task with a sensitive variable
+// on a sandboxed local device: the value reaches the device (the agent
+// types it by placeholder, the check reads it there) but not the programs
+// the device starts, and no form of it is in the results, the report, the
+// suite's record, the Temporal database (suite and task histories), any
+// log, eval's output or a command line. Resuming without the value is
+// refused, naming the variable.
+func TestEvalSecretStaysOnDevice(t *testing.T) {
+	const secret = "plover-8123-Quince"
+	w := newEvalWorld(t)
+	ps := watchCommandLines(t)
+	c := w.cmd(w.flags("eval", "cli/testdata/eval_secret", "--devices", "1", "--out", w.out, "--id", "secretive")...)
+	c.Env = append(c.Env, "PCFLOW_VAR_token="+secret)
+	var outBuf bytes.Buffer
+	c.Stdout, c.Stderr = &outBuf, &outBuf
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Every process but eval itself (whose environment the user gave
+	// the value in): the desktop, the sandbox, the worker, the apps.
+	envs := watchEnvirons(t, c.Process.Pid, secret)
+	c.Wait()
+	out := outBuf.Bytes()
+	seen := ps()
+	if holders := envs(); len(holders) > 0 {
+		t.Errorf("processes started by eval hold the secret in their environment: %v", holders)
+	}
+	if c.ProcessState.ExitCode() != 0 {
+		t.Fatalf("eval exited %d:\n%s", c.ProcessState.ExitCode(), out)
+	}
+	r := readResults(t, w.out)
+	if len(r.Runs) != 1 || r.Runs[0].Status != "succeeded" {
+		t.Fatalf("secret_note = %+v, want succeeded (the device typed the value and its programs did not inherit it):\n%s", r.Runs, out)
+	}
+	check := func(where string, data []byte) {
+		t.Helper()
+		for _, f := range leakForms(secret) {
+			if bytes.Contains(data, []byte(f)) {
+				t.Errorf("%s holds %q (a form of the secret)", where, f)
+				return
+			}
+		}
+	}
+	check("eval's output", out)
+	check("the command lines of running processes", []byte(strings.Join(seen, "\n")))
+	placeholder := false
+	for _, dir := range []string{w.out, w.state} {
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || d.Type()&fs.ModeSocket != 0 || strings.HasSuffix(p, ".png") {
+				return nil
+			}
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return nil
+			}
+			check(p, data)
+			if strings.HasPrefix(filepath.Base(p), "temporal.db") && bytes.Contains(data, []byte("{{secret.token}}")) {
+				placeholder = true
+			}
+			return nil
+		})
+	}
+	if !placeholder {
+		t.Error("the Temporal database holds no {{secret.token}} placeholder: the search did not look where the history is")
+	}
+
+	code, rout := w.pcflow(w.flags("eval", "resume", "secretive")...)
+	if code != 1 || !strings.Contains(rout, "sensitive variables (token)") || !strings.Contains(rout, "PCFLOW_VAR_token") {
+		t.Errorf("eval resume without the value = %d, want 1 naming the variable and where to give it:\n%s", code, rout)
+	}
+}
+
+// suiteWorkers lists the command lines of live `pcflow worker` processes
+// (and their bwrap sandboxes) for devices whose names start with prefix.
+func suiteWorkers(prefix string) []string {
+	var out []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+		for i, a := range args {
+			if a == "--device" && i+1 < len(args) && strings.HasPrefix(args[i+1], prefix) {
+				if st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && strings.Contains(string(st), ") Z ") {
+					break // a zombie: dead, waiting to be reaped
+				}
+				out = append(out, strings.Join(args, " "))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// watchEnvirons records, until the returned function is called, the
+// command lines of processes other than skip whose environment (as
+// /proc/PID/environ shows it to every program of the user) holds value.
+func watchEnvirons(t *testing.T, skip int, value string) func() []string {
+	ctx, cancel := context.WithCancel(context.Background())
+	found := map[string]bool{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			entries, _ := os.ReadDir("/proc")
+			for _, e := range entries {
+				if e.Name() == fmt.Sprint(skip) {
+					continue
+				}
+				b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+				if err == nil && bytes.Contains(b, []byte(value)) {
+					cl, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+					found[string(bytes.ReplaceAll(cl, []byte{0}, []byte{' '}))] = true
+				}
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	return func() []string {
+		cancel()
+		<-done
+		var out []string
+		for k := range found {
+			out = append(out, k)
+		}
+		return out
 	}
 }

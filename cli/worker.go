@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -31,6 +32,7 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 	device := fs.String("device", "", "the device `NAME`, as the task files call it (required)")
 	wf := fs.Bool("workflows", true, "also run workflows and Progress/Manager model calls")
 	spec := fs.String("secrets-from", "", "task `FILE` whose sensitive variables this worker substitutes (values from --var, --var-file, PCFLOW_VAR_NAME)")
+	secretsFD := fs.Int("secrets-fd", 0, "read sensitive values as a JSON object {NAME: VALUE} from the open file descriptor `N` (how pcflow eval hands them to its devices' workers)")
 	var secretNames multiFlag
 	fs.Var(&secretNames, "secret", "substitute the sensitive variable `NAME` for the runs and suites it serves, its value from PCFLOW_VAR_NAME or a --var-file (repeatable)")
 	rest, code := parseFlags(fs, args)
@@ -48,6 +50,19 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 			return 1
 		}
 		secrets = res.Secrets
+	}
+	if *secretsFD > 0 {
+		f := os.NewFile(uintptr(*secretsFD), "secrets")
+		var given map[string]string
+		err := json.NewDecoder(f).Decode(&given)
+		f.Close()
+		if err != nil {
+			fmt.Fprintf(e.stderr, "pcflow worker: --secrets-fd %d: %v\n", *secretsFD, err)
+			return 1
+		}
+		for k, v := range given {
+			secrets[k] = v
+		}
 	}
 	if len(secretNames) > 0 {
 		named, err := secretValues(e, secretNames, &vf)

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pcflow/pcflow/workflows"
+)
+
+func TestProgressLine(t *testing.T) {
+	start := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	runs := func(statuses ...string) []workflows.SuiteRun {
+		var out []workflows.SuiteRun
+		for _, s := range statuses {
+			out = append(out, workflows.SuiteRun{Status: s})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		runs []workflows.SuiteRun
+		now  time.Duration
+		want string
+	}{
+		{"nothing done yet", runs("running", "running", "queued"), 5 * time.Second, "[0/3 done · 2 running · 1 queued]"},
+		// 4 done in 40 s: 10 s a task; 2 queued and 2 half-done running left.
+		{"half way", runs("succeeded", "failed", "succeeded", "succeeded", "running", "running", "queued", "queued"), 40 * time.Second,
+			"[4/8 done · 2 running · 2 queued] pass 3/4 (75%) · ETA 30s"},
+		{"all done", runs("succeeded", "failed"), time.Minute, "[2/2 done · 0 running · 0 queued] pass 1/2 (50%)"},
+	} {
+		got := progressLine(workflows.SuiteLive{Started: start, Runs: tc.runs}, start.Add(tc.now))
+		if got != tc.want {
+			t.Errorf("%s: progressLine = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestPoolNames(t *testing.T) {
+	got, err := poolNames([]string{"office-1,office-2", " lab "})
+	if d := cmp.Diff([]string{"office-1", "office-2", "lab"}, got); err != nil || d != "" {
+		t.Errorf("poolNames = %v, %v (-want +got):\n%s", got, err, d)
+	}
+	for _, bad := range [][]string{{"a,a"}, {"a b"}, {"x/y"}} {
+		if _, err := poolNames(bad); err == nil {
+			t.Errorf("poolNames(%q) = nil error, want one", bad)
+		}
+	}
+}
+
+func TestRedactCommand(t *testing.T) {
+	argv := []string{"pcflow", "eval", "suite", "--var", "token=hunter22", "--var=dir=/tmp", "-var=token=hunter22", "--var", "n=3"}
+	got := redactCommand(argv, map[string]string{"token": "hunter22"})
+	want := []string{"pcflow", "eval", "suite", "--var", "token=(sensitive)", "--var=dir=/tmp", "-var=token=(sensitive)", "--var", "n=3"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("redactCommand (-want +got):\n%s", d)
+	}
+}
