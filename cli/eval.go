@@ -189,6 +189,12 @@ Examples:
 		return 2
 	}
 	f.pool = pool
+	devicesSet := false
+	fs.Visit(func(fl *flag.Flag) { devicesSet = devicesSet || fl.Name == "devices" })
+	if len(f.pool) > 0 && devicesSet {
+		fmt.Fprintln(e.stderr, "pcflow eval: --devices starts local desktops, --pool uses workers started apart: give one of them")
+		return 2
+	}
 	if len(f.pool) > 0 && f.eng.temporal == "" {
 		fmt.Fprintln(e.stderr, "pcflow eval: --pool names devices served by `pcflow worker` processes, which need a shared server: pass --temporal HOST:PORT")
 		return 2
