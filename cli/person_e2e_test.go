@@ -70,7 +70,7 @@ func TestPolicyApproveSurvivesKill(t *testing.T) {
 	run := w.startBG(&out, w.flags("run", "cli/testdata/person.hcl", "--script", "cli/testdata/person.script.json",
 		"--display", w.display, "--id", id)...)
 	st := w.waitStatus(id, "waiting: approval of click")
-	for _, want := range []string{`"="`, "rule confirm_equals: a person checks the input", "rejected at", "pcflow approve " + id, "target:  ", "screen:  " + w.state} {
+	for _, want := range []string{`"="`, "rule confirm_equals (cli/testdata/person.hcl): a person checks the input", "rejected at", "pcflow approve " + id, "target:  ", "screen:  " + w.state} {
 		if !strings.Contains(st, want) {
 			t.Errorf("status lacks %q:\n%s", want, st)
 		}
@@ -113,7 +113,7 @@ func TestPolicyApproveSurvivesKill(t *testing.T) {
 		t.Errorf("the denied 9 ran %d times", n)
 	}
 	_, hist := w.pcflow(w.iflags("history", id)...)
-	for _, want := range []string{`verdict:  denied — the policy's rule "no_nine" denies it: the number nine is not wanted here`, "approved click", "(confirm_equals)"} {
+	for _, want := range []string{`verdict:  denied — the policy's rule "no_nine" (cli/testdata/person.hcl) denies it: the number nine is not wanted here`, "approved click", "(confirm_equals"} {
 		if !strings.Contains(hist, want) {
 			t.Errorf("history lacks %q:\n%s", want, hist)
 		}
