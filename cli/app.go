@@ -47,7 +47,7 @@ func commands() []command {
 		{"desktop", "up|down [--display :N]", "start or stop a headless X desktop with accessibility", cmdDesktop},
 		{"model", "serve --script FILE", "serve the scripted OpenAI-compatible model", cmdModel},
 		{"calibrate", "[--profile NAME] [--display :N]", "check where the model's clicks land: hit rate and error in pixels", cmdCalibrate},
-		{"eval", "SUITE [flags]", "run a suite of tasks across a pool of devices: results and a report", cmdEval},
+		{"eval", "SUITE | status|resume ID", "run a suite of tasks across a pool of devices: results and a report", cmdEval},
 		{"report", "RUN|SUITE_RUN", "write a static HTML trajectory report of a run or a suite run", cmdReport},
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
 	"github.com/pcflow/pcflow/activities"
@@ -115,6 +116,8 @@ type evalFlags struct {
 	reset     bool
 	quiet     bool
 	modelFlag modelFlags
+	// newID is set when starting a new suite run under this id.
+	newID string
 }
 
 func (f *evalFlags) register(e *env, fs *flag.FlagSet) {
@@ -281,6 +284,7 @@ Examples:
 	}
 	rec.Repro = st.repro
 	rec.Secrets = sortedKeys(st.secrets)
+	f.newID = id
 	if !rec.Local && len(rec.Secrets) > 0 {
 		fmt.Fprintf(e.stdout, "the tasks use sensitive variables (%s): the pool's workers substitute them; start each with --secret NAME for every one and its value in PCFLOW_VAR_NAME or a --var-file\n", strings.Join(rec.Secrets, ", "))
 	}
@@ -311,7 +315,7 @@ Examples:
 	}
 	in := workflows.SuiteInput{Suite: st.name, Tasks: st.tasks, Plans: packed, Devices: rec.Devices, NoReset: !f.reset,
 		Options: workflows.Options{DeviceTimeout: f.devTO, SearchAttributes: hasSearchAttributes(ctx, sess.eng.client)}}
-	run, err := sess.eng.client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue,
+	run, err := sess.eng.client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue, WorkflowExecutionErrorWhenAlreadyStarted: true,
 		StaticSummary: fmt.Sprintf("suite %s: %d task runs on %d devices", st.name, len(st.tasks), len(rec.Devices))}, workflows.SuiteWorkflowName, in)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "pcflow eval: start %s: %v\n", id, err)
@@ -753,6 +757,13 @@ func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteReco
 	}
 	s.eng = eng
 	s.cleanup = append(s.cleanup, eng.close)
+	if f.newID != "" {
+		// Before any device comes up: a second suite under the same id
+		// would serve the first one's device queues.
+		if d, err := eng.client.DescribeWorkflowExecution(ctx, f.newID, ""); err == nil && d.WorkflowExecutionInfo.Status == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			return fail(fmt.Errorf("%s is already running (a %s workflow): follow a suite with `pcflow eval resume %s`, or give this one another --id", f.newID, d.WorkflowExecutionInfo.GetType().GetName(), f.newID))
+		}
+	}
 	logger, closeLog, err := fileLogger(f.eng.state)
 	if err != nil {
 		return fail(err)
@@ -1104,6 +1115,9 @@ func cmdEvalStatus(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stdout, "%-24s %-10s %-20s %s\n", r.Key, r.Status, r.Reason, devicesOf(r.Devices))
 	}
 	fmt.Fprintln(e.stdout, progressLine(*live, time.Now()))
+	if live.Draining {
+		fmt.Fprintln(e.stdout, "its history is long: it lets the running tasks finish, then continues as new and leases again")
+	}
 	if running {
 		fmt.Fprintf(e.stdout, "running; `pcflow eval resume %s` follows it and writes the results and the report at its end\n", ids[0])
 	} else {
@@ -1117,6 +1131,10 @@ func cmdEvalStatus(ctx context.Context, e *env, args []string) int {
 // whether the suite is still going.
 func suiteLive(ctx context.Context, c client.Client, id string) (live *workflows.SuiteLive, running bool, err error) {
 	desc, err := c.DescribeWorkflowExecution(ctx, id, "")
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return nil, false, fmt.Errorf("no suite run %s on this server (pcflow status lists the recent runs; a suite's id is printed when eval starts it)", id)
+	}
 	if err != nil {
 		return nil, false, fmt.Errorf("suite %s: %w", id, err)
 	}

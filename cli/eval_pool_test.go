@@ -124,6 +124,11 @@ func TestEvalPoolDetachResume(t *testing.T) {
 	if code != 0 || lines[len(lines)-1] != "det" {
 		t.Fatalf("eval --detach = %d, want 0 and the suite id on the last line:\n%s", code, out)
 	}
+	// The same id again while it runs: refused, the running one untouched.
+	code, out = w.pcflow(remote(append([]string{"eval"}, append(tasks, "--pool", "pa,pb", "--out", t.TempDir(), "--id", "det")...)...)...)
+	if code != 1 || !strings.Contains(out, "det is already running") {
+		t.Errorf("a second eval --id det while det runs = %d, want 1 saying it runs:\n%s", code, out)
+	}
 	code, out = w.pcflow(remote("eval", "status", "det")...)
 	if code != 0 || !strings.Contains(out, " queued]") || !strings.Contains(out, "running;") {
 		t.Errorf("eval status of the running suite = %d, want the counts and that it runs:\n%s", code, out)

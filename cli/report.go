@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
 	"github.com/pcflow/pcflow/activities/artifacts"
@@ -72,6 +73,11 @@ artifact store into the report folder.`)
 		}
 	} else {
 		h, err := runHistory(ctx, g.client, id, artifacts.Dir{Root: filepath.Join(ef.state, "artifacts")})
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) {
+			fmt.Fprintf(e.stderr, "pcflow report: no run or suite run %s on %s (pcflow status lists the recent runs)\n", id, g.addr)
+			return 1
+		}
 		if err != nil {
 			fmt.Fprintln(e.stderr, "pcflow report:", err)
 			return 1
