@@ -32,13 +32,17 @@ task "person" {
 
 // personRun starts the task with policy p on a fake device with the
 // given buttons; it returns the engine, the device and the run.
-func personRun(t *testing.T, id string, steps []scripted.Step, p *plan.Policy, buttons ...string) (*enginetest.Env, *fakedevice.Device, client.WorkflowRun) {
+func personRun(t testing.TB, id string, steps []scripted.Step, p *plan.Policy, buttons ...string) (*enginetest.Env, *fakedevice.Device, client.WorkflowRun) {
 	t.Helper()
 	env := enginetest.Start(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{"s": {Steps: steps}}})
 	dev := fakedevice.New(buttons...)
 	env.Serve("desktop", env.Activities(dev, "desktop", env.ModelConfig()), true)
 	pl := mustPlan(t, personTask)
 	pl.Policy = p
+	pl.MaxSteps = max(pl.MaxSteps, len(steps)+2)
+	for i := range pl.Subtasks {
+		pl.Subtasks[i].MaxSteps = pl.MaxSteps
+	}
 	run, err := env.Client.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue},
 		workflows.InstructionWorkflowName, workflows.InstructionInput{Plan: pl})
 	if err != nil {
