@@ -65,7 +65,7 @@ func InstructionWorkflow(ctx workflow.Context, in InstructionInput) (*Instructio
 			if err != nil {
 				var appErr *temporal.ApplicationError
 				if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeMissing {
-					return fail(ReasonMissingRequirement, fmt.Sprintf("device %s: %s", d.Name, appErr.Message()))
+					return fail(ReasonMissingRequirement, fmt.Sprintf("device %s: %s", o.deviceLabel(d.Name), appErr.Message()))
 				}
 				reason, msg := reasonFor(err, d.Name, o)
 				return fail(reason, msg)

@@ -71,13 +71,8 @@ func reasonFor(err error, device string, o Options) (string, string) {
 		return ReasonCancelled, "cancelled"
 	case isTimeout && toErr.TimeoutType() == enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START:
 		phys := o.physical(device)
-		name := device
-		if phys != device && !strings.Contains(phys, "@") {
-			// A suite's lease: the worker to start serves the pool device.
-			name = fmt.Sprintf("%s (leased as the task's device %s)", phys, device)
-		}
 		return ReasonDeviceError, fmt.Sprintf("device %s is offline: no worker took work from queue %s for %s; start one with `pcflow worker --device %s`",
-			name, plan.DeviceQueue(phys), o.DeviceTimeout, phys)
+			o.deviceLabel(device), plan.DeviceQueue(phys), o.DeviceTimeout, phys)
 	case errors.As(err, &appErr) && appErr.Type() == agent.ErrTypeModelUnavailable:
 		// The model endpoint kept failing: the agent's fault, not the device's.
 		var actErr *temporal.ActivityError
@@ -578,4 +573,15 @@ func runChecks(ctx workflow.Context, checks []plan.Check, outs plan.Outputs, dev
 		results = append(results, r)
 	}
 	return results, all
+}
+
+// deviceLabel names a task's device for a person: under a suite's lease
+// the physical device first, whose worker serves it.
+func (o Options) deviceLabel(device string) string {
+	phys := o.physical(device)
+	if phys == device || strings.Contains(phys, "@") {
+		// Unbound, or pcflow run's private lane (an internal queue name).
+		return device
+	}
+	return fmt.Sprintf("%s (leased as the task's device %s)", phys, device)
 }

@@ -146,8 +146,8 @@ func TestSuiteLeasesResetsAndSurvivesFailures(t *testing.T) {
 		t.Errorf("tasks on p3: %v; want only %s, the one before its reset failed", p3Runs, res.Removed[0].After)
 	}
 	for _, r := range res.Runs {
-		if r.Key == "needs" && !strings.Contains(r.Error, "nosuchapp") {
-			t.Errorf("needs: error %q does not name the missing program", r.Error)
+		if r.Key == "needs" && (!strings.Contains(r.Error, "nosuchapp") || !strings.Contains(r.Error, "device "+r.Devices["desktop"]+" (leased as the task's device desktop)")) {
+			t.Errorf("needs: error %q does not name the missing program and the leased device", r.Error)
 		}
 	}
 }
