@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	sdkpb "go.temporal.io/api/sdk/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/pcflow/pcflow/activities/agents/scripted"
@@ -114,6 +115,18 @@ func TestApprovalWaitsAndRunsOnce(t *testing.T) {
 	}
 	if n := kinds(dev.Actions())["Delete"]; n != 0 {
 		t.Fatalf("Delete ran %d times before anyone approved it", n)
+	}
+	// The Temporal UI shows it as the subtask's current details.
+	if v, err := env.Client.QueryWorkflow(context.Background(), s.Workflow, "", "__temporal_workflow_metadata"); err != nil {
+		t.Error(err)
+	} else {
+		var md sdkpb.WorkflowMetadata
+		if err := v.Get(&md); err != nil {
+			t.Error(err)
+		}
+		if d := md.GetCurrentDetails(); !strings.Contains(d, "Waiting for approval") || !strings.Contains(d, "pcflow approve approve-1") {
+			t.Errorf("current details = %q", d)
+		}
 	}
 	// A wrong request id is refused; the pending one stays.
 	if _, _, err := control.Approve(context.Background(), env.Client, "approve-1", "", workflows.Approval{Request: "step-9", Approve: true}); err == nil || !strings.Contains(err.Error(), `"step-9" is not pending`) {

@@ -149,6 +149,7 @@ func (p *person) waitHold(ctx workflow.Context, live *SubtaskLive, step int) (ti
 	phase := live.Phase
 	defer func() {
 		p.waiting, live.Waiting, live.Phase = nil, nil, phase
+		showDetails(ctx, nil)
 	}()
 	for h.held() {
 		kind, ph := WaitPaused, "paused"
@@ -157,6 +158,7 @@ func (p *person) waitHold(ctx workflow.Context, live *SubtaskLive, step int) (ti
 		}
 		p.waiting = &Waiting{ID: fmt.Sprintf("%s-step-%d", kind, step), Kind: kind, Since: start, By: h.By}
 		live.Waiting, live.Phase = p.waiting, ph
+		showDetails(ctx, p.waiting)
 		seen := h.Changes
 		if err := workflow.Await(ctx, func() bool { return h.Changes != seen }); err != nil {
 			return workflow.Now(ctx).Sub(start), err
@@ -280,7 +282,11 @@ func (p *person) askApproval(ctx workflow.Context, live *SubtaskLive, req approv
 		Element: req.element, Screenshot: req.screenshot, Deadline: now.Add(timeout)}
 	phase := live.Phase
 	live.Waiting, live.Phase = p.waiting, "waiting for approval"
-	defer func() { p.waiting, p.approval, live.Waiting, live.Phase = nil, nil, nil, phase }()
+	showDetails(ctx, p.waiting)
+	defer func() {
+		p.waiting, p.approval, live.Waiting, live.Phase = nil, nil, nil, phase
+		showDetails(ctx, nil)
+	}()
 	ok, err := workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: timeout,
 		TimerOptions: workflow.TimerOptions{Summary: fmt.Sprintf("approval %s: %s (%s)", req.id, req.action, req.rule)}},
 		func() bool { return p.approval != nil })
@@ -322,7 +328,11 @@ func (p *person) ask(ctx workflow.Context, live *SubtaskLive, id, question strin
 	p.waiting = &Waiting{ID: id, Kind: WaitAnswer, Since: now, Question: question, Deadline: now.Add(timeout)}
 	phase := live.Phase
 	live.Waiting, live.Phase = p.waiting, "waiting for an answer"
-	defer func() { p.waiting, p.answer, live.Waiting, live.Phase = nil, nil, nil, phase }()
+	showDetails(ctx, p.waiting)
+	defer func() {
+		p.waiting, p.answer, live.Waiting, live.Phase = nil, nil, nil, phase
+		showDetails(ctx, nil)
+	}()
 	ok, err := workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: timeout,
 		TimerOptions: workflow.TimerOptions{Summary: fmt.Sprintf("question %s: %s", id, text.Trunc(question, 80))}},
 		func() bool { return p.answer != nil })
@@ -362,3 +372,33 @@ func answerLine(question, answer string) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// showDetails shows what the subtask waits for, and the command that
+// decides it, as the workflow's current details in the Temporal UI.
+func showDetails(ctx workflow.Context, w *Waiting) {
+	if w == nil {
+		workflow.SetCurrentDetails(ctx, "")
+		return
+	}
+	run := workflow.GetInfo(ctx).WorkflowExecution.ID
+	if pe := workflow.GetInfo(ctx).ParentWorkflowExecution; pe != nil {
+		run = pe.ID
+	}
+	since := w.Since.UTC().Format("15:04:05 UTC")
+	var d string
+	switch w.Kind {
+	case WaitApproval:
+		d = fmt.Sprintf("**Waiting for approval** of `%s` (rule %s) since %s", w.Action, w.Rule, since)
+		if !w.Deadline.IsZero() {
+			d += fmt.Sprintf("; rejected at %s unless approved", w.Deadline.UTC().Format("15:04:05 UTC"))
+		}
+		d += fmt.Sprintf(".\n\n`pcflow approve %s` or `pcflow reject %s --reason TEXT`", run, run)
+	case WaitAnswer:
+		d = fmt.Sprintf("**The agent asks:** %s (since %s)\n\n`pcflow answer %s \"TEXT\"`", w.Question, since, run)
+	case WaitTakeover:
+		d = fmt.Sprintf("**Taken over** by %s since %s: the agent waits.\n\n`pcflow release %s --note \"what you did\"`", w.By, since, run)
+	default:
+		d = fmt.Sprintf("**Paused** by %s since %s.\n\n`pcflow resume %s`", w.By, since, run)
+	}
+	workflow.SetCurrentDetails(ctx, d)
+}
