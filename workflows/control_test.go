@@ -477,3 +477,39 @@ func TestPolicyOnDone(t *testing.T) {
 		t.Error("the agent was not told why its done was rejected")
 	}
 }
+
+// TestApprovalSurvivesWorkerRestart: the worker stops while an approval
+// waits; a new worker takes the run over, the approval decides the
+// waiting step and the action runs once.
+func TestApprovalSurvivesWorkerRestart(t *testing.T) {
+	env := enginetest.Start(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{
+		"s": {Steps: []scripted.Step{click("Delete"), done(nil)}}}})
+	dev := fakedevice.New("Delete")
+	acts := env.Activities(dev, "desktop", env.ModelConfig())
+	w := env.Serve("desktop", acts, true)
+	pl := mustPlan(t, personTask)
+	pl.Policy = confirmDelete
+	run, err := env.Client.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: "restart-1", TaskQueue: workflows.TaskQueue},
+		workflows.InstructionWorkflowName, workflows.InstructionInput{Plan: pl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	awaitWaiting(t, env.Client, "restart-1", workflows.WaitApproval)
+	w.Stop()
+	// Nothing serves the run: the approval cannot be decided, and says why.
+	if _, _, err := control.Approve(context.Background(), env.Client, "restart-1", "", workflows.Approval{Approve: true}); err == nil ||
+		!strings.Contains(err.Error(), "no worker is serving run restart-1 right now") {
+		t.Errorf("approve without a worker = %v", err)
+	}
+	env.Serve("desktop", acts, true)
+	awaitWaiting(t, env.Client, "restart-1", workflows.WaitApproval)
+	if _, _, err := control.Approve(context.Background(), env.Client, "restart-1", "", workflows.Approval{Approve: true}); err != nil {
+		t.Fatal(err)
+	}
+	if res := result(t, run); res.Reason != workflows.ReasonSuccess {
+		t.Fatalf("run = %s (%s)", res.Reason, res.Error)
+	}
+	if n := kinds(dev.Actions())["Delete"]; n != 1 {
+		t.Errorf("Delete ran %d times, want once", n)
+	}
+}

@@ -78,7 +78,7 @@ func Running(ctx context.Context, c client.Client, run string) ([]Subtask, error
 	defer cancel()
 	v, err := c.QueryWorkflow(qctx, run, "", workflows.ProgressQuery)
 	if err != nil {
-		return nil, notServed(run, err)
+		return nil, notServed(qctx, run, err)
 	}
 	var live workflows.Live
 	if err := v.Get(&live); err != nil {
@@ -94,7 +94,7 @@ func Running(ctx context.Context, c client.Client, run string) ([]Subtask, error
 		id := live.Children[n]
 		cv, err := c.QueryWorkflow(qctx, id, "", workflows.ProgressQuery)
 		if err != nil {
-			return nil, notServed(run, err)
+			return nil, notServed(qctx, run, err)
 		}
 		s := Subtask{Name: n, Workflow: id}
 		if err := cv.Get(&s.Live); err != nil {
@@ -105,8 +105,9 @@ func Running(ctx context.Context, c client.Client, run string) ([]Subtask, error
 	return out, nil
 }
 
-func notServed(run string, err error) error {
-	if errors.Is(err, context.DeadlineExceeded) {
+func notServed(qctx context.Context, run string, err error) error {
+	var de *serviceerror.DeadlineExceeded
+	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &de) || qctx.Err() != nil {
 		return fmt.Errorf("no worker is serving run %s right now: bring it back with `pcflow resume %s`, then try again", run, run)
 	}
 	return fmt.Errorf("run %s: %w", run, err)
@@ -291,7 +292,8 @@ func update(ctx context.Context, c client.Client, run string, s Subtask, name st
 			return out, nil
 		}
 	}
-	if errors.Is(err, context.DeadlineExceeded) {
+	var de *serviceerror.DeadlineExceeded
+	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &de) || uctx.Err() != nil {
 		return "", fmt.Errorf("subtask %s of run %s did not answer within %s: is a worker serving it? bring it back with `pcflow resume %s`, then try again", s.Name, run, UpdateTimeout, run)
 	}
 	return "", fmt.Errorf("subtask %s of run %s refused: %w", s.Name, run, err)
