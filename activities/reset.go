@@ -68,6 +68,11 @@ func (a *Activities) Reset(ctx context.Context, in ResetInput) (*ResetResult, er
 	if display == "" {
 		return nil, temporal.NewNonRetryableApplicationError("reset: the device worker has no DISPLAY", ErrTypeDevice, nil)
 	}
+	if !OwnDesktop() {
+		// A person's own desktop: stopping every program on it would end
+		// their session, and XDG_CONFIG_HOME is their configuration.
+		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("reset: display %s is not a desktop pcflow started (pcflow desktop up, pcflow eval --devices): resetting it would stop every program of its session and empty $XDG_CONFIG_HOME; serve the device from a pcflow desktop, or run the suite with --reset=false", display), ErrTypeDevice, nil)
+	}
 	keep := map[int]bool{}
 	for p := os.Getpid(); p > 1; p = parentOf(p) {
 		keep[p] = true
@@ -132,6 +137,13 @@ func (a *Activities) Reset(ctx context.Context, in ResetInput) (*ResetResult, er
 	res.Millis = time.Since(start).Milliseconds()
 	a.logger().Info("device reset", "device", in.Device, "killed", len(res.Killed), "millis", res.Millis)
 	return res, nil
+}
+
+// OwnDesktop reports whether this process drives a desktop pcflow started
+// (x11.Up): its XDG_RUNTIME_DIR, and the configuration and cache folders
+// within, belong to that desktop alone.
+func OwnDesktop() bool {
+	return strings.HasPrefix(filepath.Base(os.Getenv("XDG_RUNTIME_DIR")), "pcflow-xdg-")
 }
 
 // RequiresInput lists the programs a task needs on the device's PATH.

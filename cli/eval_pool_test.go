@@ -113,6 +113,14 @@ func TestEvalPoolDetachResume(t *testing.T) {
 			used[d] = true
 		}
 	}
+	for _, row := range r.Runs {
+		if row.ResetMillis <= 0 {
+			t.Errorf("%s: no reset of its pool device recorded", row.Key)
+		}
+	}
+	if len(r.Removed) > 0 {
+		t.Errorf("pool devices left the pool: %+v", r.Removed)
+	}
 	if len(r.Runs) != 2 || !used["pa"] || !used["pb"] || len(used) != 2 {
 		t.Errorf("the task runs leased %v, want both pool devices pa and pb and nothing else:\n%s", used, out)
 	}

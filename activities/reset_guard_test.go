@@ -1,0 +1,38 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.temporal.io/sdk/temporal"
+)
+
+// TestResetRefusesAForeignDesktop: a worker serving a person's own
+// display (not a desktop pcflow started) refuses to reset it, without
+// retrying, and leaves their configuration folder alone.
+func TestResetRefusesAForeignDesktop(t *testing.T) {
+	home := t.TempDir()
+	config := filepath.Join(home, ".config")
+	if err := os.MkdirAll(config, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	keep := filepath.Join(config, "settings.ini")
+	if err := os.WriteFile(keep, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DISPLAY", ":4711")
+	t.Setenv("XDG_RUNTIME_DIR", filepath.Join(home, "run-user-1000"))
+	t.Setenv("XDG_CONFIG_HOME", config)
+	_, err := (&Activities{}).Reset(context.Background(), ResetInput{Device: "office"})
+	var appErr *temporal.ApplicationError
+	if !errors.As(err, &appErr) || !appErr.NonRetryable() || !strings.Contains(appErr.Message(), "not a desktop pcflow started") {
+		t.Fatalf("Reset on a foreign desktop = %v, want a non-retryable refusal", err)
+	}
+	if b, err := os.ReadFile(keep); err != nil || string(b) != "mine" {
+		t.Errorf("the configuration folder was touched: %q, %v", b, err)
+	}
+}
