@@ -513,3 +513,20 @@ func TestApprovalSurvivesWorkerRestart(t *testing.T) {
 		t.Errorf("Delete ran %d times, want once", n)
 	}
 }
+
+// TestCancelWhileWaiting: a run cancelled while its subtask waits for a
+// person ends at once, cancelled.
+func TestCancelWhileWaiting(t *testing.T) {
+	env, dev, run := personRun(t, "cancel-1", []scripted.Step{click("Delete"), done(nil)}, confirmDelete, "Delete")
+	awaitWaiting(t, env.Client, "cancel-1", workflows.WaitApproval)
+	if err := env.Client.CancelWorkflow(context.Background(), "cancel-1", ""); err != nil {
+		t.Fatal(err)
+	}
+	res := result(t, run)
+	if res.Reason != workflows.ReasonCancelled || res.Subtasks[0].Reason != workflows.ReasonCancelled {
+		t.Errorf("run = %s, subtask %s (%s); want both cancelled", res.Reason, res.Subtasks[0].Reason, res.Subtasks[0].Error)
+	}
+	if n := len(dev.Actions()); n != 0 {
+		t.Errorf("the device ran %d actions", n)
+	}
+}
