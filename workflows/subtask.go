@@ -179,23 +179,22 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 	}
 	// boundary holds the loop while a person has paused it or has the
 	// device; after a takeover the Progress agent is told what happened.
-	// It reports whether the loop held.
-	boundary := func(step int) (bool, error) {
+	boundary := func(step int) error {
 		held, err := pp.waitHold(ctx, &live, step)
 		wait(held)
 		if err != nil {
-			return held > 0, err
+			return err
 		}
 		out, ok := pp.handedBack(held)
 		if !ok {
-			return held > 0, nil
+			return nil
 		}
 		if err := progress(agent.Turn{Goal: goal, Step: step, State: st.State}, out); err != nil {
-			return true, err
+			return err
 		}
 		st.LastAction, st.LastVerdict, st.LastReason = "a person had control of the device", out.Verdict, out.Reason
 		live.LastAction, live.Verdict = st.LastAction, out.Verdict
-		return true, nil
+		return nil
 	}
 
 	// gateAt runs the policy (and a provider's safety checks, on the
@@ -228,7 +227,7 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 	}
 
 	for {
-		if _, err := boundary(st.Step + 1); err != nil {
+		if err := boundary(st.Step + 1); err != nil {
 			if temporal.IsCanceledError(err) {
 				return finish(ReasonCancelled, "cancelled")
 			}
