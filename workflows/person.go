@@ -71,6 +71,8 @@ type person struct {
 	answer   *Answer
 	// where says where the loop is, for refusals.
 	where func() string
+	// tookFor is how long a person had the device in the last hold.
+	tookFor time.Duration
 }
 
 // register installs the control signal's receiver and the approve and
@@ -151,16 +153,26 @@ func (p *person) waitHold(ctx workflow.Context, live *SubtaskLive, step int) (ti
 		p.waiting, live.Waiting, live.Phase = nil, nil, phase
 		showDetails(ctx, nil)
 	}()
+	var took time.Time // since when a person has the device
+	p.tookFor = 0
 	for h.held() {
-		kind, ph := WaitPaused, "paused"
+		kind, ph, since := WaitPaused, "paused", start
 		if h.TakenOver {
-			kind, ph = WaitTakeover, "taken over"
+			if took.IsZero() {
+				took = workflow.Now(ctx)
+			}
+			kind, ph, since = WaitTakeover, "taken over", took
 		}
-		p.waiting = &Waiting{ID: fmt.Sprintf("%s-step-%d", kind, step), Kind: kind, Since: start, By: h.By}
+		p.waiting = &Waiting{ID: fmt.Sprintf("%s-step-%d", kind, step), Kind: kind, Since: since, By: h.By}
 		live.Waiting, live.Phase = p.waiting, ph
 		showDetails(ctx, p.waiting)
-		seen := h.Changes
-		if err := workflow.Await(ctx, func() bool { return h.Changes != seen }); err != nil {
+		seen, wasTaken := h.Changes, h.TakenOver
+		err := workflow.Await(ctx, func() bool { return h.Changes != seen })
+		if wasTaken && !h.TakenOver {
+			p.tookFor += workflow.Now(ctx).Sub(took)
+			took = time.Time{}
+		}
+		if err != nil {
 			return workflow.Now(ctx).Sub(start), err
 		}
 	}
@@ -170,7 +182,7 @@ func (p *person) waitHold(ctx workflow.Context, live *SubtaskLive, step int) (ti
 // handedBack is what the agent is told after a person had the device, and
 // clears it: the outcome for the Progress agent, and the line the next
 // Decision sees as its last action.
-func (p *person) handedBack(held time.Duration) (agent.Outcome, bool) {
+func (p *person) handedBack() (agent.Outcome, bool) {
 	h := p.hold
 	if !h.HadTakeover {
 		return agent.Outcome{}, false
@@ -179,7 +191,7 @@ func (p *person) handedBack(held time.Duration) (agent.Outcome, bool) {
 	if by == "" {
 		by = "a person"
 	}
-	what := fmt.Sprintf("%s had control of the device for %s and handed it back", by, held.Round(time.Second))
+	what := fmt.Sprintf("%s had control of the device for %s and handed it back", by, p.tookFor.Round(time.Second))
 	if h.ReleasedBy != "" && h.ReleasedBy != h.TakeoverBy {
 		what += " (released by " + h.ReleasedBy + ")"
 	}

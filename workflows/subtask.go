@@ -185,7 +185,7 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 		if err != nil {
 			return err
 		}
-		out, ok := pp.handedBack(held)
+		out, ok := pp.handedBack()
 		if !ok {
 			return nil
 		}
