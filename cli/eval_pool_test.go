@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,8 +14,14 @@ import (
 	"testing"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	"google.golang.org/protobuf/proto"
+
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/x11"
+	"github.com/pcflow/pcflow/internal/tserver"
 )
 
 // mergeScripts writes one script holding the subtasks of the given
@@ -125,6 +133,8 @@ func TestEvalPoolDetachResume(t *testing.T) {
 		t.Errorf("the task runs leased %v, want both pool devices pa and pb and nothing else:\n%s", used, out)
 	}
 
+	logSuiteHistory(t, addr, "attached", len(r.Runs))
+
 	// Detached: the id at once; status and report answer while it runs.
 	detOut := t.TempDir()
 	code, out = w.pcflow(remote(append([]string{"eval"}, append(tasks, "--pool", "pa,pb", "--repeat", "2", "--out", detOut, "--id", "det", "--detach")...)...)...)
@@ -175,4 +185,27 @@ func TestEvalPoolDetachResume(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(detOut, "index.html")); err != nil {
 		t.Errorf("eval resume wrote no report: %v", err)
 	}
+	logSuiteHistory(t, addr, "det", len(r.Runs))
+}
+
+// logSuiteHistory logs the size of a suite's own history (every run of
+// its continue-as-new chain) per task run: what a suite costs Temporal.
+func logSuiteHistory(t *testing.T, addr, id string, runs int) {
+	t.Helper()
+	c, err := client.Dial(client.Options{HostPort: addr, Namespace: tserver.Namespace, Logger: sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	events, size := 0, 0
+	it := c.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		events++
+		size += proto.Size(e)
+	}
+	t.Logf("suite %s: %d history events, %d bytes for %d task runs with resets (%.1f events, %d bytes per task run)", id, events, size, runs, float64(events)/float64(runs), size/runs)
 }

@@ -186,3 +186,30 @@ func TestSuitePoolDeviceOffline(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordSuiteHistory records a suite's history (three tasks leased
+// over two fake devices, the third waiting for a free one) as a replay
+// fixture.
+func TestRecordSuiteHistory(t *testing.T) {
+	if !*record {
+		t.Skip("pass -record to record histories")
+	}
+	env := enginetest.Start(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{
+		"s": {Steps: []scripted.Step{click("A"), done(map[string]any{"n": "1"})}},
+	}})
+	env.Serve("p1", env.Activities(fakedevice.New("A"), "p1", env.ModelConfig()), true)
+	env.Serve("p2", env.Activities(fakedevice.New("A"), "p2", env.ModelConfig()), false)
+	in := suiteOf(t, 3)
+	in.Devices = []string{"p1", "p2"}
+	in.NoReset = true
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "suite", TaskQueue: workflows.TaskQueue}, workflows.SuiteWorkflowName, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Get(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	saveHistories(t, env, "suite")
+}
