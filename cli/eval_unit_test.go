@@ -1,6 +1,9 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,5 +58,30 @@ func TestRedactCommand(t *testing.T) {
 	want := []string{"pcflow", "eval", "suite", "--var", "token=(sensitive)", "--var=dir=/tmp", "-var=token=(sensitive)", "--var", "n=3"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("redactCommand (-want +got):\n%s", d)
+	}
+}
+
+// TestSecretValues: `pcflow worker --secret NAME` takes the value from
+// PCFLOW_VAR_NAME, else a --var-file; a name without a value is an error
+// that says where to give it; the environment variable is removed from
+// the worker's environment, so nothing it starts inherits it.
+func TestSecretValues(t *testing.T) {
+	dir := t.TempDir()
+	vf := filepath.Join(dir, "secrets.hcl")
+	if err := os.WriteFile(vf, []byte("token = \"from-file\"\npin = 4711\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PCFLOW_VAR_api-key", "from-env")
+	e := &env{environ: os.Environ(), getenv: os.Getenv}
+	got, err := secretValues(e, []string{"api-key", "token", "pin"}, &varFlags{varFiles: multiFlag{vf}})
+	want := map[string]string{"api-key": "from-env", "token": "from-file", "pin": "4711"}
+	if d := cmp.Diff(want, got); err != nil || d != "" {
+		t.Errorf("secretValues = %v, %v (-want +got):\n%s", got, err, d)
+	}
+	if v, ok := os.LookupEnv("PCFLOW_VAR_api-key"); ok {
+		t.Errorf("PCFLOW_VAR_api-key = %q is still in the environment", v)
+	}
+	if _, err := secretValues(e, []string{"missing"}, &varFlags{}); err == nil || !strings.Contains(err.Error(), "PCFLOW_VAR_missing") {
+		t.Errorf("secretValues(missing) = %v, want an error naming PCFLOW_VAR_missing", err)
 	}
 }
