@@ -903,7 +903,7 @@ func followSuite(ctx context.Context, e *env, s *suiteSession, rec suiteRecord, 
 			if err != nil {
 				if ctx.Err() != nil {
 					s.keepDesktops = true
-					return suiteInterrupted(e, rec.ID)
+					return suiteInterrupted(e, rec)
 				}
 				fmt.Fprintf(e.stderr, "suite %s: %v\n", rec.ID, err)
 				return 1
@@ -911,7 +911,7 @@ func followSuite(ctx context.Context, e *env, s *suiteSession, rec suiteRecord, 
 			return finishSuite(ctx, e, s.eng.client, rec, &res, noReport, state)
 		case <-ctx.Done():
 			s.keepDesktops = true
-			return suiteInterrupted(e, rec.ID)
+			return suiteInterrupted(e, rec)
 		case <-tick.C:
 			if !quiet {
 				suiteProgress(ctx, e, c, rec.ID, seen)
@@ -920,8 +920,11 @@ func followSuite(ctx context.Context, e *env, s *suiteSession, rec suiteRecord, 
 	}
 }
 
-func suiteInterrupted(e *env, id string) int {
-	fmt.Fprintf(e.stderr, "\ninterrupted: suite %s is saved and continues with `pcflow eval resume %s`\n", id, id)
+func suiteInterrupted(e *env, rec suiteRecord) int {
+	fmt.Fprintf(e.stderr, "\ninterrupted: suite %s is saved and continues with `pcflow eval resume %s`\n", rec.ID, rec.ID)
+	if rec.Local && len(rec.Displays) > 0 {
+		fmt.Fprintf(e.stderr, "its devices' workers stopped; their desktops (%s) stay up, with the running tasks' applications, for the resume (or stop each with `pcflow desktop down --display :N`)\n", strings.Join(rec.Displays, ", "))
+	}
 	return 130
 }
 
