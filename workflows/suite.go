@@ -314,9 +314,13 @@ func SuiteWorkflow(ctx workflow.Context, in SuiteInput) (*SuiteResult, error) {
 			running++
 			workflow.Go(ctx, func(gctx workflow.Context) {
 				runSuiteTask(gctx, in, o, v, t, p, r, lease)
-				if !in.NoReset {
+				switch {
+				case !in.NoReset:
 					resetDevices(gctx, o, &live, r, lease)
-				} else {
+				case r.Reason == ReasonDeviceError && workflow.GetVersion(gctx, suiteProbeVersion, workflow.DefaultVersion, 1) >= 1:
+					// No reset tells a dead device apart: ask each one.
+					probeDevices(gctx, o, &live, r, lease)
+				default:
 					live.Free = append(live.Free, lease...)
 				}
 				running--
@@ -417,6 +421,32 @@ func uniqStrings(xs []string) []string {
 		}
 	}
 	return out
+}
+
+// suiteProbeVersion marks suites that probe their devices after a device
+// error when they do not reset them.
+const suiteProbeVersion = "suite-probe-after-device-error"
+
+// probeDevices asks every leased device whether its worker is there (the
+// Requires activity, needing nothing) and returns those that answer to
+// the pool; the others are taken out and reported.
+func probeDevices(ctx workflow.Context, o Options, live *SuiteLive, r *SuiteRun, lease []string) {
+	futures := make([]workflow.Future, len(lease))
+	for i, dev := range lease {
+		now := workflow.Now(ctx)
+		ao := deviceOptions(o, dev, now.Add(o.DeviceTimeout+time.Minute), now)
+		ao.StartToCloseTimeout = time.Minute
+		ao.RetryPolicy.MaximumAttempts = 1
+		futures[i] = workflow.ExecuteActivity(withSummary(workflow.WithActivityOptions(ctx, ao), "probe "+dev+" after "+r.Key), a.Requires, activities.RequiresInput{Task: r.Task})
+	}
+	for i, f := range futures {
+		if err := f.Get(ctx, nil); err != nil {
+			_, msg := reasonFor(err, lease[i], o)
+			live.Removed = append(live.Removed, RemovedDevice{Device: lease[i], After: r.Key, Error: msg})
+			continue
+		}
+		live.Free = append(live.Free, lease[i])
+	}
 }
 
 // resetDevices resets every leased device in parallel and returns the

@@ -148,15 +148,16 @@ func TestSuiteOf300Tasks(t *testing.T) {
 }
 
 // TestSuitePoolDeviceOffline leases a task to a pool device no worker
-// serves: the task fails at once the device timeout passes, with an
-// error naming the pool device and how to start its worker, and the other
-// task succeeds.
+// serves: the task fails once the device timeout passes, with an error
+// naming the pool device and how to start its worker; the device leaves
+// the pool (even without resets), so the other tasks all run on the live
+// one and succeed.
 func TestSuitePoolDeviceOffline(t *testing.T) {
 	env := enginetest.Start(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{
 		"s": {Steps: []scripted.Step{click("A"), done(map[string]any{"n": "1"})}},
 	}})
 	env.Serve("p1", env.Activities(fakedevice.New("A"), "p1", env.ModelConfig()), true)
-	in := suiteOf(t, 2)
+	in := suiteOf(t, 4)
 	in.Devices = []string{"p1", "ghost"}
 	in.NoReset = true
 	in.Options = workflows.Options{DeviceTimeout: 2 * time.Second}
@@ -184,6 +185,15 @@ func TestSuitePoolDeviceOffline(t *testing.T) {
 		default:
 			t.Errorf("%s leased %v", r.Key, r.Devices)
 		}
+	}
+	ghosts := 0
+	for _, r := range res.Runs {
+		if r.Devices["desktop"] == "ghost" {
+			ghosts++
+		}
+	}
+	if ghosts != 1 || len(res.Removed) != 1 || res.Removed[0].Device != "ghost" || !strings.Contains(res.Removed[0].Error, "offline") {
+		t.Errorf("%d tasks went to ghost, removed %+v; want one, and ghost taken out of the pool as offline", ghosts, res.Removed)
 	}
 }
 
