@@ -227,7 +227,8 @@ const suiteVersion = "suite-packed-plans"
 // it has logical devices, which are bound to the leased ones (Options.Bind)
 // for its run, a child InstructionWorkflow. After the task each leased
 // device is reset (Reset on its queue); a device whose reset fails is taken
-// out of the pool and reported. A task that fails, times out or cannot get
+// out of the pool and reported (without resets, a task's device error
+// makes the suite probe its devices, with the same effect). A task that fails, times out or cannot get
 // what it needs never stops the suite. Tasks are leased in order, but a
 // task that does not fit yet lets later, smaller tasks go first.
 //
