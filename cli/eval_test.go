@@ -376,6 +376,21 @@ func TestEvalSecretStaysOnDevice(t *testing.T) {
 	if !placeholder {
 		t.Error("the Temporal database holds no {{secret.token}} placeholder: the search did not look where the history is")
 	}
+	// The report's screenshots: the editor showed the typed value, masked
+	// on the device before any image was stored.
+	pngs, _ := filepath.Glob(filepath.Join(w.out, "img", "*.png"))
+	if len(pngs) == 0 {
+		t.Error("the report holds no screenshots to look at")
+	}
+	for _, p := range pngs {
+		txt, err := exec.Command("tesseract", p, "stdout", "--psm", "11").Output()
+		if err != nil {
+			t.Fatalf("tesseract %s: %v", p, err)
+		}
+		if low := strings.ToLower(string(txt)); strings.Contains(low, "plover") || strings.Contains(low, "quince") {
+			t.Errorf("the report's screenshot %s shows the secret to OCR:\n%s", p, txt)
+		}
+	}
 
 	code, rout := w.pcflow(w.flags("eval", "resume", "secretive")...)
 	if code != 1 || !strings.Contains(rout, "sensitive variables (token)") || !strings.Contains(rout, "PCFLOW_VAR_token") {
