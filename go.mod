@@ -4,6 +4,8 @@ go 1.26.8
 
 require (
 	github.com/agext/levenshtein v1.2.3
+	github.com/chromedp/chromedp v0.23.0
+	github.com/coder/websocket v1.8.15
 	github.com/compose-spec/compose-go/v2 v2.16.2
 	github.com/go-vgo/robotgo v1.1.0
 	github.com/godbus/dbus/v5 v5.2.4
@@ -23,6 +25,11 @@ require (
 	go.uber.org/zap v1.27.1
 	golang.org/x/image v0.47.0
 	google.golang.org/protobuf v1.36.11
+)
+
+require (
+	github.com/chromedp/cdproto v0.159.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 )
 
 require (
@@ -239,7 +246,7 @@ require (
 	golang.org/x/net v0.59.0 // indirect
 	golang.org/x/oauth2 v0.36.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.46.0
 	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/time v0.15.0 // indirect

@@ -32,6 +32,7 @@ func commands() []command {
 		{"validate", "FILE...", "check task files and report problems with their locations", cmdValidate},
 		{"plan", "FILE [--json]", "show the subtask graph in layers (what runs in parallel)", cmdPlan},
 		{"fmt", "[-w|-check] FILE...", "rewrite task files in canonical layout, keeping comments", cmdFmt},
+		{"view", "RUN|DEVICE [--open]", "print the live view URL of a device or of a run's devices", cmdView},
 		{"status", "[RUN]", "show recent runs, or one run's subtasks and live progress", cmdStatus},
 		{"history", "RUN [--json]", "every step of a run: thought, action, verdict, progress, artifacts", cmdHistory},
 		{"resume", "RUN [--from SUBTASK]", "continue a paused run, follow a crashed one to its end, or rerun a failed one", cmdResume},

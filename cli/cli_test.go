@@ -232,7 +232,7 @@ func TestFmtWriteIsAtomic(t *testing.T) {
 // (pcflow worker --device takes it from the command line, not a task file).
 func TestWorkerRefusesUnsafeDeviceName(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "state")
-	_, err := startWorker(nil, state, "../escaped", "../escaped", "", nil, agents.Config{}, nil, nil, false, false)
+	_, err := startWorker(nil, state, "../escaped", "../escaped", "", nil, agents.Config{}, nil, nil, false, false, nil)
 	if err == nil || !strings.Contains(err.Error(), `device name "../escaped"`) {
 		t.Errorf("startWorker(device ../escaped) = %v, want a device name error", err)
 	}

@@ -808,7 +808,7 @@ func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteReco
 	}
 	var noDevice activities.Device
 	// No device: "suite" only names the (unused) action log.
-	w, err := startWorker(eng, f.eng.state, "suite", "", "", noDevice, cfg, secrets, logger, true, false)
+	w, err := startWorker(eng, f.eng.state, "suite", "", "", noDevice, cfg, secrets, logger, true, false, nil)
 	if err != nil {
 		return fail(err)
 	}

@@ -15,6 +15,9 @@ func (s *session) announce(e *env, id string) {
 	if s.eng.uiURL != "" {
 		fmt.Fprintf(e.stdout, "Temporal UI: %s/namespaces/default/workflows/%s\n", s.eng.uiURL, id)
 	}
+	if s.viewURL != "" {
+		fmt.Fprintf(e.stdout, "live view: %s\n", s.viewURL)
+	}
 }
 
 // follow shows live progress until the run ends, then the result.

@@ -29,6 +29,7 @@ type runFlags struct {
 	noWorker bool
 	devTO    time.Duration
 	quiet    bool
+	view     viewFlags
 }
 
 func (rf *runFlags) register(e *env, name, args, summary string) *flag.FlagSet {
@@ -36,6 +37,7 @@ func (rf *runFlags) register(e *env, name, args, summary string) *flag.FlagSet {
 	rf.eng.register(fs, e, true)
 	rf.model.register(fs)
 	rf.dev.register(fs, e)
+	rf.view.register(fs)
 	fs.StringVar(&rf.device, "device", "", "the task's device `NAME` this process drives on --display (default: the first)")
 	fs.DurationVar(&rf.devTO, "device-timeout", 60*time.Second, "report a device offline when its worker takes no work for this `DURATION`")
 	fs.BoolVar(&rf.noWorker, "no-worker", false, "start no local worker (devices are served by 'pcflow worker' processes)")

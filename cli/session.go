@@ -36,6 +36,7 @@ type session struct {
 	model   *scripted.Server
 	cfg     agents.Config
 	cleanup []func()
+	viewURL string // the local device's live view, with its token
 }
 
 func (s *session) close() {
@@ -151,12 +152,17 @@ func (s *session) serve(ctx context.Context, e *env, rf *runFlags, device string
 	if p, ok := l.Bind[device]; ok {
 		physical = p
 	}
-	w, err := startWorker(s.eng, rf.eng.state, device, physical, l.Queue, dev, s.cfg, secrets, logger, true, rf.model.record)
+	track := &worker.Tracker{}
+	w, err := startWorker(s.eng, rf.eng.state, device, physical, l.Queue, dev, s.cfg, secrets, logger, true, rf.model.record, track)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "pcflow:", err)
 		return 1
 	}
 	s.cleanup = append(s.cleanup, w.Stop)
+	if v := rf.view.start(ctx, e, rf.eng.state, device, rf.dev.display, s.eng.client, track, logger); v != nil {
+		s.cleanup = append(s.cleanup, v.Close)
+		s.viewURL = v.URL()
+	}
 	if !rf.quiet {
 		fmt.Fprintf(e.stdout, "worker: device %s on display %s (queue %s)\n", device, rf.dev.display, l.deviceQueue(device))
 	}
@@ -214,7 +220,7 @@ func (d *deviceFlags) open(ctx context.Context, state string, warn io.Writer) (*
 // startWorker runs a worker for device, served under the name physical
 // (its queue is plan.DeviceQueue(physical)), and with workflowsToo the
 // workflow queue (empty: the shared one).
-func startWorker(g *engine, state, device, physical, queue string, dev activities.Device, cfg agents.Config, secrets map[string]string, logger *slog.Logger, workflowsToo, record bool) (*worker.Worker, error) {
+func startWorker(g *engine, state, device, physical, queue string, dev activities.Device, cfg agents.Config, secrets map[string]string, logger *slog.Logger, workflowsToo, record bool, track *worker.Tracker) (*worker.Worker, error) {
 	if !plan.ValidName(device) {
 		// The name becomes a file name under the state folder.
 		return nil, fmt.Errorf("device name %q: %s", device, plan.NameRule)
@@ -231,7 +237,7 @@ func startWorker(g *engine, state, device, physical, queue string, dev activitie
 	if dev == nil {
 		physical = ""
 	}
-	w, err := worker.New(worker.Config{Client: g.client, Device: physical, Workflows: workflowsToo, Queue: queue, Activities: acts})
+	w, err := worker.New(worker.Config{Client: g.client, Device: physical, Workflows: workflowsToo, Queue: queue, Activities: acts, Track: track})
 	if err != nil {
 		return nil, err
 	}

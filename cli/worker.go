@@ -14,6 +14,7 @@ import (
 
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/specs/plan"
+	"github.com/pcflow/pcflow/worker"
 )
 
 func cmdWorker(ctx context.Context, e *env, args []string) int {
@@ -29,6 +30,8 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 	mf.register(fs)
 	df.register(fs, e)
 	vf.register(fs)
+	var view viewFlags
+	view.register(fs)
 	device := fs.String("device", "", "the device `NAME`, as the task files call it (required)")
 	wf := fs.Bool("workflows", true, "also run workflows and Progress/Manager model calls")
 	spec := fs.String("secrets-from", "", "task `FILE` whose sensitive variables this worker substitutes (values from --var, --var-file, PCFLOW_VAR_NAME)")
@@ -109,13 +112,18 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 		return 1
 	}
 	defer closeLog()
-	w, err := startWorker(g, ef.state, *device, *device, "", dev, cfg, secrets, logger, *wf, mf.record)
+	track := &worker.Tracker{}
+	w, err := startWorker(g, ef.state, *device, *device, "", dev, cfg, secrets, logger, *wf, mf.record, track)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "pcflow worker:", err)
 		return 1
 	}
 	defer w.Stop()
 	fmt.Fprintf(e.stdout, "worker for device %s on display %s, queue %s, server %s; Ctrl-C stops it\n", *device, df.display, plan.DeviceQueue(*device), g.addr)
+	if v := view.start(ctx, e, ef.state, *device, df.display, g.client, track, logger); v != nil {
+		defer v.Close()
+		fmt.Fprintf(e.stdout, "live view: %s\n", v.URL())
+	}
 	<-ctx.Done()
 	return 0
 }

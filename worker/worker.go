@@ -29,6 +29,8 @@ type Config struct {
 	// a queue of its own (workflows.Options.Queue) is served here.
 	Queue      string
 	Activities *activities.Activities
+	// Track, when set, learns which subtask workflow the device serves.
+	Track *Tracker
 }
 
 // Worker is a set of started Temporal workers.
@@ -86,10 +88,14 @@ func New(cfg Config) (*Worker, error) {
 		w.workers = append(w.workers, sw)
 	}
 	if cfg.Device != "" {
+		ics := redact
+		if cfg.Track != nil {
+			ics = append(append([]interceptor.WorkerInterceptor{}, redact...), &trackInterceptor{t: cfg.Track})
+		}
 		// One action at a time: a device has one mouse and one keyboard.
 		dw := sdkworker.New(cfg.Client, plan.DeviceQueue(cfg.Device), sdkworker.Options{
 			MaxConcurrentActivityExecutionSize: 1,
-			Interceptors:                       redact,
+			Interceptors:                       ics,
 		})
 		RegisterDeviceActivities(dw, cfg.Activities)
 		w.workers = append(w.workers, dw)

@@ -1,0 +1,396 @@
+package liveview
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+
+	"github.com/pcflow/pcflow/internal/control"
+	"github.com/pcflow/pcflow/workflows"
+)
+
+//go:embed page
+var page embed.FS
+
+// NoVNCDir is where Debian's novnc package puts noVNC's client.
+const NoVNCDir = "/usr/share/novnc"
+
+// Options configure a live view.
+type Options struct {
+	// Device is the logical device name (the view's file is named by it).
+	Device string
+	// Display is the X display to show, e.g. ":90".
+	Display string
+	// Addr is the HTTP listen address; empty: 127.0.0.1:0 (a free port).
+	Addr string
+	// StateDir holds the view's URL file (0600) under view/.
+	StateDir string
+	// NoVNC is noVNC's directory; empty: NoVNCDir.
+	NoVNC string
+	// Client reaches the Temporal server; nil shows the desktop without
+	// the subtask's status or buttons.
+	Client client.Client
+	// Current returns the workflow id of the subtask whose activity this
+	// device ran last ("" when none).
+	Current func() string
+	Logger  *slog.Logger
+}
+
+// Server serves one device's live view. The token never leaves this
+// process except through URLFile (0600) and the URL its starter prints.
+type Server struct {
+	opts   Options
+	token  string
+	cookie string
+	vnc    *vnc
+	http   *http.Server
+	ln     net.Listener
+	url    string
+	file   string
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu    sync.Mutex
+	state State
+}
+
+// State is what the page shows: the subtask running on the device.
+type State struct {
+	Device   string                 `json:"device"`
+	Run      string                 `json:"run,omitempty"`
+	Workflow string                 `json:"workflow,omitempty"`
+	Running  bool                   `json:"running"`
+	Live     *workflows.SubtaskLive `json:"live,omitempty"`
+	ViewOnly bool                   `json:"view_only"`
+	Error    string                 `json:"error,omitempty"`
+}
+
+// URLFile is the file that holds device's view URL (with its token).
+func URLFile(state, device string) string {
+	return filepath.Join(state, "view", device+".url")
+}
+
+// Start starts x11vnc on the display and the HTTP server.
+func Start(ctx context.Context, o Options) (*Server, error) {
+	if o.NoVNC == "" {
+		o.NoVNC = NoVNCDir
+	}
+	if o.Addr == "" {
+		o.Addr = "127.0.0.1:0"
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if _, err := os.Stat(filepath.Join(o.NoVNC, "core", "rfb.js")); err != nil {
+		return nil, fmt.Errorf("noVNC is not installed at %s: install it (apt-get install novnc, or scripts/setup.sh), or pass --no-view", o.NoVNC)
+	}
+	dir := filepath.Join(o.StateDir, "view")
+	v, err := startVNC(ctx, o.Display, dir)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", o.Addr)
+	if err != nil {
+		v.stop()
+		return nil, fmt.Errorf("--view-addr %s: %w", o.Addr, err)
+	}
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		v.stop()
+		ln.Close()
+		return nil, err
+	}
+	s := &Server{opts: o, token: hex.EncodeToString(b), vnc: v, ln: ln, done: make(chan struct{})}
+	port := ln.Addr().(*net.TCPAddr).Port
+	// Cookies are per host, not per port: each view names its own.
+	s.cookie = fmt.Sprintf("pcflow_view_%d", port)
+	host := ln.Addr().(*net.TCPAddr).IP.String()
+	if ip := ln.Addr().(*net.TCPAddr).IP; ip.IsUnspecified() {
+		host, _ = os.Hostname()
+		if host == "" {
+			host = "127.0.0.1"
+		}
+	}
+	s.url = (&url.URL{Scheme: "http", Host: net.JoinHostPort(host, fmt.Sprint(port)), Path: "/", RawQuery: "token=" + s.token}).String()
+	s.file = URLFile(o.StateDir, o.Device)
+	if err := os.WriteFile(s.file, []byte(s.url+"\n"), 0o600); err != nil {
+		s.stopAll()
+		return nil, fmt.Errorf("write %s: %w", s.file, err)
+	}
+	_ = os.Chmod(s.file, 0o600) // an older file keeps its mode on rewrite
+	s.state = State{Device: o.Device, ViewOnly: true}
+	s.http = &http.Server{Handler: s.handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = s.http.Serve(ln) }()
+	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	s.cancel = cancel
+	go s.sync(sctx)
+	return s, nil
+}
+
+// URL is the view's address with its token.
+func (s *Server) URL() string { return s.url }
+
+// Close stops the HTTP server and x11vnc and removes the URL file.
+func (s *Server) Close() {
+	s.cancel()
+	<-s.done
+	s.stopAll()
+}
+
+func (s *Server) stopAll() {
+	if s.http != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		_ = s.http.Shutdown(ctx)
+		cancel()
+	}
+	s.ln.Close()
+	s.vnc.stop()
+	if s.file != "" {
+		_ = os.Remove(s.file)
+	}
+}
+
+// sync follows the device's subtask each second and keeps the VNC server
+// view-only unless that subtask is taken over. Any doubt (no subtask, a
+// failed query, a finished run) means view-only.
+func (s *Server) sync(ctx context.Context) {
+	defer close(s.done)
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		st := s.poll(ctx)
+		takenOver := st.Running && st.Live != nil && st.Live.Waiting != nil && st.Live.Waiting.Kind == workflows.WaitTakeover
+		if err := s.vnc.setViewOnly(ctx, !takenOver); err != nil && ctx.Err() == nil {
+			st.Error = err.Error()
+			s.opts.Logger.Warn("live view: switch view-only", "device", s.opts.Device, "err", err)
+		}
+		st.ViewOnly = s.vnc.isViewOnly()
+		if !s.vnc.alive() {
+			st.Error = "the VNC server has stopped (is the display gone?)"
+		}
+		s.mu.Lock()
+		s.state = st
+		s.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (s *Server) poll(ctx context.Context) State {
+	st := State{Device: s.opts.Device}
+	if s.opts.Client == nil || s.opts.Current == nil {
+		return st
+	}
+	id := s.opts.Current()
+	if id == "" {
+		return st
+	}
+	st.Workflow = id
+	qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	desc, err := s.opts.Client.DescribeWorkflowExecution(qctx, id, "")
+	if err != nil {
+		st.Error = fmt.Sprintf("subtask %s: %v", id, err)
+		return st
+	}
+	info := desc.GetWorkflowExecutionInfo()
+	st.Run = info.GetParentExecution().GetWorkflowId()
+	st.Running = info.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING
+	if !st.Running {
+		return st
+	}
+	v, err := s.opts.Client.QueryWorkflow(qctx, id, "", workflows.ProgressQuery)
+	if err != nil {
+		st.Error = fmt.Sprintf("subtask %s: progress: %v", id, err)
+		return st
+	}
+	var live workflows.SubtaskLive
+	if err := v.Get(&live); err != nil {
+		st.Error = fmt.Sprintf("subtask %s: progress: %v", id, err)
+		return st
+	}
+	st.Live = &live
+	return st
+}
+
+func (s *Server) handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", s.servePage)
+	mux.Handle("GET /novnc/", http.StripPrefix("/novnc/", http.FileServer(http.Dir(s.opts.NoVNC))))
+	mux.HandleFunc("GET /websockify", s.serveWS)
+	mux.HandleFunc("GET /api/state", s.serveState)
+	mux.HandleFunc("POST /api/control", s.serveControl)
+	return s.auth(mux)
+}
+
+func (s *Server) tokenOK(t string) bool {
+	return t != "" && subtle.ConstantTimeCompare([]byte(t), []byte(s.token)) == 1
+}
+
+// auth lets through requests with the token cookie. A token in the query
+// (the printed URL) sets the cookie and redirects to the same address
+// without it, so the token leaves the address bar and the history.
+func (s *Server) auth(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Referrer-Policy", "no-referrer")
+		w.Header().Set("X-Frame-Options", "DENY")
+		if q := r.URL.Query(); q.Has("token") {
+			if !s.tokenOK(q.Get("token")) || r.Method != http.MethodGet {
+				http.Error(w, "wrong token: use the URL `pcflow view` prints", http.StatusUnauthorized)
+				return
+			}
+			http.SetCookie(w, &http.Cookie{Name: s.cookie, Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+			q.Del("token")
+			u := *r.URL
+			u.RawQuery = q.Encode()
+			http.Redirect(w, r, u.String(), http.StatusSeeOther)
+			return
+		}
+		c, err := r.Cookie(s.cookie)
+		if err != nil || !s.tokenOK(c.Value) {
+			http.Error(w, "no view token: open the URL `pcflow view DEVICE` prints", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
+	b, err := page.ReadFile("page/view.html")
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = w.Write(b)
+}
+
+func (s *Server) serveState(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	st := s.state
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, struct {
+		State
+		// Password is the VNC server's; only a token holder gets it.
+		Password string `json:"password"`
+	}{st, s.vnc.password})
+}
+
+// serveWS proxies a websocket (from a page of this origin) to x11vnc.
+func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
+	// Accept refuses an Origin other than the request's host: another
+	// site cannot open the socket with the viewer's cookie.
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{"binary"}})
+	if err != nil {
+		return
+	}
+	defer ws.CloseNow()
+	ws.SetReadLimit(1 << 20)
+	ctx := r.Context()
+	vc, err := net.DialTimeout("tcp", s.vnc.addr(), 3*time.Second)
+	if err != nil {
+		ws.Close(websocket.StatusTryAgainLater, "the VNC server does not answer")
+		return
+	}
+	defer vc.Close()
+	nc := websocket.NetConn(ctx, ws, websocket.MessageBinary)
+	errc := make(chan error, 2)
+	go func() { _, err := io.Copy(vc, nc); errc <- err }()
+	go func() { _, err := io.Copy(nc, vc); errc <- err }()
+	<-errc
+}
+
+// ControlRequest is a button's POST body.
+type ControlRequest struct {
+	Op      string `json:"op"` // pause, resume, takeover, release, approve, reject, answer
+	Reason  string `json:"reason,omitempty"`
+	Text    string `json:"text,omitempty"`
+	Note    string `json:"note,omitempty"`
+	Request string `json:"request,omitempty"`
+}
+
+// by names the page in history; no person's identity is known here.
+const by = "view page"
+
+func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
+	// CSRF: the cookie (SameSite=Strict) and a same-origin Origin header.
+	if !sameOriginOK(r) {
+		writeJSON(w, http.StatusForbidden, map[string]string{"error": "cross-origin request refused"})
+		return
+	}
+	var req ControlRequest
+	if err := json.NewDecoder(io.LimitReader(r.Body, 64<<10)).Decode(&req); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "bad request body: " + err.Error()})
+		return
+	}
+	if s.opts.Client == nil {
+		writeJSON(w, http.StatusConflict, map[string]string{"error": "this view has no Temporal connection"})
+		return
+	}
+	st := s.poll(r.Context())
+	if !st.Running || st.Live == nil {
+		writeJSON(w, http.StatusConflict, map[string]string{"error": fmt.Sprintf("no subtask is running on device %s right now", s.opts.Device)})
+		return
+	}
+	ctx := r.Context()
+	var err error
+	msg := ""
+	switch req.Op {
+	case workflows.ControlPause, workflows.ControlResume, workflows.ControlTakeover, workflows.ControlRelease:
+		_, err = control.Send(ctx, s.opts.Client, st.Run, st.Live.Subtask, workflows.Control{Op: req.Op, By: by, Note: req.Note})
+		msg = req.Op + " sent"
+	case "approve", "reject":
+		_, msg, err = control.Approve(ctx, s.opts.Client, st.Run, st.Live.Subtask, workflows.Approval{Request: req.Request, Approve: req.Op == "approve", Reason: req.Reason, By: by})
+	case "answer":
+		_, msg, err = control.Answer(ctx, s.opts.Client, st.Run, st.Live.Subtask, workflows.Answer{Request: req.Request, Text: req.Text, By: by})
+	default:
+		err = fmt.Errorf("unknown operation %q: use pause, resume, takeover, release, approve, reject or answer", req.Op)
+	}
+	if err != nil {
+		writeJSON(w, http.StatusConflict, map[string]string{"error": err.Error()})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"ok": msg})
+}
+
+// sameOriginOK reports whether r carries an Origin header naming r's own
+// host: a page of another site cannot post with the viewer's cookie.
+func sameOriginOK(r *http.Request) bool {
+	o := r.Header.Get("Origin")
+	if o == "" {
+		return false
+	}
+	u, err := url.Parse(o)
+	if err != nil {
+		return false
+	}
+	return (u.Scheme == "http" || u.Scheme == "https") && strings.EqualFold(u.Host, r.Host)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}

@@ -1,0 +1,187 @@
+package liveview
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// vnc is an x11vnc process on one display: bound to localhost on a free
+// port, password-protected (the password reaches only a page that holds
+// the view token), view-only until a person takes the device over.
+type vnc struct {
+	display  string
+	port     int
+	password string
+	cmd      *exec.Cmd
+	exited   chan struct{}
+	stderr   *bytes.Buffer
+
+	mu       sync.Mutex
+	viewOnly bool
+}
+
+// startVNC starts x11vnc on display. dir (0700) holds its password file
+// for the moment x11vnc reads and removes it.
+func startVNC(ctx context.Context, display, dir string) (*vnc, error) {
+	if _, err := exec.LookPath("x11vnc"); err != nil {
+		return nil, fmt.Errorf("x11vnc is not installed: install it (apt-get install x11vnc, or scripts/setup.sh), or pass --no-view")
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 4)
+	if _, err := rand.Read(b); err != nil {
+		return nil, err
+	}
+	v := &vnc{display: display, port: port, password: hex.EncodeToString(b), exited: make(chan struct{}), stderr: &bytes.Buffer{}, viewOnly: true}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	pw := filepath.Join(dir, fmt.Sprintf("vnc-%d.pass", port))
+	if err := os.WriteFile(pw, []byte(v.password+"\n"), 0o600); err != nil {
+		return nil, err
+	}
+	// rm: makes x11vnc delete the file once read.
+	v.cmd = exec.Command("x11vnc", "-display", display, "-localhost", "-noipv6", "-rfbport", strconv.Itoa(port),
+		"-shared", "-forever", "-viewonly", "-passwdfile", "rm:"+pw, "-norc", "-quiet", "-noxdamage")
+	v.cmd.Stderr = v.stderr
+	v.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	if err := v.cmd.Start(); err != nil {
+		os.Remove(pw)
+		return nil, fmt.Errorf("start x11vnc: %w", err)
+	}
+	go func() { _ = v.cmd.Wait(); close(v.exited) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if err := v.ready(); err == nil {
+			break
+		}
+		select {
+		case <-v.exited:
+			os.Remove(pw)
+			return nil, fmt.Errorf("x11vnc on display %s exited: %s", display, lastLines(v.stderr.String()))
+		case <-ctx.Done():
+			v.stop()
+			return nil, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			v.stop()
+			return nil, fmt.Errorf("x11vnc on display %s did not listen on port %d within 10s", display, port)
+		}
+	}
+	return v, nil
+}
+
+// ready reports whether the server answers with an RFB banner.
+func (v *vnc) ready() error {
+	c, err := net.DialTimeout("tcp", v.addr(), time.Second)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(2 * time.Second))
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil {
+		return err
+	}
+	if len(line) < 3 || line[:3] != "RFB" {
+		return fmt.Errorf("not a VNC server: %q", line)
+	}
+	return nil
+}
+
+func (v *vnc) addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(v.port)) }
+
+// alive reports whether x11vnc still runs.
+func (v *vnc) alive() bool {
+	select {
+	case <-v.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// setViewOnly switches every viewer between watching and controlling,
+// through x11vnc's remote control (an X property on the display).
+func (v *vnc) setViewOnly(ctx context.Context, on bool) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.viewOnly == on {
+		return nil
+	}
+	cmd := "noviewonly"
+	if on {
+		cmd = "viewonly"
+	}
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	// -query answers with the value now in force: proof it was applied.
+	out, err := exec.CommandContext(rctx, "x11vnc", "-display", v.display, "-norc", "-sync", "-R", cmd).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("x11vnc -R %s on %s: %v: %s", cmd, v.display, err, lastLines(string(out)))
+	}
+	q, err := exec.CommandContext(rctx, "x11vnc", "-display", v.display, "-norc", "-Q", "viewonly").Output()
+	if err != nil {
+		return fmt.Errorf("x11vnc -Q viewonly on %s: %w", v.display, err)
+	}
+	want := "ans=viewonly:0"
+	if on {
+		want = "ans=viewonly:1"
+	}
+	if !bytes.Contains(q, []byte(want)) {
+		return fmt.Errorf("x11vnc on %s did not switch %s (it answers %q)", v.display, cmd, bytes.TrimSpace(q))
+	}
+	v.viewOnly = on
+	return nil
+}
+
+func (v *vnc) isViewOnly() bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.viewOnly
+}
+
+func (v *vnc) stop() {
+	if v.cmd.Process == nil {
+		return
+	}
+	_ = syscall.Kill(-v.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-v.exited:
+	case <-time.After(3 * time.Second):
+		_ = syscall.Kill(-v.cmd.Process.Pid, syscall.SIGKILL)
+		<-v.exited
+	}
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func lastLines(s string) string {
+	s = string(bytes.TrimSpace([]byte(s)))
+	if len(s) > 400 {
+		s = "…" + s[len(s)-400:]
+	}
+	return s
+}
