@@ -798,7 +798,7 @@ func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteReco
 			}
 			s.cleanup = append(s.cleanup, stop)
 			if !f.quiet {
-				fmt.Fprintf(e.stdout, "device %s: desktop %s, worker on queue %s\n", name, desk.Display, plan.DeviceQueue(name))
+				fmt.Fprintf(e.stdout, "device %s: desktop %s, worker on queue %s; live view: pcflow view %s\n", name, desk.Display, plan.DeviceQueue(name), name)
 			}
 		}
 	}

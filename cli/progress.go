@@ -16,7 +16,7 @@ func (s *session) announce(e *env, id string) {
 		fmt.Fprintf(e.stdout, "Temporal UI: %s/namespaces/default/workflows/%s\n", s.eng.uiURL, id)
 	}
 	if s.viewURL != "" {
-		fmt.Fprintf(e.stdout, "live view: %s\n", s.viewURL)
+		fmt.Fprintf(e.stdout, "live view: %s\n", printableURL(e, s.viewURL, s.viewDevice))
 	}
 }
 

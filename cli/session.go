@@ -32,11 +32,12 @@ import (
 
 // session is a connected engine with a local worker and maybe a scripted model.
 type session struct {
-	eng     *engine
-	model   *scripted.Server
-	cfg     agents.Config
-	cleanup []func()
-	viewURL string // the local device's live view, with its token
+	eng        *engine
+	model      *scripted.Server
+	cfg        agents.Config
+	cleanup    []func()
+	viewURL    string // the local device's live view, with its token
+	viewDevice string
 }
 
 func (s *session) close() {
@@ -161,7 +162,7 @@ func (s *session) serve(ctx context.Context, e *env, rf *runFlags, device string
 	s.cleanup = append(s.cleanup, w.Stop)
 	if v := rf.view.start(ctx, e, rf.eng.state, device, rf.dev.display, s.eng.client, track, logger); v != nil {
 		s.cleanup = append(s.cleanup, v.Close)
-		s.viewURL = v.URL()
+		s.viewURL, s.viewDevice = v.URL(), device
 	}
 	if !rf.quiet {
 		fmt.Fprintf(e.stdout, "worker: device %s on display %s (queue %s)\n", device, rf.dev.display, l.deviceQueue(device))

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"go.temporal.io/sdk/client"
+	"golang.org/x/term"
 
 	"github.com/pcflow/pcflow/internal/liveview"
 	"github.com/pcflow/pcflow/worker"
@@ -41,6 +42,17 @@ func (v *viewFlags) start(ctx context.Context, e *env, state, device, display st
 		return nil
 	}
 	return s
+}
+
+// printableURL is the view URL as a process may print it: with its token
+// on a terminal, else (a log file, a pipe) without it and with the
+// command that shows it, so the token never lands in a log.
+func printableURL(e *env, u, device string) string {
+	if f, ok := e.stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return u
+	}
+	base, _, _ := strings.Cut(u, "?")
+	return fmt.Sprintf("%s (its token: pcflow view %s)", base, device)
 }
 
 func cmdView(ctx context.Context, e *env, args []string) int {

@@ -38,18 +38,24 @@ func TestLiveViewTakeover(t *testing.T) {
 	var out syncBuffer
 	run := w.startBG(&out, w.flags("run", "cli/testdata/view.hcl", "--script", "cli/testdata/view.script.json",
 		"--display", w.display, "--id", id)...)
-	urlRe := regexp.MustCompile(`live view: (http://\S+)`)
-	var viewURL string
+	// pcflow run prints the view's address; its token only on a terminal
+	// (this output is a pipe), else pcflow view shows it.
+	urlRe := regexp.MustCompile(`live view: (http://\S+) \(its token: pcflow view desktop\)`)
+	var printed string
 	waitFor(t, "pcflow run to print the live view URL", func() bool {
 		m := urlRe.FindStringSubmatch(out.String())
 		if m != nil {
-			viewURL = m[1]
+			printed = m[1]
 		}
 		return m != nil
 	})
-	// pcflow view RUN prints the same URL; the token file is the owner's.
-	if code, got := w.pcflow("view", id, "--state", w.state); code != 0 || strings.TrimSpace(got) != viewURL {
-		t.Errorf("pcflow view %s = %d %q, want %q", id, code, got, viewURL)
+	code, got := w.pcflow("view", id, "--state", w.state)
+	viewURL := strings.TrimSpace(got)
+	if code != 0 || !strings.HasPrefix(viewURL, printed+"?token=") {
+		t.Fatalf("pcflow view %s = %d %q, want %s?token=…", id, code, got, printed)
+	}
+	if strings.Contains(out.String(), "token=") {
+		t.Errorf("pcflow run printed the token into a pipe:\n%s", out.String())
 	}
 	if fi, err := os.Stat(liveview.URLFile(w.state, "desktop")); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("view URL file: %v %v, want mode 0600", fi, err)
