@@ -46,10 +46,12 @@ type ResetResult struct {
 	Millis int64 `json:"millis"`
 }
 
-// protectedPrograms keep running across a reset: the desktop itself.
+// protectedPrograms keep running across a reset: the desktop itself (and
+// x11vnc, the worker's live view of it).
 var protectedPrograms = map[string]bool{
 	"Xvfb": true, "openbox": true, "dbus-daemon": true, "dbus-launch": true,
 	"at-spi-bus-laun": true, "at-spi2-registr": true, "bwrap": true, "pcflow": true,
+	"x11vnc": true,
 }
 
 // Reset returns the device to a clean state, as an evaluation VM is

@@ -60,7 +60,7 @@ type Server struct {
 	opts   Options
 	token  string
 	cookie string
-	vnc    *vnc
+	vdir   string
 	http   *http.Server
 	ln     net.Listener
 	url    string
@@ -70,6 +70,7 @@ type Server struct {
 
 	mu    sync.Mutex
 	state State
+	vnc   *vnc // replaced when it died and the display is back
 }
 
 // State is what the page shows: the subtask running on the device.
@@ -118,7 +119,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		ln.Close()
 		return nil, err
 	}
-	s := &Server{opts: o, token: hex.EncodeToString(b), vnc: v, ln: ln, done: make(chan struct{})}
+	s := &Server{opts: o, token: hex.EncodeToString(b), vnc: v, vdir: dir, ln: ln, done: make(chan struct{})}
 	port := ln.Addr().(*net.TCPAddr).Port
 	// Cookies are per host, not per port: each view names its own.
 	s.cookie = fmt.Sprintf("pcflow_view_%d", port)
@@ -162,7 +163,7 @@ func (s *Server) stopAll() {
 		cancel()
 	}
 	s.ln.Close()
-	s.vnc.stop()
+	s.server().stop()
 	if s.file != "" {
 		_ = os.Remove(s.file)
 	}
@@ -175,17 +176,27 @@ func (s *Server) sync(ctx context.Context) {
 	defer close(s.done)
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
+	var lastTry time.Time
 	for {
 		st := s.poll(ctx)
+		v := s.server()
+		if !v.alive() && time.Since(lastTry) > 5*time.Second {
+			// The display may be back (a desktop brought up again).
+			lastTry = time.Now()
+			if nv, err := startVNC(ctx, s.opts.Display, s.vdir); err == nil {
+				s.mu.Lock()
+				s.vnc, v = nv, nv
+				s.mu.Unlock()
+			}
+		}
 		takenOver := st.Running && st.Live != nil && st.Live.Waiting != nil && st.Live.Waiting.Kind == workflows.WaitTakeover
-		if err := s.vnc.setViewOnly(ctx, !takenOver); err != nil && ctx.Err() == nil {
+		if !v.alive() {
+			st.Error = "the VNC server has stopped: the display " + s.opts.Display + " is gone (the view comes back with it)"
+		} else if err := v.setViewOnly(ctx, !takenOver); err != nil && ctx.Err() == nil {
 			st.Error = err.Error()
 			s.opts.Logger.Warn("live view: switch view-only", "device", s.opts.Device, "err", err)
 		}
-		st.ViewOnly = s.vnc.isViewOnly()
-		if !s.vnc.alive() {
-			st.Error = "the VNC server has stopped (is the display gone?)"
-		}
+		st.ViewOnly = v.isViewOnly()
 		s.mu.Lock()
 		s.state = st
 		s.mu.Unlock()
@@ -195,6 +206,12 @@ func (s *Server) sync(ctx context.Context) {
 		case <-t.C:
 		}
 	}
+}
+
+func (s *Server) server() *vnc {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.vnc
 }
 
 func (s *Server) poll(ctx context.Context) State {
@@ -295,7 +312,7 @@ func (s *Server) serveState(w http.ResponseWriter, r *http.Request) {
 		State
 		// Password is the VNC server's; only a token holder gets it.
 		Password string `json:"password"`
-	}{st, s.vnc.password})
+	}{st, s.server().password})
 }
 
 // serveWS proxies a websocket (from a page of this origin) to x11vnc.
@@ -309,7 +326,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	defer ws.CloseNow()
 	ws.SetReadLimit(1 << 20)
 	ctx := r.Context()
-	vc, err := net.DialTimeout("tcp", s.vnc.addr(), 3*time.Second)
+	vc, err := net.DialTimeout("tcp", s.server().addr(), 3*time.Second)
 	if err != nil {
 		ws.Close(websocket.StatusTryAgainLater, "the VNC server does not answer")
 		return
