@@ -73,6 +73,10 @@ type Activities struct {
 	Now             Clock
 	// SettleDelay is how long Reflect waits for the screen to settle.
 	SettleDelay time.Duration
+	// AfterReset, when set, runs at the end of every successful Reset,
+	// before its result is reported: a worker in an overlay sandbox stops
+	// taking work there, to be started again in a fresh sandbox.
+	AfterReset func()
 }
 
 // logger logs through the redactor: no secret reaches a log.

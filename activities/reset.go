@@ -136,6 +136,9 @@ func (a *Activities) Reset(ctx context.Context, in ResetInput) (*ResetResult, er
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
+	if a.AfterReset != nil {
+		a.AfterReset()
+	}
 	res.Millis = time.Since(start).Milliseconds()
 	a.logger().Info("device reset", "device", in.Device, "killed", len(res.Killed), "millis", res.Millis)
 	return res, nil

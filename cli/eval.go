@@ -15,6 +15,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -28,6 +29,7 @@ import (
 	"github.com/pcflow/pcflow/activities/agents"
 	"github.com/pcflow/pcflow/activities/agents/scripted"
 	"github.com/pcflow/pcflow/activities/x11"
+	"github.com/pcflow/pcflow/internal/liveview"
 	"github.com/pcflow/pcflow/internal/report"
 	"github.com/pcflow/pcflow/specs"
 	"github.com/pcflow/pcflow/specs/plan"
@@ -132,7 +134,7 @@ func (f *evalFlags) register(e *env, fs *flag.FlagSet) {
 	fs.StringVar(&f.displays, "displays", "", "X displays for the local desktops, comma separated (default: free ones from :90)")
 	fs.DurationVar(&f.latency, "model-latency", 0, "scripted model only: answer every request after this delay, to model a real endpoint")
 	fs.StringVar(&f.sandbox, "sandbox", sandboxBind, "how local devices are isolated: "+sandboxBind+" (a bubblewrap sandbox with its own "+ScratchDir+", emptied by the reset), "+
-		sandboxOverlay+" (the same, "+ScratchDir+" a copy-on-write overlay over --scratch-base dropped by the reset), "+sandboxNone+" (devices share "+ScratchDir+")")
+		sandboxOverlay+" (root only: the whole file system a copy-on-write overlay in memory over the host's, dropped by the reset, which starts the sandbox afresh; the host's /tmp, /root, /home, working folder and state hidden; own PID namespace; the network shared), "+sandboxNone+" (devices share "+ScratchDir+")")
 	fs.StringVar(&f.base, "scratch-base", "", "overlay sandbox: a folder every device sees in "+ScratchDir+" at the start of every task (default: empty)")
 	fs.DurationVar(&f.devTO, "device-timeout", 2*time.Minute, "report a device offline when its worker takes no work for this long")
 	fs.BoolVar(&f.noReport, "no-report", false, "write results but no HTML report")
@@ -817,9 +819,11 @@ func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteReco
 }
 
 // startDeviceWorker starts `pcflow worker` for one local device, in a
-// bubblewrap sandbox whose ScratchDir is the device's own folder. The
-// worker dies with this process; the desktop and its applications do
-// not, so a resumed suite finds running tasks where they were.
+// bubblewrap sandbox whose ScratchDir is the device's own folder (bind),
+// or whose whole file system is a copy-on-write overlay started afresh
+// after every reset (overlay). The worker dies with this process; in the
+// bind sandbox the desktop's applications do not, so a resumed suite finds
+// running tasks where they were.
 func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display, addr string, environ []string, secrets map[string]string) (func(), error) {
 	dir := filepath.Join(f.eng.state, "suites", strings.ReplaceAll(rec.ID, "/", "_"), name)
 	scratch := filepath.Join(dir, "scratch")
@@ -828,20 +832,7 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 	}
 	argv := []string{exe, "worker", "--device", name, "--display", display, "--temporal", addr, "--state", f.eng.state, "--workflows=false"}
 	env := append(environ, "DISPLAY="+display)
-	// Sensitive values go through a pipe: never a command line or an
-	// environment (/proc/PID/environ keeps a process's first environment
-	// for every program of the same user to read).
-	var secretsR *os.File
 	if len(secrets) > 0 {
-		r, w, err := os.Pipe()
-		if err != nil {
-			return nil, err
-		}
-		secretsR = r
-		go func() {
-			_ = json.NewEncoder(w).Encode(secrets)
-			w.Close()
-		}()
 		argv = append(argv, "--secrets-fd", "3")
 	}
 	switch rec.Sandbox {
@@ -852,39 +843,151 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 		argv = append([]string{"bwrap", "--dev-bind", "/", "/", "--bind", scratch, ScratchDir, "--die-with-parent", "--"}, argv...)
 		env = append(env, activities.ScratchEnv+"="+ScratchDir)
 	case sandboxOverlay:
-		for _, d := range []string{ScratchDir, ScratchDir + ".layers", rec.Base} {
-			if err := os.MkdirAll(d, 0o755); err != nil {
-				return nil, err
-			}
+		sb, err := deviceSandbox(exe, f.eng.state, rec, name, dir, display, environ, argv)
+		if err != nil {
+			return nil, err
 		}
-		// The worker mounts the overlay inside its own mount namespace.
-		argv = append([]string{"bwrap", "--dev-bind", "/", "/", "--cap-add", "ALL", "--die-with-parent", "--"}, argv...)
-		env = append(env, activities.ScratchEnv+"="+ScratchDir, activities.ScratchBaseEnv+"="+rec.Base)
+		argv = sb.argv()
+		env = append(env, activities.ScratchEnv+"="+ScratchDir, restartEnv+"=1")
 	}
 	logf, err := os.OpenFile(filepath.Join(dir, "worker.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = env
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if secretsR != nil {
-		cmd.ExtraFiles = []*os.File{secretsR} // fd 3
-		defer secretsR.Close()
+	out := &readyWriter{w: logf, ready: make(chan time.Time, 1)}
+	start := func() (*exec.Cmd, error) {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Env = env
+		cmd.Stdout, cmd.Stderr = out, out
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		if len(secrets) > 0 {
+			// Sensitive values go through a pipe: never a command line or
+			// an environment (/proc/PID/environ keeps a process's first
+			// environment for every program of the same user to read).
+			r, w, err := os.Pipe()
+			if err != nil {
+				return nil, err
+			}
+			go func() {
+				_ = json.NewEncoder(w).Encode(secrets)
+				w.Close()
+			}()
+			cmd.ExtraFiles = []*os.File{r} // fd 3
+			defer r.Close()
+		}
+		if err := cmd.Start(); err != nil {
+			return nil, fmt.Errorf("start worker: %w", err)
+		}
+		return cmd, nil
 	}
-	if err := cmd.Start(); err != nil {
+	cmd, err := start()
+	if err != nil {
 		logf.Close()
-		return nil, fmt.Errorf("start worker: %w", err)
+		return nil, err
 	}
+	var mu sync.Mutex
+	stopping := false
 	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
+	go func() {
+		defer close(exited)
+		for {
+			err := cmd.Wait()
+			var ee *exec.ExitError
+			mu.Lock()
+			again := !stopping && errors.As(err, &ee) && ee.ExitCode() == restartExitCode
+			if !again {
+				mu.Unlock()
+				return
+			}
+			// The worker reset its device and asks for a fresh sandbox:
+			// its overlay went with its mount namespace.
+			select {
+			case <-out.ready: // the old worker's
+			default:
+			}
+			t0 := time.Now()
+			next, err := start()
+			if err != nil {
+				mu.Unlock()
+				fmt.Fprintf(logf, "pcflow eval: restart the sandbox of %s: %v\n", name, err)
+				return
+			}
+			cmd = next
+			mu.Unlock()
+			select {
+			case t := <-out.ready:
+				fmt.Fprintf(logf, "pcflow eval: sandbox of %s restarted: worker ready %d ms after the old one exited\n", name, t.Sub(t0).Milliseconds())
+			case <-time.After(30 * time.Second):
+			}
+		}
+	}()
 	return func() {
 		// The worker keeps no state of its own: Temporal holds it.
+		mu.Lock()
+		stopping = true
 		_ = cmd.Process.Kill()
+		mu.Unlock()
 		<-exited
 		logf.Close()
 	}, nil
+}
+
+// deviceSandbox says what an overlay device's sandbox shows of the host:
+// the worker's program, the device's X socket and desktop session folder,
+// the parts of the state folder a worker writes (artifacts, action logs,
+// the log, its live view's URL file) and the device's own folder; the working folder, the rest of
+// the state folder (the Temporal database, other devices' folders) and the
+// host's /tmp, /root and /home show empty.
+func deviceSandbox(exe, state string, rec *suiteRecord, name, dir, display string, environ []string, command []string) (overlaySandbox, error) {
+	sb := overlaySandbox{Layers: filepath.Join("/run/pcflow-sandbox", filepath.Base(dir)), Base: rec.Base, Command: command}
+	if os.Geteuid() != 0 {
+		return sb, errors.New("--sandbox overlay mounts an overlay file system and needs root; run eval as root or pass --sandbox bind")
+	}
+	for _, p := range []string{"unshare", "mount"} {
+		if _, err := exec.LookPath(p); err != nil {
+			return sb, fmt.Errorf("--sandbox overlay needs %s (util-linux): apt-get install util-linux mount, or pass --sandbox bind", p)
+		}
+	}
+	for _, d := range []string{rec.Base, filepath.Join(state, "artifacts"), filepath.Join(state, "actions")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return sb, err
+		}
+	}
+	// Files a worker writes in place; they must exist to be bound. The
+	// live view's URL file is this device's only: another device's token
+	// would let a task take that device over.
+	logFile, viewFile := filepath.Join(state, "pcflow.log"), liveview.URLFile(state, name)
+	for _, p := range []struct {
+		path string
+		mode os.FileMode
+	}{{logFile, 0o644}, {viewFile, 0o600}} {
+		if err := os.MkdirAll(filepath.Dir(p.path), 0o755); err != nil {
+			return sb, err
+		}
+		f, err := os.OpenFile(p.path, os.O_CREATE|os.O_WRONLY, p.mode)
+		if err != nil {
+			return sb, err
+		}
+		f.Close()
+	}
+	if wd, err := os.Getwd(); err == nil && wd != "/" {
+		sb.Hide = append(sb.Hide, wd)
+	}
+	sb.Hide = append(sb.Hide, state)
+	sb.Bind = []string{filepath.Join(state, "artifacts"), filepath.Join(state, "actions"), logFile, viewFile, dir}
+	sb.ROBind = []string{exe, x11.EnvFile(state, display), "/tmp/.X11-unix/X" + strings.TrimPrefix(display, ":")}
+	for _, kv := range environ {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "XDG_RUNTIME_DIR":
+			sb.Bind = append(sb.Bind, v)
+		case "DBUS_SESSION_BUS_ADDRESS":
+			if p := busPath(v); p != "" {
+				sb.Bind = append(sb.Bind, p)
+			}
+		}
+	}
+	return sb, nil
 }
 
 // followSuite shows progress until the suite ends, then writes results

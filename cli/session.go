@@ -221,7 +221,7 @@ func (d *deviceFlags) open(ctx context.Context, state string, warn io.Writer) (*
 // startWorker runs a worker for device, served under the name physical
 // (its queue is plan.DeviceQueue(physical)), and with workflowsToo the
 // workflow queue (empty: the shared one).
-func startWorker(g *engine, state, device, physical, queue string, dev activities.Device, cfg agents.Config, secrets map[string]string, logger *slog.Logger, workflowsToo, record bool, track *worker.Tracker) (*worker.Worker, error) {
+func startWorker(g *engine, state, device, physical, queue string, dev activities.Device, cfg agents.Config, secrets map[string]string, logger *slog.Logger, workflowsToo, record bool, track *worker.Tracker, tweak ...func(*activities.Activities)) (*worker.Worker, error) {
 	if !plan.ValidName(device) {
 		// The name becomes a file name under the state folder.
 		return nil, fmt.Errorf("device name %q: %s", device, plan.NameRule)
@@ -234,6 +234,9 @@ func startWorker(g *engine, state, device, physical, queue string, dev activitie
 		Device: dev, Model: agents.New(cfg), Artifacts: artifacts.Dir{Root: filepath.Join(state, "artifacts")},
 		Log: log, Logger: logger, Secrets: secrets, SettleDelay: 300 * time.Millisecond, CompileInstruction: specs.ParseTemplate,
 		RecordExchanges: record || os.Getenv("PCFLOW_RECORD") == "1",
+	}
+	for _, t := range tweak {
+		t(acts)
 	}
 	if dev == nil {
 		physical = ""

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -112,8 +114,25 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 		return 1
 	}
 	defer closeLog()
+	// In an overlay sandbox (pcflow eval), a reset ends with this worker
+	// stopping, so that the eval process starts it in a fresh sandbox: what
+	// the task wrote anywhere goes with the old one.
+	restart := make(chan struct{})
+	var tweak []func(*activities.Activities)
+	if os.Getenv(restartEnv) == "1" {
+		var once sync.Once
+		tweak = append(tweak, func(a *activities.Activities) {
+			a.AfterReset = func() {
+				once.Do(func() { close(restart) })
+				// Stop begins at once: it tells the server to poll no more
+				// for this worker before the reset's result, and so the
+				// next task's first activity, exists.
+				time.Sleep(300 * time.Millisecond)
+			}
+		})
+	}
 	track := &worker.Tracker{}
-	w, err := startWorker(g, ef.state, *device, *device, "", dev, cfg, secrets, logger, *wf, mf.record, track)
+	w, err := startWorker(g, ef.state, *device, *device, "", dev, cfg, secrets, logger, *wf, mf.record, track, tweak...)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "pcflow worker:", err)
 		return 1
@@ -124,8 +143,13 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 		defer v.Close()
 		fmt.Fprintf(e.stdout, "live view: %s\n", printableURL(e, v.URL(), *device))
 	}
-	<-ctx.Done()
-	return 0
+	select {
+	case <-ctx.Done():
+		return 0
+	case <-restart:
+		w.Stop()
+		return restartExitCode
+	}
 }
 
 // secretValues reads the values of the sensitive variables names: from

@@ -5,6 +5,8 @@
 package worker
 
 import (
+	"time"
+
 	"fmt"
 
 	"go.temporal.io/sdk/activity"
@@ -93,10 +95,16 @@ func New(cfg Config) (*Worker, error) {
 			ics = append(append([]interceptor.WorkerInterceptor{}, redact...), &trackInterceptor{t: cfg.Track})
 		}
 		// One action at a time: a device has one mouse and one keyboard.
-		dw := sdkworker.New(cfg.Client, plan.DeviceQueue(cfg.Device), sdkworker.Options{
+		opts := sdkworker.Options{
 			MaxConcurrentActivityExecutionSize: 1,
 			Interceptors:                       ics,
-		})
+		}
+		if cfg.Activities != nil && cfg.Activities.AfterReset != nil {
+			// The worker stops after a reset: Stop must wait for the
+			// reset's result to reach the server.
+			opts.WorkerStopTimeout = 30 * time.Second
+		}
+		dw := sdkworker.New(cfg.Client, plan.DeviceQueue(cfg.Device), opts)
 		RegisterDeviceActivities(dw, cfg.Activities)
 		w.workers = append(w.workers, dw)
 	}

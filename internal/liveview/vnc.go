@@ -54,9 +54,11 @@ func startVNC(ctx context.Context, display, dir string) (*vnc, error) {
 	if err := os.WriteFile(pw, []byte(v.password+"\n"), 0o600); err != nil {
 		return nil, err
 	}
-	// rm: makes x11vnc delete the file once read.
+	// rm: makes x11vnc delete the file once read. -noshm: in an eval
+	// overlay sandbox (its own IPC namespace) the X server cannot attach
+	// x11vnc's shared memory; x11vnc reads the screen only while watched.
 	v.cmd = exec.Command("x11vnc", "-display", display, "-localhost", "-noipv6", "-rfbport", strconv.Itoa(port),
-		"-shared", "-forever", "-viewonly", "-passwdfile", "rm:"+pw, "-norc", "-quiet", "-noxdamage")
+		"-shared", "-forever", "-viewonly", "-passwdfile", "rm:"+pw, "-norc", "-quiet", "-noxdamage", "-noshm")
 	v.cmd.Stderr = v.stderr
 	v.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	if err := v.cmd.Start(); err != nil {

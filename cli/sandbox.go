@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// restartExitCode is how a device worker in an overlay sandbox asks the
+// eval process for a fresh sandbox after a reset (EX_TEMPFAIL).
+const restartExitCode = 75
+
+// restartEnv tells a device worker that its sandbox is dropped and started
+// afresh by exiting with restartExitCode after each reset.
+const restartEnv = "PCFLOW_SANDBOX_RESTART"
+
+// overlayScript runs in a mount namespace of its own (unshare -m): it
+// mounts the device's world — the host's root file system, read-only
+// below a copy-on-write layer in memory — and its scratch folder, then
+// execs bubblewrap with the rest of its arguments. Everything the sandbox
+// wrote lives in that memory and goes with the namespace when its last
+// process exits. $1: a folder for the layers; $2: the scratch base.
+const overlayScript = `set -e
+L=$1; B=$2; shift 2
+mkdir -p "$L"
+mount -t tmpfs -o mode=0755 pcflow-world "$L"
+mkdir "$L/up" "$L/work" "$L/root" "$L/sup" "$L/swork" "$L/scratch"
+mount -t overlay -o lowerdir=/,upperdir="$L/up",workdir="$L/work" pcflow-root "$L/root"
+mount -t overlay -o lowerdir="$B",upperdir="$L/sup",workdir="$L/swork" pcflow-scratch "$L/scratch"
+exec "$@"
+`
+
+// overlaySandbox is what an overlay device's sandbox shows of the host.
+type overlaySandbox struct {
+	Layers  string   // host folder the layers are mounted on (in the sandbox's own mount namespace)
+	Base    string   // the scratch base
+	Hide    []string // host folders that show empty inside
+	Bind    []string // host paths shown writable at the same path (after Hide)
+	ROBind  []string // host paths shown read-only at the same path (after Hide)
+	Command []string // the worker's argv
+}
+
+// argv returns the command that starts the sandbox. Inside: the host's
+// root file system under a copy-on-write layer in memory (a write to /etc
+// or /usr lands in the layer, never on the host), /tmp, /var/tmp, /run,
+// /root, /home and the Hide folders empty, only the Bind/ROBind paths of
+// the host visible, a PID namespace (the device's processes only) and an
+// IPC namespace of its own, no capabilities, and the host's network.
+func (s overlaySandbox) argv() []string {
+	a := []string{"unshare", "--mount", "--propagation", "private", "sh", "-c", overlayScript, "sh", s.Layers, s.Base,
+		"bwrap", "--bind", filepath.Join(s.Layers, "root"), "/",
+		"--dev", "/dev", "--tmpfs", "/dev/shm", "--proc", "/proc", "--ro-bind", "/sys", "/sys"}
+	for _, d := range append([]string{"/tmp", "/var/tmp", "/run", "/root", "/home"}, s.Hide...) {
+		a = append(a, "--tmpfs", d)
+	}
+	for _, p := range s.Bind {
+		a = append(a, "--bind", p, p)
+	}
+	for _, p := range s.ROBind {
+		a = append(a, "--ro-bind", p, p)
+	}
+	a = append(a, "--bind", filepath.Join(s.Layers, "scratch"), ScratchDir,
+		"--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--")
+	return append(a, s.Command...)
+}
+
+// busPath returns the socket file of a D-Bus address (unix:path=...), or
+// "" for an abstract socket (reachable through the shared network
+// namespace).
+func busPath(addr string) string {
+	for _, part := range strings.Split(addr, ",") {
+		if p, ok := strings.CutPrefix(part, "unix:path="); ok {
+			return p
+		}
+	}
+	return ""
+}
+
+// readyWriter copies a worker's output to w and
+// sends on ready (buffered, never blocking) at each line that says a
+// worker is serving its queue.
+type readyWriter struct {
+	w     *os.File
+	mu    sync.Mutex
+	buf   []byte
+	ready chan time.Time
+}
+
+func (r *readyWriter) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	r.buf = append(r.buf, p...)
+	if i := bytes.LastIndexByte(r.buf, '\n'); i >= 0 {
+		if bytes.Contains(r.buf[:i], []byte("worker for device ")) {
+			select {
+			case r.ready <- time.Now():
+			default:
+			}
+		}
+		r.buf = r.buf[i+1:]
+	}
+	r.mu.Unlock()
+	return r.w.Write(p)
+}
