@@ -67,6 +67,7 @@ type Server struct {
 	file   string
 	cancel context.CancelFunc
 	done   chan struct{}
+	kick   chan struct{} // a button was pressed: look again now
 
 	mu    sync.Mutex
 	state State
@@ -119,7 +120,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		ln.Close()
 		return nil, err
 	}
-	s := &Server{opts: o, token: hex.EncodeToString(b), vnc: v, vdir: dir, ln: ln, done: make(chan struct{})}
+	s := &Server{opts: o, token: hex.EncodeToString(b), vnc: v, vdir: dir, ln: ln, done: make(chan struct{}), kick: make(chan struct{}, 1)}
 	port := ln.Addr().(*net.TCPAddr).Port
 	// Cookies are per host, not per port: each view names its own.
 	s.cookie = fmt.Sprintf("pcflow_view_%d", port)
@@ -204,6 +205,7 @@ func (s *Server) sync(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-s.kick:
 		}
 	}
 }
@@ -388,6 +390,10 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		writeJSON(w, http.StatusConflict, map[string]string{"error": err.Error()})
 		return
+	}
+	select {
+	case s.kick <- struct{}{}:
+	default:
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"ok": msg})
 }
