@@ -875,6 +875,9 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 			cmd.ExtraFiles = []*os.File{r} // fd 3
 			defer r.Close()
 		}
+		// A sandbox process that outlives the worker must not keep Wait
+		// on its output forever.
+		cmd.WaitDelay = 2 * time.Second
 		if err := cmd.Start(); err != nil {
 			return nil, fmt.Errorf("start worker: %w", err)
 		}
@@ -890,14 +893,22 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 	exited := make(chan struct{})
 	go func() {
 		defer close(exited)
+		crashes := 0
 		for {
 			err := cmd.Wait()
 			var ee *exec.ExitError
 			mu.Lock()
-			again := !stopping && errors.As(err, &ee) && ee.ExitCode() == restartExitCode
-			if !again {
+			reset := errors.As(err, &ee) && ee.ExitCode() == restartExitCode
+			if stopping || !reset && (rec.Sandbox != sandboxOverlay || crashes >= maxWorkerCrashes) {
 				mu.Unlock()
 				return
+			}
+			if !reset {
+				// Killed from inside (kill -9 -1) or crashed: the worker
+				// keeps no state, so a fresh sandbox serves the device on.
+				crashes++
+				fmt.Fprintf(logf, "pcflow eval: the worker of %s ended (%v): starting it again in a fresh sandbox (%d/%d)\n", name, err, crashes, maxWorkerCrashes)
+				time.Sleep(time.Second)
 			}
 			// The worker reset its device and asks for a fresh sandbox:
 			// its overlay went with its mount namespace.
@@ -925,6 +936,12 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 		// The worker keeps no state of its own: Temporal holds it.
 		mu.Lock()
 		stopping = true
+		// The sandbox's PID 1 first: killing it ends every process of
+		// the sandbox, which bwrap's --die-with-parent alone was seen not
+		// to do when the sandbox had just started.
+		for _, pid := range childrenOf(cmd.Process.Pid) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
 		_ = cmd.Process.Kill()
 		mu.Unlock()
 		<-exited
@@ -970,8 +987,8 @@ func deviceSandbox(exe, state string, rec *suiteRecord, name, dir, display strin
 		}
 		f.Close()
 	}
-	if wd, err := os.Getwd(); err == nil && wd != "/" {
-		sb.Hide = append(sb.Hide, wd)
+	if wd, err := os.Getwd(); err == nil && hiddenWorkDir(wd) != "" {
+		sb.Hide = append(sb.Hide, hiddenWorkDir(wd))
 	}
 	sb.Hide = append(sb.Hide, state)
 	sb.Bind = []string{filepath.Join(state, "artifacts"), filepath.Join(state, "actions"), logFile, viewFile, dir}

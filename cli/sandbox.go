@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +17,10 @@ const restartExitCode = 75
 // restartEnv tells a device worker that its sandbox is dropped and started
 // afresh by exiting with restartExitCode after each reset.
 const restartEnv = "PCFLOW_SANDBOX_RESTART"
+
+// maxWorkerCrashes bounds how often an overlay device's worker that ended
+// on its own is started again.
+const maxWorkerCrashes = 10
 
 // overlayScript runs in a mount namespace of its own (unshare -m): it
 // mounts the device's world — the host's root file system, read-only
@@ -103,4 +108,38 @@ func (r *readyWriter) Write(p []byte) (int, error) {
 	}
 	r.mu.Unlock()
 	return r.w.Write(p)
+}
+
+// systemDirs are the top folders of the base system a sandbox keeps.
+var systemDirs = map[string]bool{"usr": true, "etc": true, "var": true, "opt": true, "bin": true, "sbin": true,
+	"lib": true, "lib32": true, "lib64": true, "libx32": true, "boot": true, "srv": true, "mnt": true, "media": true, "snap": true, "nix": true}
+
+// hiddenWorkDir returns the folder to hide for the working folder wd: its
+// top folder (/work for /work/repo: the repository's siblings are as
+// private), or wd itself under a folder of the base system ("" for /).
+func hiddenWorkDir(wd string) string {
+	wd = filepath.Clean(wd)
+	top, _, _ := strings.Cut(strings.TrimPrefix(wd, "/"), "/")
+	if top == "" || systemDirs[top] {
+		if wd == "/" {
+			return ""
+		}
+		return wd
+	}
+	return "/" + top
+}
+
+// childrenOf lists the child processes of pid (Linux: /proc/PID/task/*/children).
+func childrenOf(pid int) []int {
+	var out []int
+	tasks, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "children"))
+	for _, t := range tasks {
+		b, _ := os.ReadFile(t)
+		for _, f := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(f); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }

@@ -92,7 +92,10 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 	// -noreset: by default Xvfb resets whenever its last client leaves,
 	// and a client connecting during the reset (the window manager after
 	// our readiness probe) is refused.
-	xvfb := exec.Command("Xvfb", o.Display, "-screen", "0", fmt.Sprintf("%dx%dx24", o.Width, o.Height), "-nolisten", "tcp", "-ac", "-noreset")
+	// -nolisten local: no abstract socket, which every process sharing the
+	// network namespace reaches (the access control is off, -ac): an eval
+	// sandbox sees only its own desktop's socket file.
+	xvfb := exec.Command("Xvfb", o.Display, "-screen", "0", fmt.Sprintf("%dx%dx24", o.Width, o.Height), "-nolisten", "tcp", "-nolisten", "local", "-ac", "-noreset")
 	xvfb.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	var xlog bytes.Buffer
 	xvfb.Stdout, xvfb.Stderr = &xlog, &xlog
