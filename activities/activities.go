@@ -303,8 +303,9 @@ func (a *Activities) loadObservation(obs screen.Observation) (image.Image, obser
 type DecideInput struct {
 	agent.Turn
 	// Acknowledged are the provider's safety checks a person approved on
-	// the previous step; the model call acknowledges them (OpenAI's
-	// acknowledged_safety_checks).
+	// the previous step. They are kept for the record: each computer-use
+	// request is sent whole (no previous_response_id), so no call is left
+	// open to acknowledge them on the wire.
 	Acknowledged []SafetyCheck `json:"acknowledged,omitempty"`
 }
 
@@ -329,11 +330,7 @@ type DecideResult struct {
 }
 
 // SafetyCheck is a provider's pending safety check on a proposed action.
-type SafetyCheck struct {
-	ID      string `json:"id"`
-	Code    string `json:"code,omitempty"`
-	Message string `json:"message,omitempty"`
-}
+type SafetyCheck = agent.SafetyCheck
 
 // Decide observes the device and asks the Decision agent for one action.
 func (a *Activities) Decide(ctx context.Context, in DecideInput) (*DecideResult, error) {
@@ -357,7 +354,7 @@ func (a *Activities) Decide(ctx context.Context, in DecideInput) (*DecideResult,
 	}, &res.Usage)
 	if d != nil {
 		res.Thought, res.Action, res.Invalid, res.Errors, res.PromptBytes = d.Thought, d.Action, d.Invalid, d.Errors, d.Prompt
-		res.Batch = d.Batch
+		res.Batch, res.SafetyChecks = d.Batch, d.SafetyChecks
 	}
 	if err := a.finish(m, &res.Usage, err); err != nil {
 		return res, err

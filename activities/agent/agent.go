@@ -108,10 +108,13 @@ type Decision struct {
 	// Batch holds the actions the model gave after Action in the same
 	// answer (computer-use models often give several); they run in order
 	// after Action, in the same step.
-	Batch   []screen.Action
-	Invalid int      // answers that were invalid and re-asked
-	Errors  []string // why they were invalid
-	Prompt  int      // bytes of the text prompt, for the prompt-size benchmark
+	Batch []screen.Action
+	// SafetyChecks are the provider's own pending checks on Action (OpenAI's
+	// computer tool): the workflow runs Action only after a person approves.
+	SafetyChecks []SafetyCheck
+	Invalid      int      // answers that were invalid and re-asked
+	Errors       []string // why they were invalid
+	Prompt       int      // bytes of the text prompt, for the prompt-size benchmark
 }
 
 // ReflectionInput is what the Reflection agent compares.
@@ -221,4 +224,11 @@ type InvalidOutputError struct {
 
 func (e *InvalidOutputError) Error() string {
 	return fmt.Sprintf("model gave %d invalid answer(s); last problem: %s", e.Attempts, e.Last)
+}
+
+// SafetyCheck is a provider's pending safety check on a proposed action.
+type SafetyCheck struct {
+	ID      string `json:"id"`
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message,omitempty"`
 }

@@ -207,22 +207,23 @@ func (c *Client) decideComputer(ctx context.Context, in agent.DecisionInput, w w
 			return nil, err
 		}
 		perr := err
-		if perr == nil && len(checks) > 0 && !c.cfg.AckSafetyChecks {
-			var msgs []string
-			for _, ch := range checks {
-				msgs = append(msgs, ch.Code+": "+ch.Message)
-			}
-			d.Thought = a.Thought
-			d.Action = screen.Action{Kind: screen.ActFail, Reason: "the model's next action carries safety checks a person must acknowledge (" +
-				strings.Join(msgs, "; ") + "); review the screen, then rerun with PCFLOW_ACK_SAFETY_CHECKS=1 to acknowledge them"}
-			return d, nil
-		}
 		if perr == nil {
 			var acts []screen.Action
 			if acts, perr = w.actions(a, in, outKeys); perr == nil {
 				d.Thought, d.Action, d.Batch = a.Thought, acts[0], acts[1:]
 				for _, ch := range checks {
-					d.Thought += fmt.Sprintf(" [acknowledged safety check %s: %s]", ch.Code, ch.Message)
+					if c.cfg.AckSafetyChecks {
+						// The operator acknowledged every check in advance.
+						d.Thought += fmt.Sprintf(" [safety check %s acknowledged by PCFLOW_ACK_SAFETY_CHECKS: %s]", ch.Code, ch.Message)
+						continue
+					}
+					d.SafetyChecks = append(d.SafetyChecks, agent.SafetyCheck{ID: ch.ID, Code: ch.Code, Message: ch.Message})
+				}
+				if len(d.SafetyChecks) > 0 && len(d.Batch) > 0 {
+					// The checks are on the call: a person approves the
+					// first action alone, and the model sees the screen again
+					// before the rest.
+					d.Batch = nil
 				}
 				return d, nil
 			}

@@ -37,9 +37,9 @@ type Config struct {
 	// the anthropic-computer profile goes (else BaseURL and APIKey).
 	AnthropicAPIKey  string
 	AnthropicBaseURL string
-	// AckSafetyChecks acknowledges the safety checks OpenAI's computer tool
-	// attaches to risky actions; without it such an action fails the
-	// subtask with the checks' messages.
+	// AckSafetyChecks acknowledges in advance the safety checks OpenAI's
+	// computer tool attaches to risky actions; without it such an action
+	// comes back with its checks and waits for a person's approval.
 	AckSafetyChecks bool
 }
 

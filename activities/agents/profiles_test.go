@@ -116,7 +116,8 @@ func TestOutOfRangeIsReasked(t *testing.T) {
 }
 
 // TestSafetyChecksNeedAcknowledgement: an action OpenAI's computer tool
-// flags is not executed unless a person acknowledged such checks.
+// flags comes back with its checks (the workflow then waits for a person's
+// approval) unless the operator acknowledged such checks in advance.
 func TestSafetyChecksNeedAcknowledgement(t *testing.T) {
 	s, _ := profile.NewSet()
 	p, _ := s.Get("openai-computer")
@@ -130,11 +131,14 @@ func TestSafetyChecksNeedAcknowledgement(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if d.Action.Kind != screen.ActClick {
+			t.Errorf("ack=%v: action %+v, want the proposed click", ack, d.Action)
+		}
 		switch {
-		case !ack && (d.Action.Kind != screen.ActFail || !strings.Contains(d.Action.Reason, "PCFLOW_ACK_SAFETY_CHECKS=1") || !strings.Contains(d.Action.Reason, "malicious_instructions")):
-			t.Errorf("unacknowledged safety check: action %+v, want fail naming the check and the setting", d.Action)
-		case ack && (d.Action.Kind != screen.ActClick || !strings.Contains(d.Thought, "acknowledged safety check malicious_instructions")):
-			t.Errorf("acknowledged safety check: action %+v thought %q, want the click with the acknowledgement in the thought", d.Action, d.Thought)
+		case !ack && (len(d.SafetyChecks) != 1 || d.SafetyChecks[0].Code != "malicious_instructions" || d.SafetyChecks[0].ID == ""):
+			t.Errorf("unacknowledged safety check: checks %+v, want the provider's malicious_instructions check with its id, for a person to approve", d.SafetyChecks)
+		case ack && (len(d.SafetyChecks) != 0 || !strings.Contains(d.Thought, "safety check malicious_instructions acknowledged")):
+			t.Errorf("acknowledged in advance: checks %+v thought %q, want none pending and the acknowledgement in the thought", d.SafetyChecks, d.Thought)
 		}
 	}
 }
