@@ -348,6 +348,9 @@ func (a *Activities) Decide(ctx context.Context, in DecideInput) (*DecideResult,
 			return FindText(w, text), err
 		}
 	}
+	// What a person typed (answers, notes, reasons) comes through the
+	// workflow unredacted: a secret's value in it stops here.
+	a.redactor().Value(&in.Turn)
 	d, err := a.Model.Decide(ctx, agent.DecisionInput{
 		Turn: in.Turn, ActiveWindow: s.ActiveWindow, Windows: s.Windows, Clipboard: s.Clipboard,
 		Elements: s.Elements, Image: ann, Locate: locate, Record: a.recorder(&res.Exchanges),
@@ -510,6 +513,9 @@ func (a *Activities) Progress(ctx context.Context, in ProgressInput) (*ProgressR
 	m := a.startModelAttempt(ctx)
 	defer m.stop()
 	res := &ProgressResult{}
+	r := a.redactor()
+	r.Value(&in.Turn)
+	r.Value(&in.Outcome)
 	p, err := a.Model.UpdateProgress(ctx, agent.ProgressInput{Turn: in.Turn, Outcome: in.Outcome, Record: a.recorder(&res.Exchanges)}, &res.Usage)
 	if err := a.finish(m, &res.Usage, err); err != nil {
 		return res, err

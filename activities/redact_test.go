@@ -14,11 +14,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/activities/agent"
+	"github.com/pcflow/pcflow/activities/agents"
+	"github.com/pcflow/pcflow/activities/agents/scripted"
 	"github.com/pcflow/pcflow/activities/artifacts"
 	"github.com/pcflow/pcflow/activities/fakedevice"
 	"github.com/pcflow/pcflow/activities/screen"
@@ -283,5 +287,41 @@ func TestRedactedErrorKeepsDetails(t *testing.T) {
 	}
 	if diff := cmp.Diff(screen.Usage{Calls: 3, PromptTokens: 1200}, u); diff != "" {
 		t.Errorf("usage after redaction (-want +got):\n%s", diff)
+	}
+}
+
+// TestPersonTextIsRedactedInPrompts: what a person typed (an answer to
+// ask_human, a release note, a reject reason) reaches the workflow in clear
+// text; a secret's value in it never reaches the model.
+func TestPersonTextIsRedactedInPrompts(t *testing.T) {
+	srv := scripted.New(scripted.Script{Subtasks: map[string]scripted.SubtaskScript{"login": {Steps: []scripted.Step{{Action: "click", Target: "OK"}}}}})
+	if err := srv.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	a := newActs(t, fakedevice.New("OK"))
+	a.Model = agents.New(agents.Config{BaseURL: srv.URL, APIKey: "k", DecisionModel: "m", ReflectionModel: "m", ProgressModel: "m",
+		ManagerModel: "m", MaxTokens: 256, Timeout: 10 * time.Second, ImageMaxSide: 400, ImageFormat: "png", MaxReasks: 2})
+	said := "the password is " + dashed
+	turn := agent.Turn{Goal: agent.Goal{Subtask: "login", Instruction: "log in", MaxSteps: 5}, Step: 1,
+		State: agent.State{Answers: []string{said}, LastAction: "a person had control: " + said}}
+	if _, err := a.Decide(context.Background(), activities.DecideInput{Turn: turn}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Progress(context.Background(), activities.ProgressInput{Turn: turn,
+		Outcome: agent.Outcome{Action: "click OK", Verdict: "correct", Person: "rejected by x: " + said}}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) < 2 {
+		t.Fatalf("%d model requests, want a Decision and a Progress", len(reqs))
+	}
+	for _, r := range reqs {
+		if strings.Contains(r.Text, dashed) {
+			t.Errorf("%s prompt holds the secret's value: %q", r.Role, r.Text)
+		}
+		if !strings.Contains(r.Text, "the password is") {
+			t.Errorf("%s prompt lost what the person said: %q", r.Role, r.Text)
+		}
 	}
 }
