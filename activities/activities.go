@@ -303,9 +303,8 @@ func (a *Activities) loadObservation(obs screen.Observation) (image.Image, obser
 type DecideInput struct {
 	agent.Turn
 	// Acknowledged are the provider's safety checks a person approved on
-	// the previous step. They are kept for the record: each computer-use
-	// request is sent whole (no previous_response_id), so no call is left
-	// open to acknowledge them on the wire.
+	// the previous step: the request sends the call they were on and its
+	// output with acknowledged_safety_checks (OpenAI's computer tool).
 	Acknowledged []SafetyCheck `json:"acknowledged,omitempty"`
 }
 
@@ -354,6 +353,7 @@ func (a *Activities) Decide(ctx context.Context, in DecideInput) (*DecideResult,
 	d, err := a.Model.Decide(ctx, agent.DecisionInput{
 		Turn: in.Turn, ActiveWindow: s.ActiveWindow, Windows: s.Windows, Clipboard: s.Clipboard,
 		Elements: s.Elements, Image: ann, Locate: locate, Record: a.recorder(&res.Exchanges),
+		Acknowledged: in.Acknowledged,
 	}, &res.Usage)
 	if d != nil {
 		res.Thought, res.Action, res.Invalid, res.Errors, res.PromptBytes = d.Thought, d.Action, d.Invalid, d.Errors, d.Prompt

@@ -99,6 +99,9 @@ type DecisionInput struct {
 	// Locate finds on-screen text for select (OCR); nil disables select.
 	Locate func(text string) ([]screen.Rect, error)
 	Record func(Exchange)
+	// Acknowledged are the provider's safety checks a person approved on
+	// the previous step; the request acknowledges them on their call.
+	Acknowledged []SafetyCheck
 }
 
 // Decision is the Decision agent's choice, in screen coordinates.
@@ -231,4 +234,8 @@ type SafetyCheck struct {
 	ID      string `json:"id"`
 	Code    string `json:"code,omitempty"`
 	Message string `json:"message,omitempty"`
+	// Call is the provider's call the check is on, as it gave it (OpenAI's
+	// computer_call item): the acknowledgement is sent as that call's
+	// output, after the call itself, so a stateless request carries both.
+	Call json.RawMessage `json:"call,omitempty"`
 }

@@ -92,7 +92,7 @@ func (c *Client) pointComputer(ctx context.Context, w wire, sys string, n int, u
 		if feedback != "" {
 			prompt += "\nYour previous answer was invalid: " + feedback
 		}
-		a, _, err := c.computerAsk(ctx, agent.Call{Role: RoleCalibrate, Step: n}, w, sys, prompt, nil, u, record)
+		a, _, err := c.computerAsk(ctx, agent.Call{Role: RoleCalibrate, Step: n}, w, sys, prompt, nil, nil, u, record)
 		if _, ok := err.(*agent.APIError); ok {
 			return 0, 0, "", err
 		}

@@ -49,7 +49,7 @@ func (w wire) customTools(outKeys []string) []computerTool {
 }
 
 // computerBody is the request of w's protocol.
-func (c *Client) computerBody(w wire, sys, prompt string, outKeys []string) (url string, hdr http.Header, body map[string]any) {
+func (c *Client) computerBody(w wire, sys, prompt string, outKeys []string, acked []agent.SafetyCheck) (url string, hdr http.Header, body map[string]any) {
 	b64 := base64.StdEncoding.EncodeToString(w.img)
 	hdr = http.Header{"Content-Type": {"application/json"}}
 	base := strings.TrimRight(c.cfg.BaseURL, "/")
@@ -81,16 +81,46 @@ func (c *Client) computerBody(w wire, sys, prompt string, outKeys []string) (url
 	}
 	return base + "/responses", hdr, map[string]any{
 		"model": c.cfg.DecisionModel, "instructions": sys, "tools": tools, "truncation": "auto",
-		"input": []any{map[string]any{"role": "user", "content": []any{
+		"input": append(acknowledgements(acked, dataURL(w.img, w.mime)), map[string]any{"role": "user", "content": []any{
 			map[string]any{"type": "input_text", "text": prompt},
 			map[string]any{"type": "input_image", "image_url": dataURL(w.img, w.mime)},
-		}}},
+		}}),
 	}
 }
 
+// acknowledgements are the input items that acknowledge the safety checks
+// a person approved: per call they were on, the call as the model gave it
+// and its computer_call_output (the screen after the action) carrying
+// acknowledged_safety_checks, as OpenAI's Responses API documents for a
+// request without previous_response_id.
+func acknowledgements(acked []agent.SafetyCheck, shot string) []any {
+	var items []any
+	byCall := map[string]int{}
+	for _, ch := range acked {
+		var call struct {
+			CallID string `json:"call_id"`
+		}
+		if len(ch.Call) == 0 || json.Unmarshal(ch.Call, &call) != nil || call.CallID == "" {
+			continue
+		}
+		ack := map[string]any{"id": ch.ID, "code": ch.Code, "message": ch.Message}
+		if i, ok := byCall[call.CallID]; ok {
+			out := items[i].(map[string]any)
+			out["acknowledged_safety_checks"] = append(out["acknowledged_safety_checks"].([]any), ack)
+			continue
+		}
+		items = append(items, ch.Call)
+		byCall[call.CallID] = len(items)
+		items = append(items, map[string]any{"type": "computer_call_output", "call_id": call.CallID,
+			"acknowledged_safety_checks": []any{ack},
+			"output":                     map[string]any{"type": "computer_screenshot", "image_url": shot}})
+	}
+	return items
+}
+
 // computerAsk sends one turn and reads the answer into calls.
-func (c *Client) computerAsk(ctx context.Context, call agent.Call, w wire, sys, prompt string, outKeys []string, u *screen.Usage, record func(agent.Exchange)) (profile.Answer, []profile.SafetyCheck, error) {
-	url, hdr, body := c.computerBody(w, sys, prompt, outKeys)
+func (c *Client) computerAsk(ctx context.Context, call agent.Call, w wire, sys, prompt string, outKeys []string, acked []agent.SafetyCheck, u *screen.Usage, record func(agent.Exchange)) (profile.Answer, []agent.SafetyCheck, error) {
+	url, hdr, body := c.computerBody(w, sys, prompt, outKeys, acked)
 	data, err := json.Marshal(body)
 	if err != nil {
 		return profile.Answer{}, nil, err
@@ -145,7 +175,27 @@ func (c *Client) computerAsk(ctx context.Context, call agent.Call, w wire, sys, 
 		a, err := profile.AnthropicAnswer(ans.Content)
 		return a, nil, err
 	}
-	return profile.ResponsesAnswer(ans.Output)
+	a, checks, err := profile.ResponsesAnswer(ans.Output)
+	if len(checks) == 0 {
+		return a, nil, err
+	}
+	// Each check keeps the call it is on, as the model gave it, so the
+	// next request can acknowledge it there.
+	var items struct {
+		Output []json.RawMessage `json:"output"`
+	}
+	_ = json.Unmarshal(raw, &items)
+	var out []agent.SafetyCheck
+	for _, it := range items.Output {
+		var cc profile.ResponsesItem
+		if json.Unmarshal(it, &cc) != nil || cc.Type != "computer_call" {
+			continue
+		}
+		for _, ch := range cc.PendingSafetyChecks {
+			out = append(out, agent.SafetyCheck{ID: ch.ID, Code: ch.Code, Message: ch.Message, Call: it})
+		}
+	}
+	return a, out, err
 }
 
 // statusError classifies a failed HTTP answer as classify does go-openai's.
@@ -202,7 +252,7 @@ func (c *Client) decideComputer(ctx context.Context, in agent.DecisionInput, w w
 	for attempt := 0; ; attempt++ {
 		prompt := DecisionPrompt(view, w.frame.ImageW, w.frame.ImageH, feedback)
 		d.Prompt = len(prompt)
-		a, checks, err := c.computerAsk(ctx, call, w, sys, prompt, outKeys, u, in.Record)
+		a, checks, err := c.computerAsk(ctx, call, w, sys, prompt, outKeys, in.Acknowledged, u, in.Record)
 		if _, ok := err.(*agent.APIError); ok {
 			return nil, err
 		}
@@ -211,14 +261,7 @@ func (c *Client) decideComputer(ctx context.Context, in agent.DecisionInput, w w
 			var acts []screen.Action
 			if acts, perr = w.actions(a, in, outKeys); perr == nil {
 				d.Thought, d.Action, d.Batch = a.Thought, acts[0], acts[1:]
-				for _, ch := range checks {
-					if c.cfg.AckSafetyChecks {
-						// The operator acknowledged every check in advance.
-						d.Thought += fmt.Sprintf(" [safety check %s acknowledged by PCFLOW_ACK_SAFETY_CHECKS: %s]", ch.Code, ch.Message)
-						continue
-					}
-					d.SafetyChecks = append(d.SafetyChecks, agent.SafetyCheck{ID: ch.ID, Code: ch.Code, Message: ch.Message})
-				}
+				d.SafetyChecks = checks
 				if len(d.SafetyChecks) > 0 && len(d.Batch) > 0 {
 					// The checks are on the call: a person approves the
 					// first action alone, and the model sees the screen again

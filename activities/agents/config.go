@@ -37,10 +37,6 @@ type Config struct {
 	// the anthropic-computer profile goes (else BaseURL and APIKey).
 	AnthropicAPIKey  string
 	AnthropicBaseURL string
-	// AckSafetyChecks acknowledges in advance the safety checks OpenAI's
-	// computer tool attaches to risky actions; without it such an action
-	// comes back with its checks and waits for a person's approval.
-	AckSafetyChecks bool
 }
 
 // ConfigFromEnv reads OPENAI_BASE_URL, OPENAI_API_KEY and PCFLOW_MODEL*
@@ -94,6 +90,5 @@ func ConfigFromEnv(getenv func(string) string) Config {
 	if c.AnthropicBaseURL == "" {
 		c.AnthropicBaseURL = "https://api.anthropic.com/v1"
 	}
-	c.AckSafetyChecks = getenv("PCFLOW_ACK_SAFETY_CHECKS") == "1"
 	return c
 }

@@ -2,6 +2,7 @@ package agents_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -116,30 +117,64 @@ func TestOutOfRangeIsReasked(t *testing.T) {
 }
 
 // TestSafetyChecksNeedAcknowledgement: an action OpenAI's computer tool
-// flags comes back with its checks (the workflow then waits for a person's
-// approval) unless the operator acknowledged such checks in advance.
+// flags comes back with its checks and the call they are on (the workflow
+// waits for a person's approval). After an approval the next request
+// acknowledges exactly those checks on that call, which the scripted
+// server verifies as the real API does; after a rejection nothing is
+// acknowledged; a tampered acknowledgement is refused with HTTP 400.
 func TestSafetyChecksNeedAcknowledgement(t *testing.T) {
 	s, _ := profile.NewSet()
 	p, _ := s.Get("openai-computer")
-	for _, ack := range []bool{false, true} {
-		sc := script(scripted.Step{Action: "click", Target: "Save"})
-		sc.Faults = []scripted.Fault{{Role: agent.RoleDecision, Kind: "safety_check"}}
-		srv, cfg := serve(t, sc)
-		srv.SetProfile(p)
-		cfg.Profile, cfg.AckSafetyChecks = p, ack
-		d, err := agents.New(cfg).Decide(context.Background(), input(), &screen.Usage{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d.Action.Kind != screen.ActClick {
-			t.Errorf("ack=%v: action %+v, want the proposed click", ack, d.Action)
-		}
-		switch {
-		case !ack && (len(d.SafetyChecks) != 1 || d.SafetyChecks[0].Code != "malicious_instructions" || d.SafetyChecks[0].ID == ""):
-			t.Errorf("unacknowledged safety check: checks %+v, want the provider's malicious_instructions check with its id, for a person to approve", d.SafetyChecks)
-		case ack && (len(d.SafetyChecks) != 0 || !strings.Contains(d.Thought, "safety check malicious_instructions acknowledged")):
-			t.Errorf("acknowledged in advance: checks %+v thought %q, want none pending and the acknowledgement in the thought", d.SafetyChecks, d.Thought)
-		}
+	for _, next := range []string{"approved", "rejected", "tampered"} {
+		t.Run(next, func(t *testing.T) {
+			sc := script(scripted.Step{Action: "click", Target: "Save"}, scripted.Step{Action: "click", Target: "Save", Thought: "Saved once; check the dialog."})
+			sc.Faults = []scripted.Fault{{Role: agent.RoleDecision, Step: 1, Kind: "safety_check"}}
+			srv, cfg := serve(t, sc)
+			srv.SetProfile(p)
+			cfg.Profile = p
+			c := agents.New(cfg)
+			d, err := c.Decide(context.Background(), input(), &screen.Usage{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Action.Kind != screen.ActClick {
+				t.Errorf("action %+v, want the proposed click", d.Action)
+			}
+			if len(d.SafetyChecks) != 1 || d.SafetyChecks[0].Code != "malicious_instructions" || d.SafetyChecks[0].ID == "" || len(d.SafetyChecks[0].Call) == 0 {
+				t.Fatalf("checks %+v, want the provider's malicious_instructions check with its id and call, for a person to approve", d.SafetyChecks)
+			}
+			in := input()
+			in.Step = 2
+			switch next {
+			case "approved":
+				in.Acknowledged = d.SafetyChecks
+			case "tampered":
+				ch := d.SafetyChecks[0]
+				ch.ID = "cu_sc_forged"
+				in.Acknowledged = []agent.SafetyCheck{ch}
+			}
+			d2, err := c.Decide(context.Background(), in, &screen.Usage{})
+			reqs := srv.Requests()
+			last := reqs[len(reqs)-1]
+			switch next {
+			case "approved":
+				if err != nil {
+					t.Fatalf("after approval: %v", err)
+				}
+				if len(last.Acknowledged) != 1 || last.Acknowledged[0] != d.SafetyChecks[0].ID || d2.Action.Kind != screen.ActClick {
+					t.Errorf("after approval the request acknowledged %v (action %+v), want exactly %s", last.Acknowledged, d2.Action, d.SafetyChecks[0].ID)
+				}
+			case "rejected":
+				if err != nil || len(last.Acknowledged) != 0 {
+					t.Errorf("after rejection: err %v, acknowledged %v; want no acknowledgement", err, last.Acknowledged)
+				}
+			case "tampered":
+				var ae *agent.APIError
+				if !errors.As(err, &ae) || ae.Status != 400 || !strings.Contains(ae.Msg, "must be acknowledged exactly") {
+					t.Errorf("forged acknowledgement: err %v, want the API's HTTP 400", err)
+				}
+			}
+		})
 	}
 }
 

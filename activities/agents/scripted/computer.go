@@ -24,14 +24,51 @@ type computerRequest struct {
 		Role    string            `json:"role"`
 		Content []json.RawMessage `json:"content"`
 	} `json:"messages,omitempty"`
-	Input []struct {
-		Role    string            `json:"role"`
-		Content []json.RawMessage `json:"content"`
-	} `json:"input,omitempty"`
+	Input []inputItem `json:"input,omitempty"`
 	Tools []struct {
 		Type string `json:"type"`
 		Name string `json:"name"`
 	} `json:"tools"`
+}
+
+// inputItem is one item of a Responses API input: a message, or a
+// computer_call and its computer_call_output (how a stateless request
+// acknowledges safety checks).
+type inputItem struct {
+	Type         string            `json:"type,omitempty"`
+	Role         string            `json:"role,omitempty"`
+	Content      []json.RawMessage `json:"content,omitempty"`
+	CallID       string            `json:"call_id,omitempty"`
+	Acknowledged []struct {
+		ID string `json:"id"`
+	} `json:"acknowledged_safety_checks,omitempty"`
+}
+
+// checkAcks verifies, as the Responses API does, that each
+// computer_call_output for a call that carried pending safety checks
+// acknowledges exactly those checks. pending maps a call id to its
+// checks' ids (a stateless request may send the same call again, on a
+// re-ask). It returns the ids acknowledged, or why the request is rejected.
+func (cr computerRequest) checkAcks(pending map[string][]string) ([]string, error) {
+	var acked []string
+	for _, it := range cr.Input {
+		if it.Type != "computer_call_output" {
+			continue
+		}
+		var ids []string
+		for _, a := range it.Acknowledged {
+			ids = append(ids, a.ID)
+		}
+		want, ok := pending[it.CallID]
+		if !ok && len(ids) > 0 {
+			return nil, fmt.Errorf("acknowledged_safety_checks %v on call %s, which has no pending safety checks", ids, it.CallID)
+		}
+		if strings.Join(ids, ",") != strings.Join(want, ",") {
+			return nil, fmt.Errorf("computer_call_output for call %s acknowledges safety checks %v; the call's pending safety checks are %v and must be acknowledged exactly", it.CallID, ids, want)
+		}
+		acked = append(acked, ids...)
+	}
+	return acked, nil
 }
 
 // asChat turns a computer-protocol request into the chat request it
@@ -40,7 +77,14 @@ func (cr computerRequest) asChat() openai.ChatCompletionRequest {
 	req := openai.ChatCompletionRequest{Model: cr.Model}
 	msgs := cr.Messages
 	if len(msgs) == 0 {
-		msgs = cr.Input
+		for _, it := range cr.Input {
+			if it.Role != "" {
+				msgs = append(msgs, struct {
+					Role    string            `json:"role"`
+					Content []json.RawMessage `json:"content"`
+				}{it.Role, it.Content})
+			}
+		}
 	}
 	for _, m := range msgs {
 		cm := openai.ChatCompletionMessage{Role: m.Role}
@@ -134,7 +178,7 @@ func anthropicAction(action string, args map[string]any) (string, map[string]any
 // content as a message, the pcflow actions as one computer_call with a
 // batch of actions (done and fail as function calls). checks are added as
 // pending safety checks.
-func responsesAnswer(resp openai.ChatCompletionResponse, checks []map[string]string) map[string]any {
+func responsesAnswer(resp openai.ChatCompletionResponse, callID string, checks []map[string]string) map[string]any {
 	var out []any
 	msg := resp.Choices[0].Message
 	if msg.Content != "" {
@@ -154,7 +198,7 @@ func responsesAnswer(resp openai.ChatCompletionResponse, checks []map[string]str
 		out = append(out, map[string]any{"type": "function_call", "call_id": "call_" + strconv.Itoa(i), "name": tc.Function.Name, "arguments": tc.Function.Arguments})
 	}
 	if len(actions) > 0 {
-		cc := map[string]any{"type": "computer_call", "id": "cu_" + resp.ID, "call_id": "call_cu", "status": "completed", "pending_safety_checks": checks}
+		cc := map[string]any{"type": "computer_call", "id": "cu_" + resp.ID, "call_id": callID, "status": "completed", "pending_safety_checks": checks}
 		if len(actions) == 1 {
 			cc["action"] = actions[0]
 		} else {

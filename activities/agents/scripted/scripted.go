@@ -98,7 +98,9 @@ type Fault struct {
 	Step    int    `json:"step,omitempty"`    // 0: any
 	// Kind: "429", "500", "401", "404", "400", "slow", "malformed",
 	// "unknown_element", "no_tool", "out_of_range" (a point outside the
-	// profile's space), "safety_check" (Responses API), "wrong_tool" (answers with another
+	// profile's space), "safety_check" (Responses API: the computer_call carries a
+	// pending safety check; a later computer_call_output for that call must
+	// acknowledge exactly it, else HTTP 400 as the real API), "wrong_tool" (answers with another
 	// role's tool).
 	Kind    string `json:"kind"`
 	Times   int    `json:"times"` // how many matching requests (0: all)
@@ -116,6 +118,9 @@ type Request struct {
 	Text    string
 	Fault   string
 	Status  int
+	// Acknowledged are the safety check ids the request acknowledged
+	// (Responses API acknowledged_safety_checks).
+	Acknowledged []string
 }
 
 // Server serves a Script, or replays recorded exchanges.
@@ -133,6 +138,10 @@ type Server struct {
 	// profile, when set, makes Decision and calibration answers come in its
 	// wire format and coordinate space (see profiled.go).
 	profile *profile.Profile
+	// pending maps a Responses API call id to the ids of the safety
+	// checks it carried, until a request acknowledges them.
+	pending map[string][]string
+	calls   int
 }
 
 // SetProfile makes the server answer as a model of profile p does: in its
@@ -248,6 +257,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	proto, _ := protocolOf(r.URL.Path)
 	var req openai.ChatCompletionRequest
+	var ackedIDs []string
 	if proto != "" {
 		var cr computerRequest
 		if err := json.NewDecoder(r.Body).Decode(&cr); err != nil {
@@ -255,11 +265,23 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		req = cr.asChat()
+		s.mu.Lock()
+		if s.pending == nil {
+			s.pending = map[string][]string{}
+		}
+		acked, err := cr.checkAcks(s.pending)
+		s.mu.Unlock()
+		if err != nil {
+			writeErr(w, 400, err.Error())
+			return
+		}
+		ackedIDs = acked
 	} else if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		writeErr(w, 400, "bad request body: "+err.Error())
 		return
 	}
 	rec := classify(agents.CallFromHeaders(r.Header), req)
+	rec.Acknowledged = ackedIDs
 	s.mu.Lock()
 	fault := s.matchFault(rec)
 	latency := s.script.LatencyMS
@@ -291,11 +313,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case "messages":
 			body = anthropicAnswer(resp)
 		case "responses":
+			s.calls++
+			callID := fmt.Sprintf("call_cu_%d", s.calls)
 			var checks []map[string]string
 			if fault != nil && fault.Kind == "safety_check" {
-				checks = []map[string]string{{"id": "cu_sc_1", "code": "malicious_instructions", "message": "scripted safety check: the screen may carry instructions that are not the user's"}}
+				id := fmt.Sprintf("cu_sc_%d", s.calls)
+				checks = []map[string]string{{"id": id, "code": "malicious_instructions", "message": "scripted safety check: the screen may carry instructions that are not the user's"}}
+				if s.pending == nil {
+					s.pending = map[string][]string{}
+				}
+				s.pending[callID] = []string{id}
 			}
-			body = responsesAnswer(resp, checks)
+			body = responsesAnswer(resp, callID, checks)
 		}
 	}
 	s.mu.Unlock()
