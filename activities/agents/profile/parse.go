@@ -258,6 +258,15 @@ func parseUITARS(content string) (Answer, error) {
 		if err != nil {
 			return a, err
 		}
+		if c.Name == "ask_human" && c.Args["text"] == nil {
+			// call_user() takes no argument: what the model needs from the
+			// person is in its thought.
+			q := a.Thought
+			if q == "" {
+				q = "The agent asks for your help (UI-TARS call_user) and said nothing more; look at the screen."
+			}
+			c.Args["text"] = q
+		}
 		a.Calls = append(a.Calls, c)
 	}
 	if len(a.Calls) == 0 {
@@ -476,12 +485,19 @@ func uitarsCall(name string, kw map[string]string) (Call, error) {
 		}
 		return Call{Name: "done", Args: out}, nil
 	case "call_user":
-		return Call{Name: "fail", Args: map[string]any{"reason": "the model asked for the user's help (call_user)"}}, nil
+		// UI-TARS hands over to the person (a login, a CAPTCHA, a choice
+		// only they can make): pcflow's ask_human, which waits for an
+		// answer instead of failing the subtask.
+		out := map[string]any{}
+		if q := strings.TrimSpace(kw["content"]); q != "" {
+			out["text"] = q
+		}
+		return Call{Name: "ask_human", Args: out}, nil
 	case "open_app":
 		out["app"] = kw["app_name"]
 		return Call{Name: "open_app", Args: out}, nil
 	}
-	return Call{}, fmt.Errorf("UI-TARS action %q is not one pcflow knows; use click, left_double, right_single, drag, hotkey, type, scroll, wait or finished", name)
+	return Call{}, fmt.Errorf("UI-TARS action %q is not one pcflow knows; use click, left_double, right_single, drag, hotkey, type, scroll, wait, finished or call_user", name)
 }
 
 func numbers(v any) ([]float64, error) {

@@ -82,7 +82,7 @@ type(content='text') # end the content with \n to press Enter
 scroll(start_box='(x,y)', direction='down or up or right or left')
 wait()
 finished(content='the value of the declared output, or a JSON object of all outputs')
-call_user()
+call_user() # ask the person for help and wait for the answer; say in Thought what you need
 pcflow's other actions (open_app, switch_window, select, copy, paste, fail) may be written as: Action: NAME {JSON arguments}
 Coordinates are ` + hint + `.`
 	case FormatHermes, FormatAuto:
