@@ -23,7 +23,9 @@ import (
 // (POST {base}/responses). Their SDKs resolve, but anthropic-sdk-go pulls
 // newer AWS SDK modules than the Temporal server links, and pcflow needs
 // one request shape from each. Every Decision is one stateless turn, as
-// with chat: the prompt and the screenshot, the computer tool declared at
+// with chat (after a person approved a flagged OpenAI call, preceded by
+// that call and its output acknowledging the checks): the prompt and the
+// screenshot, the computer tool declared at
 // the size of the image sent, and pcflow's non-pointer actions (open_app,
 // switch_window, select, copy, paste, done, fail, ask_human) as custom tools.
 
