@@ -45,7 +45,7 @@ func AnthropicAnswer(blocks []AnthropicBlock) (Answer, error) {
 				a.Calls = append(a.Calls, Call{Name: b.Name, Args: args})
 				continue
 			}
-			c, err := anthropicCall(args)
+			c, err := computerCall("computer", args)
 			if err != nil {
 				return a, err
 			}
@@ -57,88 +57,6 @@ func AnthropicAnswer(blocks []AnthropicBlock) (Answer, error) {
 		return a, fmt.Errorf("no tool_use in the answer: use the computer tool for the next action, or done / fail")
 	}
 	return a, nil
-}
-
-func anthropicCall(in map[string]any) (Call, error) {
-	action, _ := in["action"].(string)
-	out := map[string]any{}
-	point := func(key, xk, yk string, required bool) error {
-		v, ok := in[key]
-		if !ok {
-			if required {
-				return fmt.Errorf("computer %s needs %s [x, y]", action, key)
-			}
-			return nil
-		}
-		xy, err := numbers(v)
-		if err != nil || len(xy) != 2 {
-			return fmt.Errorf("computer %s: %s must be [x, y], not %v", action, key, v)
-		}
-		out[xk], out[yk] = xy[0], xy[1]
-		return nil
-	}
-	keys := func(s string) []any {
-		return lowerKeys(strings.FieldsFunc(s, func(r rune) bool { return r == '+' || r == ' ' }))
-	}
-	if t, ok := in["text"].(string); ok && t != "" && action != "type" && action != "key" && action != "hold_key" {
-		out["keys"] = keys(t) // modifiers held during the action
-	}
-	switch action {
-	case "left_click", "right_click", "middle_click", "double_click", "triple_click", "mouse_move":
-		if err := point("coordinate", "x", "y", true); err != nil {
-			return Call{}, err
-		}
-		n := map[string]string{"left_click": "click"}[action]
-		if n == "" {
-			n = action
-		}
-		return Call{Name: n, Args: out}, nil
-	case "left_click_drag":
-		if err := point("start_coordinate", "x", "y", true); err != nil {
-			return Call{}, err
-		}
-		if err := point("coordinate", "x2", "y2", true); err != nil {
-			return Call{}, err
-		}
-		return Call{Name: "drag", Args: out}, nil
-	case "left_mouse_down", "left_mouse_up":
-		if err := point("coordinate", "x", "y", false); err != nil {
-			return Call{}, err
-		}
-		return Call{Name: map[string]string{"left_mouse_down": "mouse_down", "left_mouse_up": "mouse_up"}[action], Args: out}, nil
-	case "type":
-		typed(out, in["text"])
-		return Call{Name: "type", Args: out}, nil
-	case "key":
-		t, _ := in["text"].(string)
-		if t == "" {
-			return Call{}, fmt.Errorf(`computer key needs text, e.g. "ctrl+s"`)
-		}
-		out["keys"] = keys(t)
-		return Call{Name: "hotkey", Args: out}, nil
-	case "hold_key":
-		t, _ := in["text"].(string)
-		d, _ := in["duration"].(float64)
-		out["keys"], out["seconds"] = keys(t), d
-		return Call{Name: "hold_key", Args: out}, nil
-	case "scroll":
-		if err := point("coordinate", "x", "y", false); err != nil {
-			return Call{}, err
-		}
-		out["direction"], _ = in["scroll_direction"].(string)
-		if n, ok := in["scroll_amount"].(float64); ok {
-			out["amount"] = n
-		}
-		return Call{Name: "scroll", Args: out}, nil
-	case "wait":
-		d, _ := in["duration"].(float64)
-		out["seconds"] = max(d, 1)
-		return Call{Name: "wait", Args: out}, nil
-	case "screenshot":
-		// pcflow shows a fresh screenshot every step: let the screen settle.
-		return Call{Name: "wait", Args: map[string]any{"seconds": 1.0}}, nil
-	}
-	return Call{}, fmt.Errorf("computer action %q is not available here; use left_click, double_click, right_click, type, key, scroll, left_click_drag, mouse_move or wait", action)
 }
 
 // ResponsesItem is one output item of an OpenAI Responses API answer.

@@ -3,7 +3,6 @@ package profile
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -145,96 +144,16 @@ func parseHermes(content string) (Answer, error) {
 				return a, fmt.Errorf("arguments of %s are not a JSON object: %s", tc.Name, trunc(string(raw), 120))
 			}
 		}
-		c, err := hermesCall(tc.Name, args)
-		if err != nil {
-			return a, err
+		c := Call{Name: tc.Name, Args: args} // one of pcflow's own tools
+		if tc.Name == "computer_use" || tc.Name == "computer" {
+			var err error
+			if c, err = computerCall("computer_use", args); err != nil {
+				return a, err
+			}
 		}
 		a.Calls = append(a.Calls, c)
 	}
 	return a, nil
-}
-
-// hermesCall maps Qwen's computer_use tool to pcflow's actions; any other
-// name is taken as one of pcflow's own tools.
-func hermesCall(name string, args map[string]any) (Call, error) {
-	if name != "computer_use" && name != "computer" {
-		return Call{Name: name, Args: args}, nil
-	}
-	action, _ := args["action"].(string)
-	out := map[string]any{}
-	point := func(key, xk, yk string) error {
-		v, ok := args[key]
-		if !ok {
-			return fmt.Errorf("computer_use %s needs %s [x, y]", action, key)
-		}
-		xy, err := numbers(v)
-		if err != nil || len(xy) != 2 {
-			return fmt.Errorf("computer_use %s: %s must be [x, y], not %v", action, key, v)
-		}
-		out[xk], out[yk] = xy[0], xy[1]
-		return nil
-	}
-	switch action {
-	case "left_click", "right_click", "double_click", "middle_click", "triple_click", "mouse_move":
-		if err := point("coordinate", "x", "y"); err != nil {
-			return Call{}, err
-		}
-		n := map[string]string{"left_click": "click"}[action]
-		if n == "" {
-			n = action
-		}
-		return Call{Name: n, Args: out}, nil
-	case "left_click_drag":
-		if err := point("coordinate", "x2", "y2"); err != nil {
-			return Call{}, err
-		}
-		if _, ok := args["start_coordinate"]; ok {
-			if err := point("start_coordinate", "x", "y"); err != nil {
-				return Call{}, err
-			}
-			return Call{Name: "drag", Args: out}, nil
-		}
-		return Call{Name: "left_click_drag", Args: out}, nil
-	case "type":
-		out["text"] = args["text"]
-		return Call{Name: "type", Args: out}, nil
-	case "key":
-		keys, err := strs(args["keys"])
-		if err != nil || len(keys) == 0 {
-			return Call{}, fmt.Errorf(`computer_use key needs "keys", e.g. ["ctrl", "s"]`)
-		}
-		out["keys"] = lowerKeys(keys)
-		return Call{Name: "hotkey", Args: out}, nil
-	case "scroll", "hscroll":
-		px, _ := args["pixels"].(float64)
-		if px == 0 {
-			return Call{}, fmt.Errorf("computer_use %s needs a non-zero pixels", action)
-		}
-		dir := map[bool]string{true: "up", false: "down"}[px > 0]
-		if action == "hscroll" {
-			dir = map[bool]string{true: "right", false: "left"}[px > 0]
-		}
-		out["direction"], out["amount"] = dir, math.Abs(px)
-		if _, ok := args["coordinate"]; ok {
-			if err := point("coordinate", "x", "y"); err != nil {
-				return Call{}, err
-			}
-		}
-		return Call{Name: "scroll", Args: out}, nil
-	case "wait":
-		t, _ := args["time"].(float64)
-		out["seconds"] = t
-		return Call{Name: "wait", Args: out}, nil
-	case "terminate":
-		if s, _ := args["status"].(string); s == "failure" {
-			return Call{Name: "fail", Args: map[string]any{"reason": "the model gave up (terminate: failure)"}}, nil
-		}
-		return Call{Name: "done", Args: out}, nil
-	case "answer":
-		out["answer"] = args["text"]
-		return Call{Name: "done", Args: out}, nil
-	}
-	return Call{}, fmt.Errorf("computer_use action %q is not one pcflow knows; use left_click, double_click, right_click, type, key, scroll, wait, answer or terminate", action)
 }
 
 // --- UI-TARS: Thought: … Action: click(start_box='(x,y)') ---
