@@ -98,3 +98,54 @@ func TestEngineBatch(t *testing.T) {
 		t.Errorf("device ran %q, want the batch 1 2 * 7 = once each, in order", got)
 	}
 }
+
+// TestEngineBatchInProfiles: a batch step answered in a profile's wire
+// format (several tool calls, tool_use blocks, a computer_call with a
+// batch of actions, several <tool_call>s, several UI-TARS actions) reaches the device as clicks by
+// coordinates inside each button, in order, in one step.
+func TestEngineBatchInProfiles(t *testing.T) {
+	buttons := []string{"1", "2", "*", "7", "="}
+	var batch []scripted.Step
+	for _, b := range buttons {
+		batch = append(batch, click(b))
+	}
+	steps := []scripted.Step{{Thought: "All at once.", Batch: batch},
+		{Action: "done", Args: map[string]any{"outputs": map[string]any{"product": "84"}}}}
+	for _, p := range profile.Builtins() {
+		t.Run(p.Name, func(t *testing.T) {
+			if p.Protocol == profile.ProtoText && p.Format == profile.FormatActionJSON {
+				t.Skipf("the scripted model plays batch steps in the %s format not yet", p.Format)
+			}
+			env := enginetest.Start(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{"multiply": {Steps: steps}}})
+			env.Model.SetProfile(p)
+			dev := fakedevice.New(buttons...)
+			cfg := env.ModelConfig()
+			cfg.Profile = p
+			env.Serve("desktop", env.Activities(dev, "desktop", cfg), true)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			res, err := env.Run(ctx, "batch-"+strings.ReplaceAll(p.Name, ".", "-"), mustPlan(t, `task "t" {
+  subtask "multiply" {
+    instruction = "compute 12 × 7"
+    output "product" {}
+  }
+}`), workflows.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Reason != workflows.ReasonSuccess || res.Steps != 2 {
+				t.Fatalf("reason = %s after %d steps (%s), want success after 2", res.Reason, res.Steps, res.Error)
+			}
+			got := dev.Actions()
+			if len(got) != len(buttons) {
+				t.Fatalf("%d actions reached the device, want %d: %+v", len(got), len(buttons), got)
+			}
+			for i, a := range got {
+				box := dev.Elements[i].Box
+				if a.Kind != "click" || a.Element != 0 || a.X < box.X || a.X >= box.X+box.W || a.Y < box.Y || a.Y >= box.Y+box.H {
+					t.Errorf("action %d = %s at (%d,%d), want a click by coordinates inside %q %+v", i+1, a.Kind, a.X, a.Y, buttons[i], box)
+				}
+			}
+		})
+	}
+}

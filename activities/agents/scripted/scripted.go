@@ -596,11 +596,15 @@ func (s *Server) decision(rec Request, req openai.ChatCompletionRequest, fault *
 
 // batch answers a batch step with one tool call per action.
 func (s *Server) batch(rec Request, k int, st Step, fault *Fault) openai.ChatCompletionResponse {
+	thought := strings.TrimSpace(stepMarker(k) + " " + st.Thought)
 	if s.profile != nil {
-		return toolAnswer(rec, "fail", map[string]any{"reason": "the scripted model plays batch steps without a profile only"}, "", fault)
+		if p := *s.profile; p.Protocol == profile.ProtoText && p.Format == profile.FormatActionJSON {
+			return toolAnswer(rec, "fail", map[string]any{"reason": fmt.Sprintf("the scripted model plays batch steps in the %s format not yet", p.Format)}, "", fault)
+		}
 	}
-	resp := toolAnswer(rec, "", nil, strings.TrimSpace(stepMarker(k)+" "+st.Thought), fault)
+	resp := toolAnswer(rec, "", nil, thought, fault)
 	msg := &resp.Choices[0].Message
+	var text []string // a text format's actions
 	for i, b := range st.Batch {
 		args := map[string]any{}
 		for k, v := range b.Args {
@@ -616,9 +620,34 @@ func (s *Server) batch(rec Request, k int, st Step, fault *Fault) openai.ChatCom
 			}
 			args["element"] = id
 		}
+		if s.profile != nil { // the profile's model answers points, not element ids
+			if id, ok := args["element"].(int); ok {
+				x, y, err := elementPoint(rec.Text, id)
+				if err != nil {
+					return toolAnswer(rec, "fail", map[string]any{"reason": err.Error()}, "", fault)
+				}
+				delete(args, "element")
+				args["x"], args["y"] = x, y
+			}
+			if p := *s.profile; p.Protocol == profile.ProtoText {
+				if p.Format == profile.FormatUITARS { // one action a line after "Action:"
+					text = append(text, uitarsAction(b.Action, args, p.Space == profile.SpaceRelative1000))
+					continue
+				}
+				c, _ := json.Marshal(qwenCall(b.Action, args)) // Hermes: one <tool_call> per action
+				text = append(text, "<tool_call>\n"+string(c)+"\n</tool_call>")
+				continue
+			}
+		}
 		a, _ := json.Marshal(args)
 		msg.ToolCalls = append(msg.ToolCalls, openai.ToolCall{ID: fmt.Sprintf("call_%d_%d", rec.Step, i+1), Type: openai.ToolTypeFunction,
 			Function: openai.FunctionCall{Name: b.Action, Arguments: string(a)}})
+	}
+	if len(text) > 0 {
+		if s.profile.Format == profile.FormatUITARS {
+			return toolAnswer(rec, "", nil, "Thought: "+thought+"\nAction: "+strings.Join(text, "\n"), fault)
+		}
+		return toolAnswer(rec, "", nil, thought+"\n"+strings.Join(text, "\n"), fault)
 	}
 	return resp
 }
