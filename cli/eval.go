@@ -1232,7 +1232,11 @@ func cmdEvalStatus(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintln(e.stderr, "pcflow eval status:", err)
 		return 1
 	}
-	fmt.Fprintf(e.stdout, "suite %s (%s) on %s\n", ids[0], live.Suite, strings.Join(live.Pool, ", "))
+	on := ""
+	if len(live.Pool) > 0 {
+		on = " on " + strings.Join(live.Pool, ", ")
+	}
+	fmt.Fprintf(e.stdout, "suite %s (%s)%s\n", ids[0], live.Suite, on)
 	fmt.Fprintf(e.stdout, "%-24s %-10s %-20s %s\n", "TASK RUN", "STATUS", "REASON", "DEVICES")
 	for _, r := range live.Runs {
 		fmt.Fprintf(e.stdout, "%-24s %-10s %-20s %s\n", r.Key, r.Status, r.Reason, devicesOf(r.Devices))

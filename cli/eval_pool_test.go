@@ -185,6 +185,18 @@ func TestEvalPoolDetachResume(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(detOut, "index.html")); err != nil {
 		t.Errorf("eval resume wrote no report: %v", err)
 	}
+	// The single-run commands given the suite's id say what it is and where
+	// its task runs are, instead of an empty run.
+	for _, cmd := range []string{"history", "status"} {
+		code, out = w.pcflow(remote(cmd, "det")...)
+		if code != 1 || !strings.Contains(out, "det is a suite run") || !strings.Contains(out, "pcflow eval status det") {
+			t.Errorf("pcflow %s det = %d, want 1 saying det is a suite run:\n%s", cmd, code, out)
+		}
+	}
+	code, out = w.pcflow(remote("eval", "status", "det")...)
+	if code != 0 || strings.Contains(out, ") on \n") {
+		t.Errorf("eval status of the ended suite = %d, want no empty device list:\n%s", code, out)
+	}
 	logSuiteHistory(t, addr, "det", len(r.Runs))
 }
 

@@ -68,7 +68,11 @@ func readRun(ctx context.Context, c client.Client, id string, children bool) (*r
 	dc := converter.GetDefaultDataConverter()
 	t := &runTrace{ID: id}
 	var childIDs []string
+	suite := false
 	calls, err := walkCalls(ctx, c, id, func(ev *historypb.HistoryEvent) {
+		if a := ev.GetWorkflowExecutionStartedEventAttributes(); a != nil && a.GetWorkflowType().GetName() == workflows.SuiteWorkflowName {
+			suite = true
+		}
 		if a := ev.GetWorkflowExecutionStartedEventAttributes(); a != nil && t.Input == nil {
 			var in workflows.InstructionInput
 			if dc.FromPayloads(a.Input, &in) == nil {
@@ -99,6 +103,9 @@ func readRun(ctx context.Context, c client.Client, id string, children bool) (*r
 	})
 	if err != nil {
 		return nil, err
+	}
+	if suite {
+		return nil, errSuiteRun(id)
 	}
 	t.Calls = calls
 	if !children {
@@ -393,4 +400,10 @@ func oneLine(s string, n int) string {
 		return string([]rune(s)[:n]) + "…"
 	}
 	return s
+}
+
+// errSuiteRun is the answer of the single-run commands (status, history,
+// resume) given a suite run's id.
+func errSuiteRun(id string) error {
+	return fmt.Errorf("%s is a suite run, not a single run: `pcflow eval status %s` lists its task runs (their workflow ids, for `pcflow history`, are in its results.json), `pcflow report %s` writes its report", id, id, id)
 }

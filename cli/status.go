@@ -42,6 +42,10 @@ func cmdStatus(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "pcflow status: run %s: %v\n", id, err)
 		return 1
 	}
+	if desc.WorkflowExecutionInfo.GetType().GetName() == workflows.SuiteWorkflowName {
+		fmt.Fprintln(e.stderr, "pcflow status:", errSuiteRun(id))
+		return 1
+	}
 	st := desc.WorkflowExecutionInfo.Status
 	fmt.Fprintf(e.stdout, "run %s: %s\n", id, statusName(st))
 	if st == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
