@@ -13,8 +13,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -96,7 +96,7 @@ func TestSecretsNeverLeave(t *testing.T) {
 	}
 	defer model.Close()
 
-	ps := watchCommandLines(t)
+	ps := watchProcesses(t, 0, "")
 	c := w.cmd(w.flags("run", spec, "--display", w.display, "--id", "leaky", "--record",
 		"--var", "dir="+filepath.Join(dir, "out"))...)
 	// Secrets come in through the environment: pcflow's own command line
@@ -104,7 +104,7 @@ func TestSecretsNeverLeave(t *testing.T) {
 	c.Env = append(c.Env, "OPENAI_BASE_URL="+model.URL, "OPENAI_API_KEY=test", "PCFLOW_MODEL=scripted",
 		"PCFLOW_VAR_api-key="+leakKey, "PCFLOW_VAR_пароль="+leakPW)
 	out, _ := c.CombinedOutput()
-	seen := ps()
+	seen := ps().cmdlines
 	code := c.ProcessState.ExitCode()
 	if code != 1 || !strings.Contains(string(out), "check_failed") || !strings.Contains(string(out), "{{secret.api-key}}") {
 		t.Fatalf("run = %d, want 1 (check_failed) with the check's output redacted:\n%s", code, out)
@@ -292,35 +292,56 @@ func get(t *testing.T, u string) []byte {
 	return nil
 }
 
-// watchCommandLines records the command line of every process it sees
-// until the returned function is called, which returns them.
-func watchCommandLines(t *testing.T) func() []string {
+// processWatch is what watchProcesses saw: every command line, and for
+// each process whose environment held the watched value, its command
+// line and the names of the variables that held it.
+type processWatch struct {
+	cmdlines []string
+	holders  map[string][]string
+}
+
+// watchProcesses samples every process but skip (0: none) until the
+// returned function is called: its command line, and whether its
+// environment (as /proc/PID/environ shows it to every program of the
+// user) holds value ("" watches command lines only).
+func watchProcesses(t *testing.T, skip int, value string) func() processWatch {
 	ctx, cancel := context.WithCancel(context.Background())
-	var mu sync.Mutex
-	seen := map[string]bool{}
+	seen, holders := map[string]bool{}, map[string][]string{}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for ctx.Err() == nil {
 			entries, _ := os.ReadDir("/proc")
 			for _, e := range entries {
+				if skip != 0 && e.Name() == fmt.Sprint(skip) {
+					continue
+				}
 				b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-				if err == nil && len(b) > 0 {
-					mu.Lock()
-					seen[string(bytes.ReplaceAll(b, []byte{0}, []byte{' '}))] = true
-					mu.Unlock()
+				if err != nil || len(b) == 0 {
+					continue
+				}
+				cl := string(bytes.ReplaceAll(b, []byte{0}, []byte{' '}))
+				seen[cl] = true
+				if value == "" {
+					continue
+				}
+				env, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+				for _, kv := range bytes.Split(env, []byte{0}) {
+					if k, v, ok := bytes.Cut(kv, []byte("=")); ok && bytes.Contains(v, []byte(value)) && !slices.Contains(holders[cl], string(k)) {
+						holders[cl] = append(holders[cl], string(k))
+					}
 				}
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
 	}()
-	return func() []string {
+	return func() processWatch {
 		cancel()
 		<-done
-		var out []string
+		w := processWatch{holders: holders}
 		for k := range seen {
-			out = append(out, k)
+			w.cmdlines = append(w.cmdlines, k)
 		}
-		return out
+		return w
 	}
 }
