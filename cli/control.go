@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"strings"
 	"time"
@@ -35,33 +36,69 @@ func cmdRelease(ctx context.Context, e *env, args []string) int {
 // controlCmd sends one control operation and, for pause and takeover,
 // waits until the agent has stopped.
 func controlCmd(ctx context.Context, e *env, args []string, op, usage, summary string) int {
-	var ef engineFlags
-	fs := newFlags(e, op, usage, summary)
-	ef.register(fs, e, false)
-	subtask := fs.String("subtask", "", "the subtask `NAME` (default: every running one for pause, the only one otherwise)")
 	var note *string
-	if op == workflows.ControlRelease {
-		note = fs.String("note", "", "what you did with the device, `TEXT` told to the agent")
-	}
-	ids, code := parseFlags(fs, args)
+	pc, code := startPersonCmd(ctx, e, args, op, usage, summary,
+		"the subtask `NAME` (default: every running one for pause, the only one otherwise)",
+		func(fs *flag.FlagSet) {
+			if op == workflows.ControlRelease {
+				note = fs.String("note", "", "what you did with the device, `TEXT` told to the agent")
+			}
+		}, oneRun)
 	if code >= 0 {
 		return code
 	}
-	if len(ids) != 1 {
-		fmt.Fprintf(e.stderr, "pcflow %s: name one run id (see pcflow status)\n", op)
-		return 2
-	}
-	g, err := ef.connect(ctx, e, false)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "pcflow %s: %v\n", op, err)
-		return 1
-	}
-	defer g.close()
+	defer pc.g.close()
 	ctl := workflows.Control{Op: op, By: control.By()}
 	if note != nil {
 		ctl.Note = *note
 	}
-	return sendControl(ctx, e, g.client, ids[0], *subtask, ctl)
+	return sendControl(ctx, e, pc.g.client, pc.args[0], pc.subtask, ctl)
+}
+
+// oneRun is the check of a command that takes one run id.
+func oneRun(pos []string) string {
+	if len(pos) != 1 {
+		return "name one run id (see pcflow status)"
+	}
+	return ""
+}
+
+// personCmd is what a person-in-the-loop command has once started: a
+// connection, its positional arguments and --subtask.
+type personCmd struct {
+	g       *engine
+	args    []string
+	subtask string
+}
+
+// startPersonCmd parses a person-in-the-loop command's flags (the
+// engine's, --subtask described by subtaskHelp, and what extra adds),
+// checks its positional arguments (check says what is wrong with them, or
+// "") and connects. A code ≥ 0 means the command is over with that exit
+// code.
+func startPersonCmd(ctx context.Context, e *env, args []string, name, usage, summary, subtaskHelp string,
+	extra func(*flag.FlagSet), check func([]string) string) (personCmd, int) {
+	var ef engineFlags
+	fs := newFlags(e, name, usage, summary)
+	ef.register(fs, e, false)
+	subtask := fs.String("subtask", "", subtaskHelp)
+	if extra != nil {
+		extra(fs)
+	}
+	pos, code := parseFlags(fs, args)
+	if code >= 0 {
+		return personCmd{}, code
+	}
+	if msg := check(pos); msg != "" {
+		fmt.Fprintf(e.stderr, "pcflow %s: %s\n", name, msg)
+		return personCmd{}, 2
+	}
+	g, err := ef.connect(ctx, e, false)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "pcflow %s: %v\n", name, err)
+		return personCmd{}, 1
+	}
+	return personCmd{g: g, args: pos, subtask: *subtask}, -1
 }
 
 // sendControl sends ctl and reports; pause and takeover wait (up to a
@@ -140,62 +177,46 @@ func decideCmd(ctx context.Context, e *env, args []string, approve bool) int {
 		name, usage, summary = "reject", "RUN [--subtask S] [--reason TEXT]",
 			"Reject the action a run waits to run: it is not run, and the agent is told (with\n--reason) so that it chooses another."
 	}
-	var ef engineFlags
-	fs := newFlags(e, name, usage, summary)
-	ef.register(fs, e, false)
-	subtask := fs.String("subtask", "", "the subtask `NAME`, when several wait")
 	var reason *string
-	if !approve {
-		reason = fs.String("reason", "", "why, `TEXT` told to the agent")
-	}
-	ids, code := parseFlags(fs, args)
+	pc, code := startPersonCmd(ctx, e, args, name, usage, summary, "the subtask `NAME`, when several wait",
+		func(fs *flag.FlagSet) {
+			if !approve {
+				reason = fs.String("reason", "", "why, `TEXT` told to the agent")
+			}
+		}, oneRun)
 	if code >= 0 {
 		return code
 	}
-	if len(ids) != 1 {
-		fmt.Fprintf(e.stderr, "pcflow %s: name one run id (see pcflow status)\n", name)
-		return 2
-	}
-	g, err := ef.connect(ctx, e, false)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "pcflow %s: %v\n", name, err)
-		return 1
-	}
-	defer g.close()
+	defer pc.g.close()
 	ap := workflows.Approval{Approve: approve, By: control.By()}
 	if reason != nil {
 		ap.Reason = *reason
 	}
-	s, out, err := control.Approve(ctx, g.client, ids[0], *subtask, ap)
+	s, out, err := control.Approve(ctx, pc.g.client, pc.args[0], pc.subtask, ap)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "pcflow %s: %v\n", name, err)
 		return 1
 	}
-	fmt.Fprintf(e.stdout, "subtask %s of run %s: %s\n", s.Name, ids[0], out)
+	fmt.Fprintf(e.stdout, "subtask %s of run %s: %s\n", s.Name, pc.args[0], out)
 	return 0
 }
 
 func cmdAnswer(ctx context.Context, e *env, args []string) int {
-	var ef engineFlags
-	fs := newFlags(e, "answer", "RUN TEXT [--subtask S]", "Answer the question a run's agent asked (ask_human); it goes on with the answer in\nits context. See the question with pcflow status RUN.")
-	ef.register(fs, e, false)
-	subtask := fs.String("subtask", "", "the subtask `NAME`, when several ask")
-	pos, code := parseFlags(fs, args)
+	pc, code := startPersonCmd(ctx, e, args, "answer", "RUN TEXT [--subtask S]",
+		"Answer the question a run's agent asked (ask_human); it goes on with the answer in\nits context. See the question with pcflow status RUN.",
+		"the subtask `NAME`, when several ask", nil, func(pos []string) string {
+			if len(pos) < 2 {
+				return "give the run id and the answer: pcflow answer RUN \"TEXT\""
+			}
+			return ""
+		})
 	if code >= 0 {
 		return code
 	}
-	if len(pos) < 2 {
-		fmt.Fprintln(e.stderr, "pcflow answer: give the run id and the answer: pcflow answer RUN \"TEXT\"")
-		return 2
-	}
-	g, err := ef.connect(ctx, e, false)
-	if err != nil {
-		fmt.Fprintln(e.stderr, "pcflow answer:", err)
-		return 1
-	}
-	defer g.close()
+	defer pc.g.close()
+	pos := pc.args
 	text := strings.Join(pos[1:], " ")
-	s, out, err := control.Answer(ctx, g.client, pos[0], *subtask, workflows.Answer{Text: text, By: control.By()})
+	s, out, err := control.Answer(ctx, pc.g.client, pos[0], pc.subtask, workflows.Answer{Text: text, By: control.By()})
 	if err != nil {
 		fmt.Fprintln(e.stderr, "pcflow answer:", err)
 		return 1

@@ -31,6 +31,7 @@ import (
 	"github.com/pcflow/pcflow/activities/x11"
 	"github.com/pcflow/pcflow/internal/liveview"
 	"github.com/pcflow/pcflow/internal/report"
+	"github.com/pcflow/pcflow/internal/text"
 	"github.com/pcflow/pcflow/specs"
 	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/workflows"
@@ -481,7 +482,7 @@ func compileSuite(e *env, args []string, f *evalFlags) (*compiledSuite, int) {
 		}
 		// What the task needs of its devices is checked in one place: the
 		// task's own workflow, from its plan.
-		p.Requires = uniq(append(append(append([]string(nil), ent.Requires...), p.Requires...), progs...))
+		p.Requires = text.Uniq(append(append(append([]string(nil), ent.Requires...), p.Requires...), progs...))
 		hash, err := workflows.PlanHash(p)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "pcflow eval: %s: %v\n", ent.File, err)
@@ -630,7 +631,7 @@ func programsOf(p plan.Plan) []string {
 	for _, c := range checks {
 		first(c.Argv)
 	}
-	return uniq(out)
+	return text.Uniq(out)
 }
 
 // launched names the applications a plan's setup launches: its default tags.
@@ -643,19 +644,7 @@ func launched(p plan.Plan) []string {
 			}
 		}
 	}
-	return uniq(out)
-}
-
-func uniq(xs []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, x := range xs {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	return out
+	return text.Uniq(out)
 }
 
 func sortedKeys(m map[string]string) []string {

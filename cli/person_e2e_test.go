@@ -112,12 +112,7 @@ func TestPolicyApproveSurvivesKill(t *testing.T) {
 	if n := actionsLike(t, w.state, `"9"`); n != 0 {
 		t.Errorf("the denied 9 ran %d times", n)
 	}
-	_, hist := w.pcflow(w.iflags("history", id)...)
-	for _, want := range []string{`verdict:  denied — the policy's rule "no_nine" (cli/testdata/person.hcl) denies it: the number nine is not wanted here`, "approved click", "(confirm_equals"} {
-		if !strings.Contains(hist, want) {
-			t.Errorf("history lacks %q:\n%s", want, hist)
-		}
-	}
+	w.historyHas(id, `verdict:  denied — the policy's rule "no_nine" (cli/testdata/person.hcl) denies it: the number nine is not wanted here`, "approved click", "(confirm_equals")
 	if code, msg := w.pcflow(w.iflags("approve", id)...); code != 1 || !strings.Contains(msg, "has finished") {
 		t.Errorf("approve of a finished run = %d %q", code, msg)
 	}
@@ -158,10 +153,16 @@ func TestAskHumanAndReject(t *testing.T) {
 	if n := actionsLike(t, w.state, `"="`); n != 0 {
 		t.Errorf("the rejected = ran %d times", n)
 	}
+	w.historyHas(id, "verdict:  answered —", "answered: 42", "verdict:  rejected —", "rejected it: keep the input as it is; it was not run")
+}
+
+// historyHas fails the test unless `pcflow history id` says each of wants.
+func (w *world) historyHas(id string, wants ...string) {
+	w.t.Helper()
 	_, hist := w.pcflow(w.iflags("history", id)...)
-	for _, want := range []string{"verdict:  answered —", "answered: 42", "verdict:  rejected —", "rejected it: keep the input as it is; it was not run"} {
+	for _, want := range wants {
 		if !strings.Contains(hist, want) {
-			t.Errorf("history lacks %q:\n%s", want, hist)
+			w.t.Errorf("history of %s lacks %q:\n%s", id, want, hist)
 		}
 	}
 }

@@ -225,14 +225,11 @@ type ruling struct {
 // and a person's approval for a confirm verdict or a provider's safety
 // checks. A confirm waits until an ApproveUpdate decides it or its timeout
 // passes, which counts as a rejection.
-func (p *person) gate(ctx workflow.Context, live *SubtaskLive, pol *plan.Policy, act screen.Action, facts plan.ActionFacts,
+func (p *person) gate(ctx workflow.Context, live *SubtaskLive, pol *plan.CompiledPolicy, act screen.Action, facts plan.ActionFacts,
 	checks []activities.SafetyCheck, req approvalRequest, deadline time.Time) (ruling, error) {
-	v := plan.PolicyVerdict{Decision: plan.PolicyAllow}
-	if pol != nil {
-		v = pol.Decide(facts)
-	}
+	v := pol.Decide(facts) // a nil policy allows everything
 	rule := v.Rule
-	if rule == "" && pol != nil && v.Decision != plan.PolicyAllow {
+	if rule == "" && v.Decision != plan.PolicyAllow {
 		rule = "default"
 	}
 	// Which policy decided: the task file's, or the operator's
@@ -290,19 +287,12 @@ func (p *person) askApproval(ctx workflow.Context, live *SubtaskLive, req approv
 		rule += ": " + req.message
 	}
 	p.approval = nil
-	p.waiting = &Waiting{ID: req.id, Kind: WaitApproval, Since: now, Action: req.action, Rule: rule,
+	var ap *Approval
+	w := &Waiting{ID: req.id, Kind: WaitApproval, Since: now, Action: req.action, Rule: rule,
 		Element: req.element, Screenshot: req.screenshot, Deadline: now.Add(timeout)}
-	phase := live.Phase
-	live.Waiting, live.Phase = p.waiting, "waiting for approval"
-	showDetails(ctx, p.waiting)
-	defer func() {
-		p.waiting, p.approval, live.Waiting, live.Phase = nil, nil, nil, phase
-		showDetails(ctx, nil)
-	}()
-	ok, err := workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: timeout,
-		TimerOptions: workflow.TimerOptions{Summary: fmt.Sprintf("approval %s: %s (%s)", req.id, req.action, req.rule)}},
-		func() bool { return p.approval != nil })
-	waited := workflow.Now(ctx).Sub(now)
+	ok, waited, err := p.await(ctx, live, w, "waiting for approval",
+		fmt.Sprintf("approval %s: %s (%s)", req.id, req.action, req.rule), timeout,
+		func() bool { ap = p.approval; return ap != nil })
 	if err != nil {
 		return ruling{waited: waited}, err
 	}
@@ -311,7 +301,6 @@ func (p *person) askApproval(ctx workflow.Context, live *SubtaskLive, req approv
 			reason: fmt.Sprintf("a person had to approve it (%s) and nobody did within %s, which counts as a rejection; it was not run: choose another action", rule, timeout),
 			person: fmt.Sprintf("nobody approved %s within %s: rejected", req.action, timeout)}, nil
 	}
-	ap := *p.approval
 	by := ap.By
 	if by == "" {
 		by = "a person"
@@ -337,23 +326,34 @@ func (p *person) ask(ctx workflow.Context, live *SubtaskLive, id, question strin
 		timeout = time.Second
 	}
 	p.answer = nil
-	p.waiting = &Waiting{ID: id, Kind: WaitAnswer, Since: now, Question: question, Deadline: now.Add(timeout)}
-	phase := live.Phase
-	live.Waiting, live.Phase = p.waiting, "waiting for an answer"
-	showDetails(ctx, p.waiting)
-	defer func() {
-		p.waiting, p.answer, live.Waiting, live.Phase = nil, nil, nil, phase
-		showDetails(ctx, nil)
-	}()
-	ok, err := workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: timeout,
-		TimerOptions: workflow.TimerOptions{Summary: fmt.Sprintf("question %s: %s", id, text.Trunc(question, 80))}},
-		func() bool { return p.answer != nil })
-	waited := workflow.Now(ctx).Sub(now)
+	w := &Waiting{ID: id, Kind: WaitAnswer, Since: now, Question: question, Deadline: now.Add(timeout)}
+	var an *Answer
+	ok, waited, err := p.await(ctx, live, w, "waiting for an answer",
+		fmt.Sprintf("question %s: %s", id, text.Trunc(question, 80)), timeout,
+		func() bool { an = p.answer; return an != nil })
 	if err != nil || !ok {
 		return nil, waited, err
 	}
-	an := *p.answer
-	return &an, waited, nil
+	copied := *an
+	return &copied, waited, nil
+}
+
+// await shows w as what the subtask waits for (in its live state, as
+// phase, and in the UI's details) and waits until done or the timeout,
+// whose timer is named summary. It reports whether done came and how long
+// it waited; whatever it waited for is cleared when it returns.
+func (p *person) await(ctx workflow.Context, live *SubtaskLive, w *Waiting, phase, summary string, timeout time.Duration, done func() bool) (bool, time.Duration, error) {
+	before := live.Phase
+	p.waiting = w
+	live.Waiting, live.Phase = w, phase
+	showDetails(ctx, w)
+	defer func() {
+		p.waiting, p.approval, p.answer, live.Waiting, live.Phase = nil, nil, nil, nil, before
+		showDetails(ctx, nil)
+	}()
+	ok, err := workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: timeout,
+		TimerOptions: workflow.TimerOptions{Summary: summary}}, done)
+	return ok, workflow.Now(ctx).Sub(w.Since), err
 }
 
 // factsOf is what a policy sees of an action when Decide gave no facts

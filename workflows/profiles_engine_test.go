@@ -27,37 +27,11 @@ func TestEngineInEveryProfile(t *testing.T) {
 	steps = append(steps, scripted.Step{Action: "done", Args: map[string]any{"outputs": map[string]any{"product": "84"}}})
 	for _, p := range profile.Builtins() {
 		t.Run(p.Name, func(t *testing.T) {
-			env := enginetest.Start(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{"multiply": {Steps: steps}}})
-			env.Model.SetProfile(p)
-			dev := fakedevice.New(buttons...)
-			cfg := env.ModelConfig()
-			cfg.Profile = p
-			acts := env.Activities(dev, "desktop", cfg)
-			env.Serve("desktop", acts, true)
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			res, err := env.Run(ctx, "profile-"+strings.ReplaceAll(p.Name, ".", "-"), mustPlan(t, `task "t" {
-  subtask "multiply" {
-    instruction = "compute 12 × 7"
-    output "product" {}
-  }
-}`), workflows.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res, dev := runMultiply(t, "profile-"+strings.ReplaceAll(p.Name, ".", "-"), &p, buttons, steps)
 			if res.Reason != workflows.ReasonSuccess {
 				t.Fatalf("reason = %s (%s)", res.Reason, res.Error)
 			}
-			got := dev.Actions()
-			if len(got) != len(buttons) {
-				t.Fatalf("%d actions reached the device, want %d: %+v", len(got), len(buttons), got)
-			}
-			for i, a := range got {
-				box := dev.Elements[i].Box
-				if a.Kind != "click" || a.Element != 0 || a.X < box.X || a.X >= box.X+box.W || a.Y < box.Y || a.Y >= box.Y+box.H {
-					t.Errorf("action %d = %s at (%d,%d), want a click by coordinates inside %q %+v", i+1, a.Kind, a.X, a.Y, buttons[i], box)
-				}
-			}
+			clicksInside(t, dev, buttons)
 		})
 	}
 }
@@ -69,24 +43,10 @@ func TestEngineBatch(t *testing.T) {
 	for _, b := range []string{"1", "2", "*", "7", "="} {
 		batch = append(batch, click(b))
 	}
-	env := enginetest.Start(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{"multiply": {Steps: []scripted.Step{
+	res, dev := runMultiply(t, "batch", nil, []string{"1", "2", "*", "7", "="}, []scripted.Step{
 		{Thought: "All at once.", Batch: batch},
 		{Action: "done", Args: map[string]any{"outputs": map[string]any{"product": "84"}}},
-	}}}})
-	dev := fakedevice.New("1", "2", "*", "7", "=")
-	acts := env.Activities(dev, "desktop", env.ModelConfig())
-	env.Serve("desktop", acts, true)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	res, err := env.Run(ctx, "batch", mustPlan(t, `task "t" {
-  subtask "multiply" {
-    instruction = "compute 12 × 7"
-    output "product" {}
-  }
-}`), workflows.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	if res.Reason != workflows.ReasonSuccess || res.Steps != 2 {
 		t.Fatalf("reason = %s after %d steps (%s), want success after 2", res.Reason, res.Steps, res.Error)
 	}
@@ -116,36 +76,54 @@ func TestEngineBatchInProfiles(t *testing.T) {
 			if p.Protocol == profile.ProtoText && p.Format == profile.FormatActionJSON {
 				t.Skipf("the scripted model plays batch steps in the %s format not yet", p.Format)
 			}
-			env := enginetest.Start(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{"multiply": {Steps: steps}}})
-			env.Model.SetProfile(p)
-			dev := fakedevice.New(buttons...)
-			cfg := env.ModelConfig()
-			cfg.Profile = p
-			env.Serve("desktop", env.Activities(dev, "desktop", cfg), true)
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			res, err := env.Run(ctx, "batch-"+strings.ReplaceAll(p.Name, ".", "-"), mustPlan(t, `task "t" {
+			res, dev := runMultiply(t, "batch-"+strings.ReplaceAll(p.Name, ".", "-"), &p, buttons, steps)
+			if res.Reason != workflows.ReasonSuccess || res.Steps != 2 {
+				t.Fatalf("reason = %s after %d steps (%s), want success after 2", res.Reason, res.Steps, res.Error)
+			}
+			clicksInside(t, dev, buttons)
+		})
+	}
+}
+
+// runMultiply runs the task "compute 12 × 7" as run id through the real
+// engine, on a fake calculator with the buttons named, the scripted model
+// playing steps (answering in profile p when p is set).
+func runMultiply(t *testing.T, id string, p *profile.Profile, buttons []string, steps []scripted.Step) (*workflows.InstructionResult, *fakedevice.Device) {
+	t.Helper()
+	env := enginetest.Start(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{"multiply": {Steps: steps}}})
+	dev := fakedevice.New(buttons...)
+	cfg := env.ModelConfig()
+	if p != nil {
+		env.Model.SetProfile(*p)
+		cfg.Profile = *p
+	}
+	env.Serve("desktop", env.Activities(dev, "desktop", cfg), true)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := env.Run(ctx, id, mustPlan(t, `task "t" {
   subtask "multiply" {
     instruction = "compute 12 × 7"
     output "product" {}
   }
 }`), workflows.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Reason != workflows.ReasonSuccess || res.Steps != 2 {
-				t.Fatalf("reason = %s after %d steps (%s), want success after 2", res.Reason, res.Steps, res.Error)
-			}
-			got := dev.Actions()
-			if len(got) != len(buttons) {
-				t.Fatalf("%d actions reached the device, want %d: %+v", len(got), len(buttons), got)
-			}
-			for i, a := range got {
-				box := dev.Elements[i].Box
-				if a.Kind != "click" || a.Element != 0 || a.X < box.X || a.X >= box.X+box.W || a.Y < box.Y || a.Y >= box.Y+box.H {
-					t.Errorf("action %d = %s at (%d,%d), want a click by coordinates inside %q %+v", i+1, a.Kind, a.X, a.Y, buttons[i], box)
-				}
-			}
-		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, dev
+}
+
+// clicksInside fails unless the device got one click by coordinates
+// inside each of the buttons, in order.
+func clicksInside(t *testing.T, dev *fakedevice.Device, buttons []string) {
+	t.Helper()
+	got := dev.Actions()
+	if len(got) != len(buttons) {
+		t.Fatalf("%d actions reached the device, want %d: %+v", len(got), len(buttons), got)
+	}
+	for i, a := range got {
+		box := dev.Elements[i].Box
+		if a.Kind != "click" || a.Element != 0 || a.X < box.X || a.X >= box.X+box.W || a.Y < box.Y || a.Y >= box.Y+box.H {
+			t.Errorf("action %d = %s at (%d,%d), want a click by coordinates inside %q %+v", i+1, a.Kind, a.X, a.Y, buttons[i], box)
+		}
 	}
 }

@@ -141,6 +141,11 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 	if err != nil {
 		return nil, err
 	}
+	// The policy's patterns are compiled once, for every action it rules on.
+	pol, err := in.Policy.Compile()
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError("the policy does not hold: "+err.Error(), "invalid_policy", err)
+	}
 	wfID := workflow.GetInfo(ctx).WorkflowExecution.ID
 	goal := agent.Goal{Subtask: s.Name, Instruction: in.Instruction, Knowledge: in.Knowledge, Outputs: s.Outputs, MaxSteps: s.MaxSteps}
 
@@ -220,7 +225,7 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 		if i > 0 {
 			reqID += fmt.Sprintf("/%d", i+1)
 		}
-		g, err := pp.gate(ctx, &live, in.Policy, act, facts, checks, approvalRequest{id: reqID, action: act.Summary(),
+		g, err := pp.gate(ctx, &live, pol, act, facts, checks, approvalRequest{id: reqID, action: act.Summary(),
 			element: element, screenshot: d.Observation.Annotated}, in.Deadline)
 		wait(g.waited)
 		return g, checks, err

@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/internal/text"
 	"github.com/pcflow/pcflow/specs/plan"
 )
 
@@ -376,7 +377,7 @@ func runSuiteTask(ctx workflow.Context, in SuiteInput, o Options, v workflow.Ver
 		}
 	}
 	if v >= 1 && len(t.Requires) > 0 {
-		p.Requires = uniqStrings(append(append([]string(nil), p.Requires...), t.Requires...))
+		p.Requires = text.Uniq(append(append([]string(nil), p.Requires...), t.Requires...))
 	}
 	opts := in.Options
 	opts.Bind = r.Devices
@@ -410,18 +411,6 @@ func runSuiteTask(ctx workflow.Context, in SuiteInput, o Options, v workflow.Ver
 	}
 	r.Result = &res
 	r.Status, r.Reason, r.Error = res.Status, res.Reason, res.Error
-}
-
-func uniqStrings(xs []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, x := range xs {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 // suiteProbeVersion marks suites that probe their devices after a device

@@ -16,3 +16,16 @@ func Trunc(s string, n int) string {
 	}
 	return s
 }
+
+// Uniq returns xs without repeats, in the order each first appears.
+func Uniq(xs []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -22,3 +22,16 @@ func TestTrunc(t *testing.T) {
 		}
 	}
 }
+
+func TestUniq(t *testing.T) {
+	got := Uniq([]string{"soffice", "xterm", "soffice", "", "xterm", ""})
+	want := []string{"soffice", "xterm", ""}
+	if len(got) != len(want) {
+		t.Fatalf("Uniq = %q, want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("Uniq = %q, want %q", got, want)
+		}
+	}
+}
