@@ -3,6 +3,7 @@ package main
 import (
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -149,6 +150,13 @@ func TestAskHumanAndReject(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), `product="42"`) {
 		t.Errorf("run did not report the answered number:\n%s", out.String())
+	}
+	// The step that typed the answer ended before the approval was asked:
+	// the run's progress says so in that order.
+	typed := regexp.MustCompile(`(?m)^  multiply +step 3/\d+ +type`).FindStringIndex(out.String())
+	waits := strings.Index(out.String(), "⏸ multiply waiting: approval of click")
+	if typed == nil || waits < 0 || typed[0] > waits {
+		t.Errorf("run's progress should show step 3 (type) before the wait for approval:\n%s", out.String())
 	}
 	if n := actionsLike(t, w.state, `"="`); n != 0 {
 		t.Errorf("the rejected = ran %d times", n)

@@ -99,6 +99,11 @@ func (s *session) progress(ctx context.Context, e *env, id string, seen map[stri
 			if err == nil {
 				var sl workflows.SubtaskLive
 				if cv.Get(&sl) == nil {
+					// The step that ended first: a wait comes after it.
+					if key := fmt.Sprintf("%d", sl.Done); sl.Done > 0 && seen[n+"#step"] != key {
+						seen[n+"#step"] = key
+						fmt.Fprintf(e.stdout, "  %-14s step %d/%d  %-28s → %s\n", n, sl.Done, sl.MaxSteps, sl.LastAction, sl.Verdict)
+					}
 					wkey := ""
 					if sl.Waiting != nil {
 						wkey = sl.Waiting.Kind + "/" + sl.Waiting.ID
@@ -112,13 +117,6 @@ func (s *session) progress(ctx context.Context, e *env, id string, seen map[stri
 								fmt.Fprintf(e.stdout, "    %s\n", l)
 							}
 						}
-					}
-				}
-				if cv.Get(&sl) == nil && sl.Done > 0 {
-					key := fmt.Sprintf("%d", sl.Done)
-					if seen[n+"#step"] != key {
-						seen[n+"#step"] = key
-						fmt.Fprintf(e.stdout, "  %-14s step %d/%d  %-28s → %s\n", n, sl.Done, sl.MaxSteps, sl.LastAction, sl.Verdict)
 					}
 				}
 			}
