@@ -136,6 +136,11 @@ func TestRunWithUnreachableModelSaysSo(t *testing.T) {
 // TestFlagHelp renders every command's --help: each flag's placeholder is
 // one word (Go's flag package takes a back-quoted phrase in the usage as
 // the type name), and no command lists flags it does not use.
+// goTypeNames are the placeholders the flag package invents when the
+// usage text has none.
+var goTypeNames = map[string]bool{"string": true, "int": true, "uint": true, "int64": true, "uint64": true,
+	"float": true, "duration": true, "value": true}
+
 func TestFlagHelp(t *testing.T) {
 	cmds := [][]string{{"desktop", "up"}, {"desktop", "down"}, {"model", "serve"}}
 	for _, c := range commands() {
@@ -154,8 +159,13 @@ func TestFlagHelp(t *testing.T) {
 				continue
 			}
 			head, _, _ := strings.Cut(line, "\t") // one-letter flags share the line
-			if f := strings.Fields(head); len(f) > 2 {
+			f := strings.Fields(head)
+			if len(f) > 2 {
 				t.Errorf("pcflow %v --help: flag line %q has a placeholder of %d words", c, line, len(f)-1)
+			}
+			// Go's type names ("-devices int") say nothing to a user.
+			if len(f) == 2 && goTypeNames[f[1]] {
+				t.Errorf("pcflow %v --help: flag line %q names a Go type; give the flag a placeholder in `backquotes`", c, line)
 			}
 		}
 	}

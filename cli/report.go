@@ -25,7 +25,7 @@ what the device did, the reflection verdict, the progress summary and memory),
 the check results and the termination reason. Screenshots are copied from the
 artifact store into the report folder.`)
 	ef.register(fs, e, false)
-	out := fs.String("out", "", "report folder (default: the suite's --out folder, or report-RUN)")
+	out := fs.String("out", "", "the report folder `DIR` (default: the suite's --out folder, or report-RUN)")
 	ids, code := parseFlags(fs, args)
 	if code >= 0 {
 		return code
