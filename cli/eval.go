@@ -777,13 +777,35 @@ func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteReco
 			if i >= len(rec.Displays) {
 				rec.Displays = append(rec.Displays, desk.Display)
 			}
+			var deskMu sync.Mutex
 			s.cleanup = append(s.cleanup, func() {
+				deskMu.Lock()
+				defer deskMu.Unlock()
 				if !s.keepDesktops {
 					activities.StopApps(desk.Display)
 					desk.Down()
 				}
 			})
-			stop, err := startDeviceWorker(exe, f, rec, name, desk.Display, eng.addr, append(desk.Environ(), modelEnv...), secrets)
+			// A desktop that died under a task (its X server killed or
+			// crashed) takes its worker with it: the worker is started
+			// again on the desktop brought up afresh, so the device serves
+			// the suite on instead of leaving the pool.
+			revive := func() ([]string, bool, error) {
+				deskMu.Lock()
+				defer deskMu.Unlock()
+				if desk.Alive() {
+					return nil, false, nil
+				}
+				activities.StopApps(desk.Display)
+				desk.Down()
+				nd, err := x11.Up(ctx, x11.DesktopOptions{Display: desk.Display, StateDir: f.eng.state})
+				if err != nil {
+					return nil, false, err
+				}
+				desk = nd
+				return append(nd.Environ(), modelEnv...), true, nil
+			}
+			stop, err := startDeviceWorker(exe, f, rec, name, desk.Display, eng.addr, append(desk.Environ(), modelEnv...), secrets, revive)
 			if err != nil {
 				return fail(fmt.Errorf("device %s: %w", name, err))
 			}
@@ -812,15 +834,19 @@ func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteReco
 // or whose whole file system is a copy-on-write overlay started afresh
 // after every reset (overlay). The worker dies with this process; in the
 // bind sandbox the desktop's applications do not, so a resumed suite finds
-// running tasks where they were.
-func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display, addr string, environ []string, secrets map[string]string) (func(), error) {
+// running tasks where they were. A worker that ends on its own is started
+// again (at most maxWorkerCrashes times). revive, checked every second,
+// brings the desktop back when it is gone (returning its new environment
+// and true); the worker is then started again on it.
+func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display, addr string, environ []string, secrets map[string]string,
+	revive func() ([]string, bool, error)) (func(), error) {
 	dir := filepath.Join(f.eng.state, "suites", strings.ReplaceAll(rec.ID, "/", "_"), name)
 	scratch := filepath.Join(dir, "scratch")
 	if err := os.MkdirAll(scratch, 0o755); err != nil {
 		return nil, err
 	}
 	argv := []string{exe, "worker", "--device", name, "--display", display, "--temporal", addr, "--state", f.eng.state, "--workflows=false"}
-	env := append(environ, "DISPLAY="+display)
+	extra := []string{"DISPLAY=" + display}
 	if len(secrets) > 0 {
 		argv = append(argv, "--secrets-fd", "3")
 	}
@@ -830,15 +856,16 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 			return nil, err
 		}
 		argv = append([]string{"bwrap", "--dev-bind", "/", "/", "--bind", scratch, ScratchDir, "--die-with-parent", "--"}, argv...)
-		env = append(env, activities.ScratchEnv+"="+ScratchDir)
+		extra = append(extra, activities.ScratchEnv+"="+ScratchDir)
 	case sandboxOverlay:
 		sb, err := deviceSandbox(exe, f.eng.state, rec, name, dir, display, environ, argv)
 		if err != nil {
 			return nil, err
 		}
 		argv = sb.argv()
-		env = append(env, activities.ScratchEnv+"="+ScratchDir, restartEnv+"=1")
+		extra = append(extra, activities.ScratchEnv+"="+ScratchDir, restartEnv+"=1")
 	}
+	env := append(append([]string(nil), environ...), extra...)
 	logf, err := os.OpenFile(filepath.Join(dir, "worker.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return nil, err
@@ -888,15 +915,16 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 			var ee *exec.ExitError
 			mu.Lock()
 			reset := errors.As(err, &ee) && ee.ExitCode() == restartExitCode
-			if stopping || !reset && (rec.Sandbox != sandboxOverlay || crashes >= maxWorkerCrashes) {
+			if stopping || !reset && crashes >= maxWorkerCrashes {
 				mu.Unlock()
 				return
 			}
 			if !reset {
-				// Killed from inside (kill -9 -1) or crashed: the worker
-				// keeps no state, so a fresh sandbox serves the device on.
+				// Killed from inside (kill -9 -1), crashed, or gone with
+				// its display: the worker keeps no state, so a fresh one
+				// (in a fresh sandbox) serves the device on.
 				crashes++
-				fmt.Fprintf(logf, "pcflow eval: the worker of %s ended (%v): starting it again in a fresh sandbox (%d/%d)\n", name, err, crashes, maxWorkerCrashes)
+				fmt.Fprintf(logf, "pcflow eval: the worker of %s ended (%v): starting it again (%d/%d)\n", name, err, crashes, maxWorkerCrashes)
 				time.Sleep(time.Second)
 			}
 			// The worker reset its device and asks for a fresh sandbox:
@@ -921,17 +949,53 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 			}
 		}
 	}()
-	return func() {
-		// The worker keeps no state of its own: Temporal holds it.
-		mu.Lock()
-		stopping = true
-		// The sandbox's PID 1 first: killing it ends every process of
-		// the sandbox, which bwrap's --die-with-parent alone was seen not
-		// to do when the sandbox had just started.
+	// kill ends the worker and its sandbox: the sandbox's PID 1 first,
+	// which ends every process of the sandbox (bwrap's --die-with-parent
+	// alone was seen not to when the sandbox had just started).
+	kill := func() {
 		for _, pid := range childrenOf(cmd.Process.Pid) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 		_ = cmd.Process.Kill()
+	}
+	if revive != nil {
+		// A worker outlives its display (it reports the display gone on
+		// every step): watch the desktop, bring it back when it dies, and
+		// start the worker again on it.
+		go func() {
+			tick := time.NewTicker(time.Second)
+			defer tick.Stop()
+			for {
+				select {
+				case <-exited:
+					return
+				case <-tick.C:
+				}
+				mu.Lock()
+				if stopping {
+					mu.Unlock()
+					return
+				}
+				environ, revived, err := revive()
+				switch {
+				case err != nil:
+					fmt.Fprintf(logf, "pcflow eval: the desktop %s of %s is gone and did not come back: %v\n", display, name, err)
+					mu.Unlock()
+					return
+				case revived:
+					env = append(append([]string(nil), environ...), extra...)
+					fmt.Fprintf(logf, "pcflow eval: the desktop %s of %s was gone: brought it up again; its worker starts again on it\n", display, name)
+					kill()
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	return func() {
+		// The worker keeps no state of its own: Temporal holds it.
+		mu.Lock()
+		stopping = true
+		kill()
 		mu.Unlock()
 		<-exited
 		logf.Close()

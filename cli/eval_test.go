@@ -426,3 +426,55 @@ func suiteWorkers(prefix string) []string {
 	}
 	return out
 }
+
+// TestEvalDesktopComesBack kills a device's X server while a task runs on
+// it: the worker goes with its display, and eval brings the desktop and
+// the worker back, so the task ends (it cannot succeed: its calculator is
+// gone) and the next task runs on the same device and succeeds; no device
+// leaves the pool.
+func TestEvalDesktopComesBack(t *testing.T) {
+	w := newEvalWorld(t)
+	display := ":207"
+	c := w.cmd(w.flags("eval", "specs/suites/smoke/calc_add.hcl", "specs/suites/smoke/editor_note.hcl", "--devices", "1",
+		"--displays", display, "--model-latency", "1s", "--out", w.out, "--no-report", "--id", "phoenix")...)
+	stdout, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Stderr = c.Stdout
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		log.WriteString(sc.Text() + "\n")
+		if strings.HasPrefix(sc.Text(), "▶ calc_add") {
+			break
+		}
+	}
+	time.Sleep(4 * time.Second) // into its steps
+	if err := exec.Command("pkill", "-KILL", "-f", "^Xvfb "+display+" ").Run(); err != nil {
+		t.Fatalf("kill the X server of %s: %v\n%s", display, err, log.String())
+	}
+	for sc.Scan() {
+		log.WriteString(sc.Text() + "\n")
+	}
+	if err := c.Wait(); err != nil {
+		t.Fatalf("eval: %v\n%s", err, log.String())
+	}
+	r := readResults(t, w.out)
+	for _, row := range r.Runs {
+		t.Logf("%s: %s %s after %.1fs: %s", row.Key, row.Status, row.Reason, row.WallSeconds, row.Error)
+	}
+	if len(r.Runs) != 2 || r.Runs[0].Status != "failed" || r.Runs[1].Status != "succeeded" {
+		t.Errorf("runs = %+v, want calc_add failed (its desktop was killed) and editor_note succeeded\n%s", r.Runs, log.String())
+	}
+	if len(r.Removed) > 0 {
+		t.Errorf("devices left the pool: %+v", r.Removed)
+	}
+	wl, _ := os.ReadFile(filepath.Join(w.state, "suites", "phoenix", "phoenix-d1", "worker.log"))
+	if !strings.Contains(string(wl), "the desktop "+display+" of phoenix-d1 was gone: brought it up again") {
+		t.Errorf("the worker log does not say the desktop came back:\n%s", wl)
+	}
+}

@@ -18,7 +18,7 @@ const restartExitCode = 75
 // afresh by exiting with restartExitCode after each reset.
 const restartEnv = "PCFLOW_SANDBOX_RESTART"
 
-// maxWorkerCrashes bounds how often an overlay device's worker that ended
+// maxWorkerCrashes bounds how often a local device's worker that ended
 // on its own is started again.
 const maxWorkerCrashes = 10
 

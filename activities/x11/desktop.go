@@ -397,6 +397,18 @@ func (d *Desktop) Apply() error {
 	return nil
 }
 
+// Alive reports whether the desktop's X server still runs.
+func (d *Desktop) Alive() bool {
+	n, err := displayNum(d.Display)
+	if err != nil || len(d.PIDs) == 0 {
+		return false
+	}
+	if _, err := os.Stat(socketFor(n)); err != nil {
+		return false
+	}
+	return syscall.Kill(d.PIDs[0], 0) == nil
+}
+
 // Down stops the desktop's processes (and the applications on it, which
 // lose their display).
 func (d *Desktop) Down() {
