@@ -131,6 +131,11 @@ func (a *Activities) Reset(ctx context.Context, in ResetInput) (*ResetResult, er
 				break
 			}
 			if time.Now().After(end) {
+				if err != nil {
+					// The desktop cannot be asked (its display gone):
+					// say so, not "windows still open".
+					return nil, temporal.NewApplicationError(fmt.Sprintf("reset: list the windows: %v", err), ErrTypeDevice)
+				}
 				return nil, temporal.NewApplicationError(fmt.Sprintf("reset: windows still open after stopping the applications: %s", strings.Join(wins, " | ")), ErrTypeDevice)
 			}
 			time.Sleep(100 * time.Millisecond)

@@ -36,3 +36,26 @@ func TestResetRefusesAForeignDesktop(t *testing.T) {
 		t.Errorf("the configuration folder was touched: %q, %v", b, err)
 	}
 }
+
+// goneDisplay is a device whose display no longer answers.
+type goneDisplay struct{ Device }
+
+func (goneDisplay) Windows(context.Context) ([]string, error) {
+	return nil, errors.New("display :4712: no X server answers any more")
+}
+
+// TestResetSaysTheDisplayIsGone: a reset that cannot list the windows
+// says why, instead of "windows still open" with none named.
+func TestResetSaysTheDisplayIsGone(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("DISPLAY", ":4712")
+	t.Setenv("XDG_RUNTIME_DIR", filepath.Join(home, "pcflow-xdg-4712"))
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
+	t.Setenv("XDG_CACHE_HOME", "")
+	t.Setenv(ScratchEnv, "")
+	t.Setenv(ScratchBaseEnv, "")
+	_, err := (&Activities{Device: goneDisplay{}}).Reset(context.Background(), ResetInput{Device: "office"})
+	if err == nil || !strings.Contains(err.Error(), "list the windows: display :4712: no X server answers") {
+		t.Fatalf("Reset with the display gone = %v, want it to say the windows could not be listed and why", err)
+	}
+}
