@@ -101,8 +101,14 @@ func TestLargeTaskRefusedAtValidate(t *testing.T) {
 		t.Fatalf("Parse(a 1.2 MB task) = %v, want \"Task too large\" naming the 1.0 MiB limit", diags)
 	}
 	huge := bytes.Repeat([]byte("# comment\n"), MaxSourceBytes/10+1)
-	if _, diags := Parse("huge.hcl", huge, Options{}); !diags.HasErrors() || !strings.Contains(diags[0].Detail, "at most 4.0 MiB") {
+	if _, diags := Parse("huge.hcl", huge, Options{}); !diags.HasErrors() || !strings.Contains(diags[0].Detail, "more than 4.0 MiB") {
 		t.Errorf("Parse(a 4 MB file) = %v, want the 4.0 MiB limit", diags)
+	}
+	// A policy file without end (/dev/zero) is read only up to the limit
+	// and refused as a policy file, not called a task file.
+	if _, _, diags := ParsePolicyFile("/dev/zero", "--policy /dev/zero"); !diags.HasErrors() ||
+		!strings.Contains(diags[0].Detail, "/dev/zero holds more than 4.0 MiB") || !strings.Contains(diags[0].Detail, "policy file") {
+		t.Errorf("ParsePolicyFile(/dev/zero) = %v, want it refused as larger than 4.0 MiB", diags)
 	}
 }
 

@@ -168,8 +168,8 @@ func (p *parser) parseSource(filename string, src []byte) (*hcl.File, hcl.Diagno
 		p.files[filename] = &hcl.File{Body: hcl.EmptyBody()}
 		return nil, hcl.Diagnostics{{
 			Severity: hcl.DiagError,
-			Summary:  "Task file too large",
-			Detail:   fmt.Sprintf("%s is %s; a task file may hold at most %s. Move long text into files the task's setup writes or the agent reads.", filename, byteSize(len(src)), byteSize(MaxSourceBytes)),
+			Summary:  "File too large",
+			Detail:   fmt.Sprintf("%s holds more than %s, the most a task file (or an included, variable or policy file) may hold. Move long text into files the task's setup writes or the agent reads.", filename, byteSize(MaxSourceBytes)),
 		}}
 	}
 	if diags := checkNesting(src, filename); diags.HasErrors() {

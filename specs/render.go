@@ -188,8 +188,8 @@ func Format(filename string, src []byte) ([]byte, hcl.Diagnostics) {
 	if len(src) > MaxSourceBytes {
 		return nil, hcl.Diagnostics{{
 			Severity: hcl.DiagError,
-			Summary:  "Task file too large",
-			Detail:   fmt.Sprintf("%s is %s; a task file may hold at most %s.", filename, byteSize(len(src)), byteSize(MaxSourceBytes)),
+			Summary:  "File too large",
+			Detail:   fmt.Sprintf("%s holds more than %s, the most a task file may hold.", filename, byteSize(MaxSourceBytes)),
 		}}
 	}
 	if diags := checkNesting(src, filename); diags.HasErrors() {
