@@ -1,9 +1,11 @@
 package agents
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 
+	"github.com/pcflow/pcflow/activities/agent"
 	"github.com/pcflow/pcflow/activities/agents/profile"
 )
 
@@ -33,6 +35,12 @@ type Config struct {
 	// (protocol, coordinate space, image sizing, text format); the zero
 	// value is openai-tools with ImageMaxSide and TextActions above.
 	Profile profile.Profile
+	// Roles are the profiles of the Reflection, Progress and Manager
+	// agents, by role (agent.RoleReflection, …); a role without one speaks
+	// openai-tools. What a profile changes for them: the protocol (a text
+	// profile gets no tools and answers with a <tool_call>) and, for
+	// Reflection, the size of the screenshots. See CheckRoleProfile.
+	Roles map[string]profile.Profile
 	// AnthropicAPIKey and AnthropicBaseURL, when the key is set, are where
 	// the anthropic-computer profile goes (else BaseURL and APIKey).
 	AnthropicAPIKey  string
@@ -91,4 +99,29 @@ func ConfigFromEnv(getenv func(string) string) Config {
 		c.AnthropicBaseURL = "https://api.anthropic.com/v1"
 	}
 	return c
+}
+
+// RoleProfile is the profile of a role other than Decision (the zero
+// Profile when none was chosen: openai-tools with ImageMaxSide).
+func (c Config) RoleProfile(role string) profile.Profile { return c.Roles[role] }
+
+// ProfileRoles are the roles besides Decision that take a profile.
+var ProfileRoles = []string{agent.RoleReflection, agent.RoleProgress, agent.RoleManager}
+
+// CheckRoleProfile says whether role (decision, reflection, progress or
+// manager) can speak profile p: the computer-use protocols are the
+// Decision agent's alone.
+func CheckRoleProfile(role string, p profile.Profile) error {
+	switch role {
+	case agent.RoleDecision:
+		return nil
+	case agent.RoleReflection, agent.RoleProgress, agent.RoleManager:
+	default:
+		return fmt.Errorf("unknown agent %q: profiles are for decision, reflection, progress and manager", role)
+	}
+	switch p.Protocol {
+	case profile.ProtoOpenAIComputer, profile.ProtoAnthropicComputer:
+		return fmt.Errorf("profile %s speaks a computer-use tool, which only the Decision agent can: give the %s agent openai-tools or a text profile (qwen2.5-vl, qwen3-vl)", p.Name, role)
+	}
+	return nil
 }

@@ -2,8 +2,10 @@ package agents_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
 	"strings"
 	"testing"
 
@@ -263,5 +265,68 @@ func TestBatchAnswer(t *testing.T) {
 	d, err = c.Decide(context.Background(), in, &screen.Usage{})
 	if err == nil || d == nil || len(d.Errors) == 0 || !strings.Contains(d.Errors[0], "done must be the only action of an answer; it was action 2 of 2") {
 		t.Errorf("done in a batch: err=%v decision=%+v, want it refused", err, d)
+	}
+}
+
+// TestRolesInATextProfile: Reflection, Progress and Manager with a text
+// profile (qwen2.5-vl, as served without a tool parser) send no tools,
+// describe their one tool in the system prompt, and read the <tool_call>
+// of the answer, its <think> left out. Over HTTP, with the scripted server
+// answering in text.
+func TestRolesInATextProfile(t *testing.T) {
+	s := script(scripted.Step{Action: "click", Target: "Save", Memory: "saved as memo.txt"})
+	s.Manager = json.RawMessage(`{"subtasks": [{"name": "save", "instruction": "save the file", "device": "desktop"}]}`)
+	srv, cfg := serve(t, s)
+	set, err := profile.NewSet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	qwen, err := set.Get("qwen2.5-vl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Roles = map[string]profile.Profile{agent.RoleReflection: qwen, agent.RoleProgress: qwen, agent.RoleManager: qwen}
+	c := agents.New(cfg)
+	var u screen.Usage
+	img := image.NewRGBA(image.Rect(0, 0, 1440, 900))
+	r, err := c.Reflect(context.Background(), agent.ReflectionInput{Subtask: "save", Step: 1, Action: `click #1 "Save"`,
+		Before: els, After: els, BeforeImage: img, AfterImage: img}, &u)
+	if err != nil || r.Verdict != "correct" || r.Invalid != 0 {
+		t.Fatalf("Reflect = %+v, %v; want correct at the first answer", r, err)
+	}
+	p, err := c.UpdateProgress(context.Background(), agent.ProgressInput{Turn: agent.Turn{Goal: agent.Goal{Subtask: "save"}, Step: 1},
+		Outcome: agent.Outcome{Action: `click #1 "Save"`, Verdict: "correct"}}, &u)
+	if err != nil || p.Memory != "saved as memo.txt" || p.Invalid != 0 || strings.Contains(p.Summary, "think") || strings.Contains(p.Summary, "tool_call") {
+		t.Fatalf("UpdateProgress = %+v, %v; want the memory from the <tool_call>, the summary without <think> or the call", p, err)
+	}
+	plan, err := c.Manage(context.Background(), agent.ManagerInput{Instruction: "save the file", Devices: []string{"desktop"}}, &u)
+	if err != nil || len(plan.Subtasks) != 1 || plan.Subtasks[0].Name != "save" {
+		t.Fatalf("Manage = %+v, %v", plan, err)
+	}
+	for _, req := range srv.Requests() {
+		if len(req.Tools) != 0 || !strings.Contains(req.System, "<tool_call>") {
+			t.Errorf("%s request: tools %v, system prompt %q; want no tools and the <tool_call> format asked for", req.Role, req.Tools, req.System)
+		}
+	}
+	if n := len(srv.Requests()); n != 3 {
+		t.Errorf("%d requests, want 3 (no re-asks)", n)
+	}
+}
+
+// TestComputerProfilesAreTheDecisionAgentsOnly: a computer-use profile
+// given to another agent is refused, naming what to use instead.
+func TestComputerProfilesAreTheDecisionAgentsOnly(t *testing.T) {
+	set, _ := profile.NewSet()
+	for _, name := range []string{"anthropic-computer", "openai-computer"} {
+		p, _ := set.Get(name)
+		if err := agents.CheckRoleProfile(agent.RoleDecision, p); err != nil {
+			t.Errorf("CheckRoleProfile(decision, %s) = %v, want nil", name, err)
+		}
+		if err := agents.CheckRoleProfile(agent.RoleProgress, p); err == nil || !strings.Contains(err.Error(), "only the Decision agent") {
+			t.Errorf("CheckRoleProfile(progress, %s) = %v, want a refusal", name, err)
+		}
+	}
+	if err := agents.CheckRoleProfile("planner", profile.Profile{}); err == nil || !strings.Contains(err.Error(), "decision, reflection, progress and manager") {
+		t.Errorf("CheckRoleProfile(planner) = %v, want the roles listed", err)
 	}
 }

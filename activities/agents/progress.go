@@ -63,20 +63,21 @@ func (c *Client) UpdateProgress(ctx context.Context, in agent.ProgressInput, u *
 		request: func(feedback string) openai.ChatCompletionRequest {
 			prompt := ProgressPrompt(in, feedback)
 			p.Prompt = len(prompt)
-			return openai.ChatCompletionRequest{
+			return c.forRole(agent.RoleProgress, openai.ChatCompletionRequest{
 				Model: c.cfg.ProgressModel, Temperature: c.cfg.Temperature, MaxTokens: c.cfg.MaxTokens,
 				Messages: []openai.ChatCompletionMessage{
 					{Role: openai.ChatMessageRoleSystem, Content: progressSystem},
 					{Role: openai.ChatMessageRoleUser, Content: prompt},
 				},
 				Tools: []openai.Tool{progressTool},
-			}
+			})
 		},
 		parse: func(msg openai.ChatCompletionMessage) (agent.Progress, error) {
 			var v struct{ Summary, Memory string }
 			content, err := oneTool(msg, "update_progress", &v)
-			if err != nil && len(msg.ToolCalls) == 0 && strings.TrimSpace(content) != "" {
-				// Text-only models: take the whole answer as the summary.
+			if err != nil && len(msg.ToolCalls) == 0 && strings.TrimSpace(content) != "" && !strings.Contains(msg.Content, "<tool_call>") {
+				// Text-only models: take the whole answer as the summary
+				// (a <tool_call> that does not parse is asked again).
 				v.Summary, v.Memory, err = content, in.Memory, nil
 			}
 			return agent.Progress{Summary: text.Trunc(v.Summary, maxProgress), Memory: text.Trunc(v.Memory, maxProgress)}, err

@@ -71,7 +71,16 @@ func (c *Client) Reflect(ctx context.Context, in agent.ReflectionInput, u *scree
 		if im == nil {
 			continue
 		}
-		data, mime, _, _, _, err := EncodeImage(im, c.cfg.ImageMaxSide, c.cfg.ImageFormat, c.cfg.JPEGQuality)
+		maxSide := c.cfg.ImageMaxSide
+		if p := c.cfg.RoleProfile(agent.RoleReflection); p.Name != "" {
+			// The Reflection model's own image size.
+			scaled, _, err := p.ScaleImage(im)
+			if err != nil {
+				return nil, err
+			}
+			im, maxSide = scaled, 0
+		}
+		data, mime, _, _, _, err := EncodeImage(im, maxSide, c.cfg.ImageFormat, c.cfg.JPEGQuality)
 		if err != nil {
 			return nil, fmt.Errorf("encode screenshot: %w", err)
 		}
@@ -85,14 +94,14 @@ func (c *Client) Reflect(ctx context.Context, in agent.ReflectionInput, u *scree
 			if feedback != "" {
 				msg = append(append([]openai.ChatMessagePart(nil), parts...), openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: invalidFeedback + feedback})
 			}
-			return openai.ChatCompletionRequest{
+			return c.forRole(agent.RoleReflection, openai.ChatCompletionRequest{
 				Model: c.cfg.ReflectionModel, Temperature: c.cfg.Temperature, MaxTokens: c.cfg.MaxTokens,
 				Messages: []openai.ChatCompletionMessage{
 					{Role: openai.ChatMessageRoleSystem, Content: reflectionSystem},
 					{Role: openai.ChatMessageRoleUser, MultiContent: msg},
 				},
 				Tools: []openai.Tool{verdictTool},
-			}
+			})
 		},
 		parse: parseVerdict,
 	}, u)

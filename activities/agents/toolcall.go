@@ -7,13 +7,30 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/pcflow/pcflow/activities/agents/profile"
 	"github.com/pcflow/pcflow/internal/text"
 )
 
-// toolCall returns the name and arguments of the one tool the model called
-// (text formats are parsed by the profile package).
+// toolCall returns the name and arguments of the one tool the model called:
+// a tool call, or a <tool_call>{…}</tool_call> in the text (a text profile,
+// or a server without a tool parser). <think> blocks are left out of the
+// thought.
 func toolCall(msg openai.ChatCompletionMessage) (name string, args json.RawMessage, thought string, err error) {
-	thought = strings.TrimSpace(msg.Content)
+	thought, _ = profile.StripThink(msg.Content)
+	if len(msg.ToolCalls) == 0 && strings.Contains(thought, "<tool_call>") {
+		a, err := profile.ParseText(profile.FormatHermes, thought)
+		if err != nil {
+			return "", nil, a.Thought, err
+		}
+		if len(a.Calls) != 1 {
+			return "", nil, a.Thought, fmt.Errorf("%d tool calls in one answer; call exactly one tool", len(a.Calls))
+		}
+		b, err := json.Marshal(a.Calls[0].Args)
+		if err != nil {
+			return "", nil, a.Thought, err
+		}
+		return a.Calls[0].Name, b, a.Thought, nil
+	}
 	if len(msg.ToolCalls) > 0 {
 		if len(msg.ToolCalls) > 1 {
 			return "", nil, thought, fmt.Errorf("%d tool calls in one answer; call exactly one tool", len(msg.ToolCalls))
@@ -44,4 +61,27 @@ func oneTool(msg openai.ChatCompletionMessage, want string, v any) (thought stri
 		return thought, fmt.Errorf("arguments of %s: %w", want, err)
 	}
 	return thought, nil
+}
+
+// forRole shapes a one-tool request as the role's profile wants it: as it
+// is (openai-tools), or for a text profile without tools, the tool
+// described at the end of the system prompt and the call asked for as a
+// <tool_call> (what models served without a tool parser understand).
+func (c *Client) forRole(role string, req openai.ChatCompletionRequest) openai.ChatCompletionRequest {
+	if c.cfg.RoleProfile(role).Protocol != profile.ProtoText || len(req.Tools) == 0 || req.Tools[0].Function == nil ||
+		len(req.Messages) == 0 || req.Messages[0].Role != openai.ChatMessageRoleSystem {
+		return req
+	}
+	f := req.Tools[0].Function
+	params, _ := json.Marshal(f.Parameters)
+	msgs := append([]openai.ChatCompletionMessage(nil), req.Messages...)
+	msgs[0].Content += fmt.Sprintf(`
+
+You have one tool, %s: %s Its arguments (JSON Schema): %s
+Answer with one short line of thought, then the call as JSON within <tool_call></tool_call> tags:
+<tool_call>
+{"name": %q, "arguments": {…}}
+</tool_call>`, f.Name, f.Description, params, f.Name)
+	req.Messages, req.Tools = msgs, nil
+	return req
 }

@@ -115,7 +115,8 @@ type Request struct {
 	Model   string
 	Images  int
 	Tools   []string
-	Text    string
+	System  string // the system prompt
+	Text    string // the rest of the prompt's text
 	Fault   string
 	Status  int
 	// Acknowledged are the safety check ids the request acknowledged
@@ -338,6 +339,7 @@ func classify(call agent.Call, req openai.ChatCompletionRequest) Request {
 	var text strings.Builder
 	for _, m := range req.Messages {
 		if m.Role == openai.ChatMessageRoleSystem {
+			rec.System += m.Content
 			continue
 		}
 		text.WriteString(m.Content)
@@ -478,16 +480,16 @@ func (s *Server) answer(rec Request, req openai.ChatCompletionRequest, fault *Fa
 		return 200, s.decision(rec, req, fault)
 	case agent.RoleReflection:
 		verdict, reason := s.reflection(rec)
-		return 200, toolAnswer(rec, "verdict", map[string]any{"verdict": verdict, "reason": reason}, "", fault)
+		return 200, roleAnswer(rec, "verdict", map[string]any{"verdict": verdict, "reason": reason}, fault)
 	case agent.RoleProgress:
-		return 200, toolAnswer(rec, "update_progress", s.progress(rec), "", fault)
+		return 200, roleAnswer(rec, "update_progress", s.progress(rec), fault)
 	case agent.RoleManager:
 		if len(s.script.Manager) == 0 {
 			return 200, toolAnswer(rec, "", nil, "The script has no manager answer.", fault)
 		}
 		var args map[string]any
 		_ = json.Unmarshal(s.script.Manager, &args)
-		return 200, toolAnswer(rec, "plan_subtasks", args, "", fault)
+		return 200, roleAnswer(rec, "plan_subtasks", args, fault)
 	}
 	return 400, errBody(400, "the scripted model cannot tell which agent this request is for")
 }
@@ -761,6 +763,22 @@ func (s *Server) progress(rec Request) map[string]any {
 		}
 	}
 	return map[string]any{"summary": strings.Join(parts, "; ") + " " + nextMarker(next), "memory": mem}
+}
+
+// roleAnswer calls tool with args as a model of the request's kind does: a
+// tool call when the request declares tools; else (a text profile) in
+// text, the way Qwen and Hermes models answer on a server without a tool
+// parser — reasoning in <think>, then a <tool_call> — and only for a tool
+// the system prompt describes, since a model knows of no other.
+func roleAnswer(rec Request, tool string, args map[string]any, fault *Fault) openai.ChatCompletionResponse {
+	if len(rec.Tools) > 0 {
+		return toolAnswer(rec, tool, args, "", fault)
+	}
+	if !strings.Contains(rec.System, "<tool_call>") || !strings.Contains(rec.System, tool) {
+		return toolAnswer(rec, "", nil, "I was not told how to answer.", fault)
+	}
+	b, _ := json.Marshal(map[string]any{"name": tool, "arguments": args})
+	return toolAnswer(rec, "", nil, fmt.Sprintf("<think>\nThe %s agent answers with %s.\n</think>\nCalling %s.\n<tool_call>\n%s\n</tool_call>", rec.Role, tool, tool, b), fault)
 }
 
 func toolAnswer(rec Request, tool string, args map[string]any, content string, fault *Fault) openai.ChatCompletionResponse {
