@@ -306,6 +306,9 @@ Examples:
 	cfg := sess.cfg
 	rec.Repro.Temperature, rec.Repro.MaxTokens, rec.Repro.TextActions = cfg.Temperature, cfg.MaxTokens, cfg.TextActions
 	rec.Repro.Profile, _ = json.Marshal(cfg.Profile)
+	if len(cfg.Roles) > 0 {
+		rec.Repro.RoleProfiles, _ = json.Marshal(cfg.Roles)
+	}
 	rec.Repro.Image = map[string]string{"max_side": fmt.Sprint(cfg.ImageMaxSide), "format": cfg.ImageFormat, "jpeg_quality": fmt.Sprint(cfg.JPEGQuality)}
 	if err := saveSuite(f.eng.state, rec); err != nil {
 		fmt.Fprintln(e.stderr, "pcflow eval:", err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pcflow/pcflow/activities/agent"
 	"github.com/pcflow/pcflow/activities/agents"
 	"github.com/pcflow/pcflow/activities/agents/profile"
 	"github.com/pcflow/pcflow/activities/agents/scripted"
@@ -23,13 +24,73 @@ type modelFlags struct {
 	replay  string
 	record  bool
 	profile string
+	// roles are --profile ROLE=NAME for the agents besides Decision.
+	roles map[string]string
+}
+
+// setProfile takes one --profile: NAME (the Decision agent's) or
+// ROLE=NAME.
+func (m *modelFlags) setProfile(v string) error {
+	role, name, ok := strings.Cut(v, "=")
+	if !ok {
+		m.profile = v
+		return nil
+	}
+	role = strings.ToLower(strings.TrimSpace(role))
+	if err := agents.CheckRoleProfile(role, profile.Profile{}); err != nil {
+		return err
+	}
+	if role == agent.RoleDecision {
+		m.profile = name
+		return nil
+	}
+	if m.roles == nil {
+		m.roles = map[string]string{}
+	}
+	m.roles[role] = name
+	return nil
+}
+
+// roleProfiles resolves the profiles of the agents besides Decision:
+// --profile ROLE=NAME, else $PCFLOW_PROFILE_ROLE (REFLECTION, PROGRESS,
+// MANAGER); nil when none is chosen.
+func (m *modelFlags) roleProfiles(e *env) (map[string]profile.Profile, error) {
+	var out map[string]profile.Profile
+	var set *profile.Set
+	for _, role := range agents.ProfileRoles {
+		name := m.roles[role]
+		if name == "" {
+			name = e.getenv("PCFLOW_PROFILE_" + strings.ToUpper(role))
+		}
+		if name == "" {
+			continue
+		}
+		if set == nil {
+			var err error
+			if set, err = profile.Load(e.getenv("PCFLOW_PROFILES")); err != nil {
+				return nil, err
+			}
+		}
+		p, err := set.Get(name)
+		if err != nil {
+			return nil, fmt.Errorf("the %s agent's profile: %w", role, err)
+		}
+		if err := agents.CheckRoleProfile(role, p); err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = map[string]profile.Profile{}
+		}
+		out[role] = p
+	}
+	return out, nil
 }
 
 func (m *modelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.script, "script", "", "play the scripted-model `FILE` instead of calling a real model (default when OPENAI_API_KEY is unset: TASK.script.json beside the task)")
 	fs.StringVar(&m.replay, "replay", "", "drive the model from the exchanges recorded by the run `RUN` (see --record)")
 	fs.BoolVar(&m.record, "record", false, "record every model request and answer as artifacts, for --replay")
-	fs.StringVar(&m.profile, "profile", "", "the Decision model's profile `NAME` (protocol, coordinates, image size, answer format; default $PCFLOW_PROFILE, else openai-tools); user profiles come from the JSON file $PCFLOW_PROFILES")
+	fs.Func("profile", "the Decision model's profile `NAME` (protocol, coordinates, image size, answer format; default $PCFLOW_PROFILE, else openai-tools), or ROLE=NAME for the reflection, progress or manager agent (default $PCFLOW_PROFILE_ROLE, else openai-tools; repeatable); user profiles come from the JSON file $PCFLOW_PROFILES", m.setProfile)
 }
 
 // chosenProfile resolves the profile named by --profile or
@@ -61,6 +122,9 @@ func (m *modelFlags) model(e *env, specPath string) (agents.Config, *scripted.Se
 	}
 	if chosen {
 		cfg.Profile = prof
+	}
+	if cfg.Roles, err = m.roleProfiles(e); err != nil {
+		return cfg, nil, err
 	}
 	script := m.script
 	if script == "" && cfg.APIKey != "" {

@@ -18,7 +18,9 @@ type runRecord struct {
 	Display  string   `json:"display,omitempty"`
 	Script   string   `json:"script,omitempty"`
 	Profile  string   `json:"profile,omitempty"` // --profile, so the resumed Decision agent speaks the same way
-	Started  string   `json:"started"`
+	// RoleProfiles are the --profile ROLE=NAME given, for the same reason.
+	RoleProfiles map[string]string `json:"role_profiles,omitempty"`
+	Started      string            `json:"started"`
 }
 
 func recordPath(state, id string) string {

@@ -62,7 +62,7 @@ applications are stopped when it ends). Sensitive variables must be given again
 		rf.model.script = rec.Script
 	}
 	if !set["profile"] {
-		rf.model.profile = rec.Profile
+		rf.model.profile, rf.model.roles = rec.Profile, rec.RoleProfiles
 	}
 	device := rec.Device
 	if rf.device != "" {

@@ -90,7 +90,7 @@ OpenAI-compatible endpoint. Without a key, pcflow plays a scripted model
 		id = fmt.Sprintf("%s-%s", p.Task, time.Now().Format("20060102-150405"))
 	}
 	abs, _ := filepath.Abs(files[0])
-	rec := runRecord{ID: id, Spec: abs, VarFiles: rf.vars.varFiles, Device: device, Display: rf.dev.display, Script: rf.model.script, Profile: rf.model.profile, Started: time.Now().Format(time.RFC3339)}
+	rec := runRecord{ID: id, Spec: abs, VarFiles: rf.vars.varFiles, Device: device, Display: rf.dev.display, Script: rf.model.script, Profile: rf.model.profile, RoleProfiles: rf.model.roles, Started: time.Now().Format(time.RFC3339)}
 	for _, v := range rf.vars.vars {
 		name, _, _ := strings.Cut(v, "=")
 		if _, secret := res.Secrets[name]; !secret {

@@ -27,7 +27,7 @@ func TestEngineInEveryProfile(t *testing.T) {
 	steps = append(steps, scripted.Step{Action: "done", Args: map[string]any{"outputs": map[string]any{"product": "84"}}})
 	for _, p := range profile.Builtins() {
 		t.Run(p.Name, func(t *testing.T) {
-			res, dev := runMultiply(t, "profile-"+strings.ReplaceAll(p.Name, ".", "-"), &p, buttons, steps)
+			res, dev, _ := runMultiply(t, "profile-"+strings.ReplaceAll(p.Name, ".", "-"), &p, nil, buttons, steps)
 			if res.Reason != workflows.ReasonSuccess {
 				t.Fatalf("reason = %s (%s)", res.Reason, res.Error)
 			}
@@ -43,7 +43,7 @@ func TestEngineBatch(t *testing.T) {
 	for _, b := range []string{"1", "2", "*", "7", "="} {
 		batch = append(batch, click(b))
 	}
-	res, dev := runMultiply(t, "batch", nil, []string{"1", "2", "*", "7", "="}, []scripted.Step{
+	res, dev, _ := runMultiply(t, "batch", nil, nil, []string{"1", "2", "*", "7", "="}, []scripted.Step{
 		{Thought: "All at once.", Batch: batch},
 		{Action: "done", Args: map[string]any{"outputs": map[string]any{"product": "84"}}},
 	})
@@ -76,7 +76,7 @@ func TestEngineBatchInProfiles(t *testing.T) {
 			if p.Protocol == profile.ProtoText && p.Format == profile.FormatActionJSON {
 				t.Skipf("the scripted model plays batch steps in the %s format not yet", p.Format)
 			}
-			res, dev := runMultiply(t, "batch-"+strings.ReplaceAll(p.Name, ".", "-"), &p, buttons, steps)
+			res, dev, _ := runMultiply(t, "batch-"+strings.ReplaceAll(p.Name, ".", "-"), &p, nil, buttons, steps)
 			if res.Reason != workflows.ReasonSuccess || res.Steps != 2 {
 				t.Fatalf("reason = %s after %d steps (%s), want success after 2", res.Reason, res.Steps, res.Error)
 			}
@@ -87,8 +87,9 @@ func TestEngineBatchInProfiles(t *testing.T) {
 
 // runMultiply runs the task "compute 12 × 7" as run id through the real
 // engine, on a fake calculator with the buttons named, the scripted model
-// playing steps (answering in profile p when p is set).
-func runMultiply(t *testing.T, id string, p *profile.Profile, buttons []string, steps []scripted.Step) (*workflows.InstructionResult, *fakedevice.Device) {
+// playing steps (answering the Decision agent in profile p when p is set,
+// the other agents in the profiles of roles).
+func runMultiply(t *testing.T, id string, p *profile.Profile, roles map[string]profile.Profile, buttons []string, steps []scripted.Step) (*workflows.InstructionResult, *fakedevice.Device, *scripted.Server) {
 	t.Helper()
 	env := enginetest.Start(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{"multiply": {Steps: steps}}})
 	dev := fakedevice.New(buttons...)
@@ -97,6 +98,7 @@ func runMultiply(t *testing.T, id string, p *profile.Profile, buttons []string, 
 		env.Model.SetProfile(*p)
 		cfg.Profile = *p
 	}
+	cfg.Roles = roles
 	env.Serve("desktop", env.Activities(dev, "desktop", cfg), true)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -109,7 +111,7 @@ func runMultiply(t *testing.T, id string, p *profile.Profile, buttons []string, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res, dev
+	return res, dev, env.Model
 }
 
 // clicksInside fails unless the device got one click by coordinates
@@ -125,5 +127,39 @@ func clicksInside(t *testing.T, dev *fakedevice.Device, buttons []string) {
 		if a.Kind != "click" || a.Element != 0 || a.X < box.X || a.X >= box.X+box.W || a.Y < box.Y || a.Y >= box.Y+box.H {
 			t.Errorf("action %d = %s at (%d,%d), want a click by coordinates inside %q %+v", i+1, a.Kind, a.X, a.Y, buttons[i], box)
 		}
+	}
+}
+
+// TestEngineWithTextRoleProfiles: the Decision agent in UI-TARS-1.5, the
+// Reflection and Progress agents in qwen2.5-vl's text format (no tools;
+// the scripted server answers with <think> and a <tool_call>), through the
+// real engine: the task succeeds with every click inside its button.
+func TestEngineWithTextRoleProfiles(t *testing.T) {
+	set, err := profile.NewSet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	uitars, _ := set.Get("uitars-1.5")
+	qwen, _ := set.Get("qwen2.5-vl")
+	buttons := []string{"1", "2", "*", "7", "="}
+	var steps []scripted.Step
+	for _, b := range buttons {
+		steps = append(steps, click(b))
+	}
+	steps = append(steps, scripted.Step{Action: "done", Args: map[string]any{"outputs": map[string]any{"product": "84"}}})
+	res, dev, model := runMultiply(t, "text-roles", &uitars, map[string]profile.Profile{"reflection": qwen, "progress": qwen}, buttons, steps)
+	if res.Reason != workflows.ReasonSuccess || res.Steps != len(steps) {
+		t.Fatalf("reason = %s after %d steps (%s), want success after %d", res.Reason, res.Steps, res.Error, len(steps))
+	}
+	clicksInside(t, dev, buttons)
+	byRole := map[string]int{}
+	for _, r := range model.Requests() {
+		byRole[r.Role]++
+		if (r.Role == "reflection" || r.Role == "progress") && (len(r.Tools) > 0 || !strings.Contains(r.System, "<tool_call>")) {
+			t.Errorf("%s request at step %d: tools %v; want none and a <tool_call> asked for", r.Role, r.Step, r.Tools)
+		}
+	}
+	if byRole["reflection"] != len(buttons) || byRole["progress"] != len(buttons) {
+		t.Errorf("requests by role %v: want a reflection and a progress update per click (%d), no re-asks", byRole, len(buttons))
 	}
 }

@@ -98,10 +98,12 @@ type Repro struct {
 	TextActions   bool              `json:"text_actions"`
 	// Profile is the Decision model's profile: protocol, coordinate space,
 	// image sizing.
-	Profile json.RawMessage   `json:"profile,omitempty"`
-	Budgets map[string]string `json:"budgets"` // task → max_steps/timeout/max_tokens
-	Files   map[string]string `json:"files"`   // path → sha256
-	Command []string          `json:"command,omitempty"`
+	Profile json.RawMessage `json:"profile,omitempty"`
+	// RoleProfiles are the other agents' profiles, by role (none: openai-tools).
+	RoleProfiles json.RawMessage   `json:"role_profiles,omitempty"`
+	Budgets      map[string]string `json:"budgets"` // task → max_steps/timeout/max_tokens
+	Files        map[string]string `json:"files"`   // path → sha256
+	Command      []string          `json:"command,omitempty"`
 }
 
 // Build computes the rows and aggregates of a suite result.
