@@ -90,6 +90,20 @@ func (a *Activities) logger() *slog.Logger {
 
 func (a *Activities) redactor() *Redactor { return NewRedactor(a.Secrets) }
 
+// model is the Model that speaks a task's profiles (see ProfiledModel);
+// a profile that cannot be had fails the step without retrying.
+func (a *Activities) model(profiles map[string]string) (Model, error) {
+	pm, ok := a.Model.(ProfiledModel)
+	if len(profiles) == 0 || !ok {
+		return a.Model, nil
+	}
+	m, err := pm.ForTask(profiles)
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError(err.Error(), agent.ErrTypeModelRequest, nil)
+	}
+	return m, nil
+}
+
 // heartbeat keeps a long activity alive until the returned stop is called;
 // details, if any, go with every heartbeat.
 func heartbeat(ctx context.Context, details ...any) func() {
@@ -306,6 +320,8 @@ type DecideInput struct {
 	// the previous step: the request sends the call they were on and its
 	// output with acknowledged_safety_checks (OpenAI's computer tool).
 	Acknowledged []SafetyCheck `json:"acknowledged,omitempty"`
+	// Profiles are the task's profiles block (agent → profile name).
+	Profiles map[string]string `json:"profiles,omitempty"`
 }
 
 // DecideResult is one chosen action and the observation it was chosen on.
@@ -350,7 +366,11 @@ func (a *Activities) Decide(ctx context.Context, in DecideInput) (*DecideResult,
 	// What a person typed (answers, notes, reasons) comes through the
 	// workflow unredacted: a secret's value in it stops here.
 	a.redactor().Value(&in.Turn)
-	d, err := a.Model.Decide(ctx, agent.DecisionInput{
+	model, err := a.model(in.Profiles)
+	if err != nil {
+		return nil, err
+	}
+	d, err := model.Decide(ctx, agent.DecisionInput{
 		Turn: in.Turn, ActiveWindow: s.ActiveWindow, Windows: s.Windows, Clipboard: s.Clipboard,
 		Elements: s.Elements, Image: ann, Locate: locate, Record: a.recorder(&res.Exchanges),
 		Acknowledged: in.Acknowledged,
@@ -443,6 +463,8 @@ type ReflectInput struct {
 	Thought     string             `json:"thought"`
 	Outcome     ActResult          `json:"outcome"`
 	Before      screen.Observation `json:"before"`
+	// Profiles are the task's profiles block (agent → profile name).
+	Profiles map[string]string `json:"profiles,omitempty"`
 }
 
 // ReflectResult is the verdict and the observation after the action.
@@ -479,7 +501,11 @@ func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (*ReflectResu
 	if in.Outcome.Error != "" {
 		note = "the device reported an error: " + in.Outcome.Error
 	}
-	r, err := a.Model.Reflect(ctx, agent.ReflectionInput{
+	model, err := a.model(in.Profiles)
+	if err != nil {
+		return nil, err
+	}
+	r, err := model.Reflect(ctx, agent.ReflectionInput{
 		Subtask: in.Subtask, Instruction: in.Instruction, Action: in.Action.Summary(), Thought: in.Thought,
 		Note: note, Step: in.Step, BeforeWindow: in.Before.ActiveWindow, AfterWindow: after.ActiveWindow,
 		Before: before.Elements, After: after.Elements, BeforeImage: beforeImg, AfterImage: afterImg,
@@ -497,6 +523,8 @@ func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (*ReflectResu
 type ProgressInput struct {
 	agent.Turn
 	agent.Outcome
+	// Profiles are the task's profiles block (agent → profile name).
+	Profiles map[string]string `json:"profiles,omitempty"`
 }
 
 // ProgressResult is the new summary and memory.
@@ -516,7 +544,11 @@ func (a *Activities) Progress(ctx context.Context, in ProgressInput) (*ProgressR
 	r := a.redactor()
 	r.Value(&in.Turn)
 	r.Value(&in.Outcome)
-	p, err := a.Model.UpdateProgress(ctx, agent.ProgressInput{Turn: in.Turn, Outcome: in.Outcome, Record: a.recorder(&res.Exchanges)}, &res.Usage)
+	model, err := a.model(in.Profiles)
+	if err != nil {
+		return nil, err
+	}
+	p, err := model.UpdateProgress(ctx, agent.ProgressInput{Turn: in.Turn, Outcome: in.Outcome, Record: a.recorder(&res.Exchanges)}, &res.Usage)
 	if err := a.finish(m, &res.Usage, err); err != nil {
 		return res, err
 	}
@@ -530,6 +562,8 @@ type ManageInput struct {
 	Devices     []plan.Device `json:"devices"`
 	Knowledge   []string      `json:"knowledge,omitempty"`
 	MaxSteps    int           `json:"max_steps"`
+	// Profiles are the task's profiles block (agent → profile name).
+	Profiles map[string]string `json:"profiles,omitempty"`
 }
 
 // ManageResult is the Manager's plan, validated like an HCL plan.
@@ -582,7 +616,11 @@ func (a *Activities) Manage(ctx context.Context, in ManageInput) (*ManageResult,
 		p := plan.Plan{Devices: in.Devices, Subtasks: built}
 		return p.Validate()
 	}
-	p, err := a.Model.Manage(ctx, agent.ManagerInput{
+	model, err := a.model(in.Profiles)
+	if err != nil {
+		return nil, err
+	}
+	p, err := model.Manage(ctx, agent.ManagerInput{
 		Instruction: in.Instruction, Devices: devs, Knowledge: in.Knowledge, Validate: validate,
 		Record: a.recorder(&res.Exchanges),
 	}, &res.Usage)

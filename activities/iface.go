@@ -35,6 +35,14 @@ type Model interface {
 	Manage(ctx context.Context, in agent.ManagerInput, u *screen.Usage) (*agent.Plan, error)
 }
 
+// ProfiledModel is a Model that speaks the model profiles a task names
+// (its profiles block, agent → profile name): ForTask returns the Model to
+// use for that task.
+type ProfiledModel interface {
+	Model
+	ForTask(profiles map[string]string) (Model, error)
+}
+
 // InstructionCompiler compiles a Manager-proposed instruction, which may
 // refer to the outputs of other subtasks (subtask name → output keys), into
 // a plan expression. The task language (specs.ParseTemplate) provides it;

@@ -112,6 +112,33 @@ func (m *modelFlags) chosenProfile(e *env) (p profile.Profile, ok bool, err erro
 	return p, err == nil, err
 }
 
+// profilesLine says which profile each agent the task's profiles block
+// names speaks, and where that came from: the task file, or this
+// process's own --profile / environment, which wins (remote workers: their
+// own).
+func profilesLine(cfg agents.Config, task map[string]string, remote bool) string {
+	var parts []string
+	for _, role := range append([]string{agent.RoleDecision}, agents.ProfileRoles...) {
+		name, ok := task[role]
+		if !ok {
+			continue
+		}
+		own := cfg.Roles[role].Name
+		if role == agent.RoleDecision {
+			own = cfg.Profile.Name
+		}
+		switch {
+		case remote:
+			parts = append(parts, fmt.Sprintf("%s %s (task file, unless its worker has its own)", role, name))
+		case own != "" && own != name:
+			parts = append(parts, fmt.Sprintf("%s %s (--profile or environment; the task file's %s is not used)", role, own, name))
+		default:
+			parts = append(parts, fmt.Sprintf("%s %s (task file)", role, name))
+		}
+	}
+	return "profiles: " + strings.Join(parts, ", ")
+}
+
 // model returns the agents config and, for a script, the running scripted
 // server (close it when done).
 func (m *modelFlags) model(e *env, specPath string) (agents.Config, *scripted.Server, error) {

@@ -107,3 +107,43 @@ func killApp(display, name string) {
 	}
 	time.Sleep(300 * time.Millisecond)
 }
+
+// TestProfilesInTheTaskFile: a task's profiles block makes the Decision
+// agent answer in UI-TARS-1.5 (clicks by coordinates) and Reflection and
+// Progress in Qwen2.5-VL text, on the real calculator; the run says where
+// each profile came from. Given --profile, the Decision agent speaks that
+// one instead, and the run says the task file's is not used.
+func TestProfilesInTheTaskFile(t *testing.T) {
+	w := newWorld(t)
+	for _, tc := range []struct {
+		name, line string
+		flags      []string
+	}{
+		{"task file", "profiles: decision uitars-1.5 (task file), reflection qwen2.5-vl (task file), progress qwen2.5-vl (task file)", nil},
+		{"flag wins", "profiles: decision qwen3-vl (--profile or environment; the task file's uitars-1.5 is not used)", []string{"--profile", "qwen3-vl"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			killApp(w.display, "galculator")
+			id := "tf-" + strings.ReplaceAll(tc.name, " ", "-")
+			args := append(w.flags("run", "cli/testdata/profiles_task.hcl", "--script", "specs/examples/calculator.script.json",
+				"--display", w.display, "--id", id), tc.flags...)
+			code, out := w.pcflow(args...)
+			if code != 0 || !strings.Contains(out, "SUCCEEDED (success)") || !strings.Contains(out, `product="84"`) {
+				t.Fatalf("run = %d\n%s", code, out)
+			}
+			if !strings.Contains(out, tc.line) {
+				t.Errorf("output lacks %q:\n%s", tc.line, out)
+			}
+			_, hist := w.pcflow(w.iflags("history", id, "--json")...)
+			var h History
+			if err := json.Unmarshal([]byte(hist), &h); err != nil {
+				t.Fatalf("history --json: %v\n%s", err, hist)
+			}
+			for _, s := range h.Steps[:len(h.Steps)-1] {
+				if !strings.HasPrefix(s.Action, "click (") {
+					t.Errorf("step %q: want a click by coordinates", s.Action)
+				}
+			}
+		})
+	}
+}

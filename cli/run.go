@@ -109,6 +109,9 @@ OpenAI-compatible endpoint. Without a key, pcflow plays a scripted model
 		return code
 	}
 	defer sess.close()
+	if !rf.quiet && len(p.Profiles) > 0 {
+		fmt.Fprintln(e.stdout, profilesLine(sess.cfg, p.Profiles, rf.noWorker))
+	}
 	var l lane
 	if !rf.noWorker {
 		l = privateLane(id, device)

@@ -13,6 +13,8 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/pcflow/pcflow/activities/agents"
+	"github.com/pcflow/pcflow/activities/agents/profile"
 	"github.com/pcflow/pcflow/specs"
 )
 
@@ -34,7 +36,8 @@ func (v *varFlags) registerPolicy(fs *flag.FlagSet) {
 }
 
 func (v *varFlags) options(e *env) (specs.Options, error) {
-	o := specs.Options{Vars: map[string]string{}, VarFiles: v.varFiles, Environ: e.environ, Policy: v.policy}
+	o := specs.Options{Vars: map[string]string{}, VarFiles: v.varFiles, Environ: e.environ, Policy: v.policy,
+		Profile: func(agent, name string) error { return knownProfile(e, agent, name) }}
 	for _, kv := range v.vars {
 		k, val, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
@@ -43,6 +46,20 @@ func (v *varFlags) options(e *env) (specs.Options, error) {
 		o.Vars[k] = val
 	}
 	return o, nil
+}
+
+// knownProfile says whether the agent can speak the profile named: a
+// built-in, or one of $PCFLOW_PROFILES.
+func knownProfile(e *env, agent, name string) error {
+	set, err := profile.Load(e.getenv("PCFLOW_PROFILES"))
+	if err != nil {
+		return err
+	}
+	p, err := set.Get(name)
+	if err != nil {
+		return err
+	}
+	return agents.CheckRoleProfile(agent, p)
 }
 
 // loadSpec parses a task file and prints its diagnostics. It returns nil

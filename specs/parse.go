@@ -38,6 +38,10 @@ type Options struct {
 	// PCFLOW_POLICY. Its rules bind every task: a task's own policy can
 	// add restrictions, never lift the operator's (plan.WithOperator).
 	Policy string
+	// Profile, when set, says whether an agent (decision, reflection,
+	// progress, manager) can speak the model profile a profiles block
+	// names (the CLI: a built-in or one of $PCFLOW_PROFILES).
+	Profile func(agent, name string) error
 }
 
 // Result is what parsing produced: the plan, the secret values it refers to

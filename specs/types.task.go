@@ -28,6 +28,7 @@ var taskSchema = &hcl.BodySchema{
 		{Type: "subtask", LabelNames: []string{"name"}},
 		{Type: "check", LabelNames: []string{"name"}},
 		{Type: "policy"},
+		{Type: "profiles"},
 	},
 }
 
@@ -95,6 +96,7 @@ func (p *parser) task(b *hcl.Block) *plan.Plan {
 	}
 
 	pl.Policy = p.taskPolicy(st, c.Blocks)
+	pl.Profiles = p.taskProfiles(st, c.Blocks)
 
 	// Setup steps run before the agents, post_run steps after them and
 	// before the task's checks (OSWorld's post-config: save, close, wait).

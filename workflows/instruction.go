@@ -88,7 +88,7 @@ func InstructionWorkflow(ctx workflow.Context, in InstructionInput) (*Instructio
 		var mr activities.ManageResult
 		mctx := withSummary(workflow.WithActivityOptions(ctx, modelOptions(o, deadline, workflow.Now(ctx))), "manager: decompose the instruction")
 		err := workflow.ExecuteActivity(mctx, a.Manage, activities.ManageInput{
-			Instruction: p.Instruction, Devices: p.Devices, Knowledge: p.Knowledge, MaxSteps: p.MaxSteps,
+			Instruction: p.Instruction, Devices: p.Devices, Knowledge: p.Knowledge, MaxSteps: p.MaxSteps, Profiles: p.Profiles,
 		}).Get(ctx, &mr)
 		res.Usage.Add(mr.Usage)
 		res.Usage.Add(failedUsage(err))
@@ -167,7 +167,7 @@ func InstructionWorkflow(ctx workflow.Context, in InstructionInput) (*Instructio
 				f := workflow.ExecuteChildWorkflow(cctx, SubtaskWorkflowName, SubtaskInput{
 					Subtask: sub, Instruction: instr, Knowledge: append(append([]string(nil), p.Knowledge...), s.Knowledge...),
 					MaxInvalid: p.MaxInvalid, Deadline: sd, TokenBudget: budget, Upstream: upstream(outputs, s.DependsOn), Options: in.Options,
-					Policy: p.Policy,
+					Policy: p.Policy, Profiles: p.Profiles,
 				})
 				live.Subtasks[s.Name] = StatusRunning
 				live.Children[s.Name] = childID

@@ -163,3 +163,52 @@ func TestEngineWithTextRoleProfiles(t *testing.T) {
 		t.Errorf("requests by role %v: want a reflection and a progress update per click (%d), no re-asks", byRole, len(buttons))
 	}
 }
+
+// TestEngineTaskFileProfiles: the profiles a task's plan names reach the
+// agents on a worker given none of its own: the Decision requests say
+// they are in uitars-1.5 (and are answered and parsed so: clicks by
+// coordinates inside each button), Reflection and Progress go without
+// tools; the worker's own Decision profile would win (see agents tests).
+func TestEngineTaskFileProfiles(t *testing.T) {
+	buttons := []string{"1", "2", "*", "7", "="}
+	var steps []scripted.Step
+	for _, b := range buttons {
+		steps = append(steps, click(b))
+	}
+	steps = append(steps, scripted.Step{Action: "done", Args: map[string]any{"outputs": map[string]any{"product": "84"}}})
+	env := enginetest.Start(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{"multiply": {Steps: steps}}})
+	dev := fakedevice.New(buttons...)
+	env.Serve("desktop", env.Activities(dev, "desktop", env.ModelConfig()), true)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := env.Run(ctx, "task-profiles", mustPlan(t, `task "t" {
+  profiles {
+    decision   = "uitars-1.5"
+    reflection = "qwen2.5-vl"
+    progress   = "qwen2.5-vl"
+  }
+  subtask "multiply" {
+    instruction = "compute 12 × 7"
+    output "product" {}
+  }
+}`), workflows.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Reason != workflows.ReasonSuccess {
+		t.Fatalf("reason = %s (%s)", res.Reason, res.Error)
+	}
+	clicksInside(t, dev, buttons)
+	for _, r := range env.Model.Requests() {
+		switch r.Role {
+		case "decision":
+			if r.Profile != "uitars-1.5" || len(r.Tools) != 0 {
+				t.Errorf("decision request at step %d: profile %q, tools %v; want uitars-1.5 text", r.Step, r.Profile, r.Tools)
+			}
+		case "reflection", "progress":
+			if len(r.Tools) != 0 {
+				t.Errorf("%s request at step %d carries tools %v; want qwen2.5-vl text", r.Role, r.Step, r.Tools)
+			}
+		}
+	}
+}

@@ -171,7 +171,7 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 		mctx := workflow.WithActivityOptions(ctx, modelOptions(o, in.Deadline, workflow.Now(ctx)))
 		var pr activities.ProgressResult
 		err := workflow.ExecuteActivity(withSummary(mctx, fmt.Sprintf("step %d: progress (%s)", turn.Step, out.Verdict)), a.Progress, activities.ProgressInput{
-			Turn: turn, Outcome: out,
+			Turn: turn, Outcome: out, Profiles: in.Profiles,
 		}).Get(ctx, &pr)
 		st.Usage.Add(pr.Usage)
 		st.Usage.Add(failedUsage(err))
@@ -262,7 +262,7 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 		turn := agent.Turn{Goal: goal, Step: step, State: st.State}
 		var d activities.DecideResult
 		err := workflow.ExecuteActivity(withSummary(dctx, fmt.Sprintf("step %d: observe and decide", step)), a.Decide,
-			activities.DecideInput{Turn: turn, Acknowledged: st.Acknowledged}).Get(ctx, &d)
+			activities.DecideInput{Turn: turn, Acknowledged: st.Acknowledged, Profiles: in.Profiles}).Get(ctx, &d)
 		st.Usage.Add(d.Usage)
 		st.Usage.Add(failedUsage(err))
 		live.Tokens = st.Usage.Total()
@@ -423,7 +423,7 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 		var r activities.ReflectResult
 		err = workflow.ExecuteActivity(withSummary(dctx, fmt.Sprintf("step %d: reflect on %s", step, summary)), a.Reflect, activities.ReflectInput{
 			Subtask: s.Name, Instruction: in.Instruction, Step: step, Action: act, Thought: d.Thought,
-			Outcome: ar, Before: d.Observation,
+			Outcome: ar, Before: d.Observation, Profiles: in.Profiles,
 		}).Get(ctx, &r)
 		st.Usage.Add(r.Usage)
 		st.Usage.Add(failedUsage(err))

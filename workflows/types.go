@@ -119,6 +119,8 @@ type SubtaskInput struct {
 	State    *LoopState   `json:"state,omitempty"`
 	// Policy is the task's rules over actions (nil: every action runs).
 	Policy *plan.Policy `json:"policy,omitempty"`
+	// Profiles are the task's model profiles by agent (plan.Plan.Profiles).
+	Profiles map[string]string `json:"profiles,omitempty"`
 }
 
 // LoopState is what a subtask carries across continue-as-new: the steps

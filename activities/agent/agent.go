@@ -75,6 +75,9 @@ type Call struct {
 	Role    string
 	Subtask string
 	Step    int
+	// Profile names the profile the request is spoken in (the Decision
+	// agent's), so a test endpoint answers in it.
+	Profile string
 }
 
 // Exchange is one request/answer pair, for recording and replay. Request

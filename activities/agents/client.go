@@ -25,6 +25,7 @@ const (
 	HeaderRole    = "X-Pcflow-Role"
 	HeaderSubtask = "X-Pcflow-Subtask"
 	HeaderStep    = "X-Pcflow-Step"
+	HeaderProfile = "X-Pcflow-Profile"
 )
 
 var _ activities.Model = (*Client)(nil)
@@ -65,13 +66,16 @@ func (t callHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
 		if c.Step > 0 {
 			r.Header.Set(HeaderStep, strconv.Itoa(c.Step))
 		}
+		if c.Profile != "" {
+			r.Header.Set(HeaderProfile, c.Profile)
+		}
 	}
 	return t.base.RoundTrip(r)
 }
 
 // CallFromHeaders reads what a request asks from its X-Pcflow-* headers.
 func CallFromHeaders(h http.Header) agent.Call {
-	c := agent.Call{Role: h.Get(HeaderRole)}
+	c := agent.Call{Role: h.Get(HeaderRole), Profile: h.Get(HeaderProfile)}
 	c.Subtask, _ = url.PathUnescape(h.Get(HeaderSubtask))
 	c.Step, _ = strconv.Atoi(h.Get(HeaderStep))
 	return c

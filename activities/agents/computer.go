@@ -250,7 +250,7 @@ func (c *Client) decideComputer(ctx context.Context, in agent.DecisionInput, w w
 	view.Elements = w.elements(in.Elements)
 	d := &agent.Decision{}
 	feedback := ""
-	call := agent.Call{Role: agent.RoleDecision, Subtask: in.Subtask, Step: in.Step}
+	call := agent.Call{Role: agent.RoleDecision, Subtask: in.Subtask, Step: in.Step, Profile: c.cfg.Profile.Name}
 	for attempt := 0; ; attempt++ {
 		prompt := DecisionPrompt(view, w.frame.ImageW, w.frame.ImageH, feedback)
 		d.Prompt = len(prompt)

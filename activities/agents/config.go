@@ -41,6 +41,9 @@ type Config struct {
 	// profile gets no tools and answers with a <tool_call>) and, for
 	// Reflection, the size of the screenshots. See CheckRoleProfile.
 	Roles map[string]profile.Profile
+	// ProfilesFile is the JSON file of user profiles ($PCFLOW_PROFILES)
+	// that the profiles a task names are looked up in, after the built-ins.
+	ProfilesFile string
 	// AnthropicAPIKey and AnthropicBaseURL, when the key is set, are where
 	// the anthropic-computer profile goes (else BaseURL and APIKey).
 	AnthropicAPIKey  string
@@ -94,6 +97,7 @@ func ConfigFromEnv(getenv func(string) string) Config {
 	if getenv("PCFLOW_TEXT_ACTIONS") == "1" {
 		c.TextActions = true
 	}
+	c.ProfilesFile = getenv("PCFLOW_PROFILES")
 	c.AnthropicAPIKey, c.AnthropicBaseURL = getenv("ANTHROPIC_API_KEY"), getenv("ANTHROPIC_BASE_URL")
 	if c.AnthropicBaseURL == "" {
 		c.AnthropicBaseURL = "https://api.anthropic.com/v1"

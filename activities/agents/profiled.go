@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"image"
+	"reflect"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/agent"
 	"github.com/pcflow/pcflow/activities/agents/profile"
 	"github.com/pcflow/pcflow/activities/screen"
@@ -32,6 +34,54 @@ func (c Config) DecisionProfile() profile.Profile {
 		p.Protocol, p.Format = profile.ProtoText, profile.FormatActionJSON
 	}
 	return p
+}
+
+var _ activities.ProfiledModel = (*Client)(nil)
+
+// ForTask returns the client for a task whose profiles block names
+// profiles by agent (decision, reflection, progress, manager): each agent
+// this worker was not given a profile of (by a flag or the environment)
+// speaks the task's. Names are looked up in the built-ins and
+// Config.ProfilesFile.
+func (c *Client) ForTask(names map[string]string) (activities.Model, error) {
+	cfg := c.cfg
+	var set *profile.Set
+	for _, role := range append([]string{agent.RoleDecision}, ProfileRoles...) {
+		name := names[role]
+		if name == "" {
+			continue
+		}
+		if role == agent.RoleDecision && cfg.Profile.Name != "" || role != agent.RoleDecision && cfg.Roles[role].Name != "" {
+			continue // the worker's own choice wins
+		}
+		if set == nil {
+			var err error
+			if set, err = profile.Load(cfg.ProfilesFile); err != nil {
+				return nil, err
+			}
+		}
+		p, err := set.Get(name)
+		if err == nil {
+			err = CheckRoleProfile(role, p)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("the task's profiles block, %s = %q: %w", role, name, err)
+		}
+		if role == agent.RoleDecision {
+			cfg.Profile = p
+			continue
+		}
+		roles := map[string]profile.Profile{}
+		for k, v := range cfg.Roles {
+			roles[k] = v
+		}
+		roles[role] = p
+		cfg.Roles = roles
+	}
+	if reflect.DeepEqual(cfg, c.cfg) {
+		return c, nil
+	}
+	return &Client{cfg: cfg, api: c.api}, nil
 }
 
 // wire is what a profile changes in one Decision request: the image sent,

@@ -330,3 +330,28 @@ func TestComputerProfilesAreTheDecisionAgentsOnly(t *testing.T) {
 		t.Errorf("CheckRoleProfile(planner) = %v, want the roles listed", err)
 	}
 }
+
+// TestForTaskKeepsTheWorkersOwn: a task's profiles apply to the agents the
+// worker was given none for; an unknown or unusable name is an error that
+// names the task's profiles block.
+func TestForTaskKeepsTheWorkersOwn(t *testing.T) {
+	set, _ := profile.NewSet()
+	gemini, _ := set.Get("gemini")
+	c := agents.New(agents.Config{Profile: gemini})
+	m, err := c.ForTask(map[string]string{"decision": "uitars-1.5", "progress": "qwen2.5-vl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := m.(*agents.Client).Config()
+	if got.Profile.Name != "gemini" || got.RoleProfile(agent.RoleProgress).Name != "qwen2.5-vl" {
+		t.Errorf("ForTask: decision %q, progress %q; want the worker's gemini and the task's qwen2.5-vl", got.Profile.Name, got.RoleProfile(agent.RoleProgress).Name)
+	}
+	if c.Config().RoleProfile(agent.RoleProgress).Name != "" {
+		t.Errorf("ForTask changed the worker's own client")
+	}
+	for _, bad := range []map[string]string{{"decision": "uitars-9"}, {"reflection": "openai-computer"}} {
+		if _, err := agents.New(agents.Config{}).ForTask(bad); err == nil || !strings.Contains(err.Error(), "profiles block") {
+			t.Errorf("ForTask(%v) = %v, want an error naming the profiles block", bad, err)
+		}
+	}
+}

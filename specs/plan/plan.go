@@ -34,6 +34,10 @@ type Plan struct {
 	Requires []string `json:"requires,omitempty"`
 	// Policy rules over the task's actions (allow / deny / confirm).
 	Policy *Policy `json:"policy,omitempty"`
+	// Profiles are the model profiles the task asks for, by agent
+	// (decision, reflection, progress, manager → profile name); a worker
+	// given its own profile for an agent keeps it.
+	Profiles map[string]string `json:"profiles,omitempty"`
 }
 
 // Device is a computer a subtask acts on; its worker polls DeviceQueue(Name).

@@ -116,6 +116,7 @@ type Request struct {
 	Images  int
 	Tools   []string
 	System  string // the system prompt
+	Profile string // the profile the request says it is spoken in
 	Text    string // the rest of the prompt's text
 	Fault   string
 	Status  int
@@ -148,6 +149,20 @@ type Server struct {
 // SetProfile makes the server answer as a model of profile p does: in its
 // wire format, with points in its coordinate space. Call before Start.
 func (s *Server) SetProfile(p profile.Profile) { s.profile = &p }
+
+// profileFor is the profile to answer a request in: the built-in one its
+// X-Pcflow-Profile header names (a task's profiles block reaches the
+// server so), else the one SetProfile gave (nil: openai-tools).
+func (s *Server) profileFor(rec Request) *profile.Profile {
+	if rec.Profile != "" && (s.profile == nil || s.profile.Name != rec.Profile) {
+		for _, b := range profile.Builtins() {
+			if b.Name == rec.Profile {
+				return &b
+			}
+		}
+	}
+	return s.profile
+}
 
 // Load reads a script file.
 func Load(path string) (Script, error) {
@@ -335,7 +350,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // classify reads what a request is for: role, subtask and step from its
 // headers (the role from its tools when the header is missing).
 func classify(call agent.Call, req openai.ChatCompletionRequest) Request {
-	rec := Request{Model: req.Model, Role: call.Role, Subtask: call.Subtask, Step: call.Step}
+	rec := Request{Model: req.Model, Role: call.Role, Subtask: call.Subtask, Step: call.Step, Profile: call.Profile}
 	var text strings.Builder
 	for _, m := range req.Messages {
 		if m.Role == openai.ChatMessageRoleSystem {
@@ -465,8 +480,8 @@ func (s *Server) answer(rec Request, req openai.ChatCompletionRequest, fault *Fa
 	switch rec.Role {
 	case agents.RoleCalibrate:
 		p := profile.Profile{Name: "openai-tools", Protocol: profile.ProtoOpenAITools, Space: profile.SpaceImage}
-		if s.profile != nil {
-			p = *s.profile
+		if prof := s.profileFor(rec); prof != nil {
+			p = *prof
 		}
 		resp, err := calibration(p, rec, req, fault)
 		if err != nil {
@@ -495,6 +510,7 @@ func (s *Server) answer(rec Request, req openai.ChatCompletionRequest, fault *Fa
 }
 
 func (s *Server) decision(rec Request, req openai.ChatCompletionRequest, fault *Fault) openai.ChatCompletionResponse {
+	prof := s.profileFor(rec)
 	sc, ok := s.script.Subtasks[rec.Subtask]
 	if !ok {
 		return toolAnswer(rec, "fail", map[string]any{"reason": fmt.Sprintf("the script has no subtask %q", rec.Subtask)}, "", fault)
@@ -506,7 +522,7 @@ func (s *Server) decision(rec Request, req openai.ChatCompletionRequest, fault *
 	}
 	st := sc.Steps[k-1]
 	if len(st.Batch) > 0 {
-		return s.batch(rec, k, st, fault)
+		return s.batch(rec, prof, k, st, fault)
 	}
 	args := map[string]any{}
 	for k, v := range st.Args {
@@ -581,8 +597,8 @@ func (s *Server) decision(rec Request, req openai.ChatCompletionRequest, fault *
 		thought = "Scripted step " + strconv.Itoa(k) + "."
 	}
 	thought = stepMarker(k) + " " + thought
-	if s.profile != nil {
-		resp, err := profiled(*s.profile, rec, st, args, thought, fault)
+	if prof != nil {
+		resp, err := profiled(*prof, rec, st, args, thought, fault)
 		if err != nil {
 			return toolAnswer(rec, "fail", map[string]any{"reason": err.Error()}, "", fault)
 		}
@@ -597,10 +613,10 @@ func (s *Server) decision(rec Request, req openai.ChatCompletionRequest, fault *
 }
 
 // batch answers a batch step with one tool call per action.
-func (s *Server) batch(rec Request, k int, st Step, fault *Fault) openai.ChatCompletionResponse {
+func (s *Server) batch(rec Request, prof *profile.Profile, k int, st Step, fault *Fault) openai.ChatCompletionResponse {
 	thought := strings.TrimSpace(stepMarker(k) + " " + st.Thought)
-	if s.profile != nil {
-		if p := *s.profile; p.Protocol == profile.ProtoText && p.Format == profile.FormatActionJSON {
+	if prof != nil {
+		if p := *prof; p.Protocol == profile.ProtoText && p.Format == profile.FormatActionJSON {
 			return toolAnswer(rec, "fail", map[string]any{"reason": fmt.Sprintf("the scripted model plays batch steps in the %s format not yet", p.Format)}, "", fault)
 		}
 	}
@@ -622,7 +638,7 @@ func (s *Server) batch(rec Request, k int, st Step, fault *Fault) openai.ChatCom
 			}
 			args["element"] = id
 		}
-		if s.profile != nil { // the profile's model answers points, not element ids
+		if prof != nil { // the profile's model answers points, not element ids
 			if id, ok := args["element"].(int); ok {
 				x, y, err := elementPoint(rec.Text, id)
 				if err != nil {
@@ -631,7 +647,7 @@ func (s *Server) batch(rec Request, k int, st Step, fault *Fault) openai.ChatCom
 				delete(args, "element")
 				args["x"], args["y"] = x, y
 			}
-			if p := *s.profile; p.Protocol == profile.ProtoText {
+			if p := *prof; p.Protocol == profile.ProtoText {
 				if p.Format == profile.FormatUITARS { // one action a line after "Action:"
 					text = append(text, uitarsAction(b.Action, args, p.Space == profile.SpaceRelative1000))
 					continue
@@ -646,7 +662,7 @@ func (s *Server) batch(rec Request, k int, st Step, fault *Fault) openai.ChatCom
 			Function: openai.FunctionCall{Name: b.Action, Arguments: string(a)}})
 	}
 	if len(text) > 0 {
-		if s.profile.Format == profile.FormatUITARS {
+		if prof.Format == profile.FormatUITARS {
 			return toolAnswer(rec, "", nil, "Thought: "+thought+"\nAction: "+strings.Join(text, "\n"), fault)
 		}
 		return toolAnswer(rec, "", nil, thought+"\n"+strings.Join(text, "\n"), fault)
