@@ -370,10 +370,14 @@ func (a *Activities) Decide(ctx context.Context, in DecideInput) (*DecideResult,
 	if err != nil {
 		return nil, err
 	}
+	zoom, err := a.zoomView(in.Turn.Zoom)
+	if err != nil {
+		return nil, err
+	}
 	d, err := model.Decide(ctx, agent.DecisionInput{
 		Turn: in.Turn, ActiveWindow: s.ActiveWindow, Windows: s.Windows, Clipboard: s.Clipboard,
 		Elements: s.Elements, Image: ann, Locate: locate, Record: a.recorder(&res.Exchanges),
-		Acknowledged: in.Acknowledged,
+		Acknowledged: in.Acknowledged, Zoom: zoom,
 	}, &res.Usage)
 	if d != nil {
 		res.Thought, res.Action, res.Invalid, res.Errors, res.PromptBytes = d.Thought, d.Action, d.Invalid, d.Errors, d.Prompt

@@ -289,6 +289,12 @@ func (t *runTrace) steps(store artifacts.Dir) *History {
 					}
 					s.Tokens += out.Usage.Total()
 				}
+			case activities.ZoomName:
+				var in activities.ZoomInput
+				var out activities.ZoomResult
+				if a.decode(true, &in) && a.decode(false, &out) {
+					st(in.Step).Artifacts["zoom"] = store.Path(out.Zoom.Image)
+				}
 			case activities.CheckName:
 				var out activities.CheckResult
 				if a.decode(false, &out) {

@@ -62,6 +62,7 @@ func RegisterDeviceActivities(r sdkworker.ActivityRegistry, a *activities.Activi
 	r.RegisterActivityWithOptions(a.Check, activity.RegisterOptions{Name: activities.CheckName})
 	r.RegisterActivityWithOptions(a.Reset, activity.RegisterOptions{Name: activities.ResetName})
 	r.RegisterActivityWithOptions(a.Requires, activity.RegisterOptions{Name: activities.RequiresName})
+	r.RegisterActivityWithOptions(a.Zoom, activity.RegisterOptions{Name: activities.ZoomName})
 }
 
 // New builds (but does not start) the workers.

@@ -2,6 +2,7 @@ package workflows_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -210,5 +211,46 @@ func TestEngineTaskFileProfiles(t *testing.T) {
 				t.Errorf("%s request at step %d carries tools %v; want qwen2.5-vl text", r.Role, r.Step, r.Tools)
 			}
 		}
+	}
+}
+
+// TestEngineZoom: a Claude model with zoom (anthropic-computer, zoom on)
+// first zooms into the "7" button, then clicks its way to 84: the zoom
+// never reaches the device, is not reflected on, and the next decision
+// (and only it) is sent the enlarged region beside the screenshot.
+func TestEngineZoom(t *testing.T) {
+	set, err := profile.NewSet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	claude, _ := set.Get("anthropic-computer")
+	claude.Name, claude.Zoom = "claude-zoom", true
+	buttons := []string{"1", "2", "*", "7", "="}
+	steps := []scripted.Step{{Thought: "Look closer at the 7 first.", Action: "zoom", Target: "7"}}
+	for _, b := range buttons {
+		steps = append(steps, click(b))
+	}
+	steps = append(steps, scripted.Step{Action: "done", Args: map[string]any{"outputs": map[string]any{"product": "84"}}})
+	res, dev, model := runMultiply(t, "zoom", &claude, nil, buttons, steps)
+	if res.Reason != workflows.ReasonSuccess || res.Steps != len(steps) {
+		t.Fatalf("reason = %s after %d steps (%s), want success after %d", res.Reason, res.Steps, res.Error, len(steps))
+	}
+	clicksInside(t, dev, buttons) // the zoom reached no device input
+	var images []int
+	reflections := 0
+	for _, r := range model.Requests() {
+		switch r.Role {
+		case "decision":
+			images = append(images, r.Images)
+		case "reflection":
+			reflections++
+		}
+	}
+	want := []int{1, 2, 1, 1, 1, 1, 1}
+	if fmt.Sprint(images) != fmt.Sprint(want) {
+		t.Errorf("images per decision request = %v, want %v (the zoom beside the screenshot on the step after it)", images, want)
+	}
+	if reflections != len(buttons) {
+		t.Errorf("%d reflections, want %d (none for the zoom)", reflections, len(buttons))
 	}
 }

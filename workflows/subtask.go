@@ -274,6 +274,7 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 			return finish(reason, msg)
 		}
 		st.Acknowledged = nil
+		st.Zoom = nil // the decision has seen it
 		if d.Invalid > 0 {
 			st.Invalid += d.Invalid
 			st.ConsecutiveBad += d.Invalid
@@ -292,7 +293,7 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 		act := d.Action
 		summary := act.Summary()
 		switch act.Kind {
-		case screen.ActDone, screen.ActFail, screen.ActAskHuman:
+		case screen.ActDone, screen.ActFail, screen.ActAskHuman, screen.ActZoom:
 			// They touch nothing, yet a rule may name them (a person
 			// approves the outputs before done, say).
 			g, _, err := gateAt(d, step, 0, act)
@@ -343,6 +344,26 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 					st.Answers = st.Answers[len(st.Answers)-agent.MaxAnswers:]
 				}
 			}
+			if err := step0(ctx, st, &live, summary, out, progress, turn); err != nil {
+				reason, msg := reasonFor(err, s.Device, o)
+				return finish(reason, msg)
+			}
+			continue
+		case screen.ActZoom:
+			// A closer look: nothing reaches the device's input. The step's
+			// screenshot is cropped on the device's worker (where it is
+			// stored) and the next decision sees the crop; no reflection,
+			// since the screen is unchanged by design.
+			live.Phase = "zooming"
+			var zr activities.ZoomResult
+			zctx := withSummary(workflow.WithActivityOptions(ctx, deviceOptions(o, s.Device, in.Deadline, workflow.Now(ctx))), fmt.Sprintf("step %d: %s", step, summary))
+			if err := workflow.ExecuteActivity(zctx, a.Zoom, activities.ZoomInput{Step: step, Screenshot: d.Observation.Screenshot, Action: act}).Get(ctx, &zr); err != nil {
+				reason, msg := reasonFor(err, s.Device, o)
+				return finish(reason, msg)
+			}
+			st.Zoom = &zr.Zoom
+			out := agent.Outcome{Action: summary, Thought: d.Thought, Verdict: screen.VerdictLooked,
+				Reason: "the agent looked closer; the screen is unchanged by design, and the next step sees the region enlarged"}
 			if err := step0(ctx, st, &live, summary, out, progress, turn); err != nil {
 				reason, msg := reasonFor(err, s.Device, o)
 				return finish(reason, msg)

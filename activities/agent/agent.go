@@ -53,6 +53,15 @@ type State struct {
 	// oldest first ("You asked …; the person answered: …"), kept for the
 	// rest of the subtask.
 	Answers []string `json:"answers,omitempty"`
+	// Zoom is the closer look the last step took (a zoom action): the
+	// next decision sees it beside the screenshot.
+	Zoom *Zoom `json:"zoom,omitempty"`
+}
+
+// Zoom is a region of a step's screenshot at full resolution.
+type Zoom struct {
+	Image  string      `json:"image"`  // artifact ref of the crop (PNG, redacted as its screenshot)
+	Region screen.Rect `json:"region"` // in screen pixels
 }
 
 // MaxAnswers bounds State.Answers: the oldest are dropped.
@@ -105,6 +114,15 @@ type DecisionInput struct {
 	// Acknowledged are the provider's safety checks a person approved on
 	// the previous step; the request acknowledges them on their call.
 	Acknowledged []SafetyCheck
+	// Zoom is the region the agent zoomed into on the previous step, at
+	// full resolution (nil: none), shown beside the screenshot.
+	Zoom *ZoomView
+}
+
+// ZoomView is a zoom's crop, ready to be sent.
+type ZoomView struct {
+	Image  image.Image
+	Region screen.Rect // in screen pixels
 }
 
 // Decision is the Decision agent's choice, in screen coordinates.

@@ -62,18 +62,29 @@ func (c *Client) computerBody(w wire, sys, prompt string, outKeys []string, acke
 		}
 		hdr.Set("x-api-key", key)
 		hdr.Set("anthropic-version", "2023-06-01")
+		computer := map[string]any{"type": "computer_20250124", "name": "computer",
+			"display_width_px": w.frame.ImageW, "display_height_px": w.frame.ImageH}
 		hdr.Set("anthropic-beta", "computer-use-2025-01-24")
-		tools := []any{map[string]any{"type": "computer_20250124", "name": "computer",
-			"display_width_px": w.frame.ImageW, "display_height_px": w.frame.ImageH}}
+		if w.p.Zoom {
+			// The tool version that has zoom (Claude Opus 4.5 and later).
+			computer["type"], computer["enable_zoom"] = "computer_20251124", true
+			hdr.Set("anthropic-beta", "computer-use-2025-11-24")
+		}
+		tools := []any{computer}
 		for _, t := range w.customTools(outKeys) {
 			tools = append(tools, map[string]any{"name": t.Name, "description": t.Description, "input_schema": t.Schema})
 		}
+		content := []any{
+			map[string]any{"type": "text", "text": prompt},
+			map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": w.mime, "data": b64}},
+		}
+		if z := w.zoom; z != nil {
+			content = append(content, map[string]any{"type": "text", "text": z.label},
+				map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": z.mime, "data": base64.StdEncoding.EncodeToString(z.img)}})
+		}
 		return base + "/messages", hdr, map[string]any{
 			"model": c.cfg.DecisionModel, "max_tokens": c.cfg.MaxTokens, "system": sys, "tools": tools,
-			"messages": []any{map[string]any{"role": "user", "content": []any{
-				map[string]any{"type": "text", "text": prompt},
-				map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": w.mime, "data": b64}},
-			}}},
+			"messages": []any{map[string]any{"role": "user", "content": content}},
 		}
 	}
 	hdr.Set("Authorization", "Bearer "+key)
@@ -83,10 +94,7 @@ func (c *Client) computerBody(w wire, sys, prompt string, outKeys []string, acke
 	}
 	return base + "/responses", hdr, map[string]any{
 		"model": c.cfg.DecisionModel, "instructions": sys, "tools": tools, "truncation": "auto",
-		"input": append(acknowledgements(acked, dataURL(w.img, w.mime)), map[string]any{"role": "user", "content": []any{
-			map[string]any{"type": "input_text", "text": prompt},
-			map[string]any{"type": "input_image", "image_url": dataURL(w.img, w.mime)},
-		}}),
+		"input": append(acknowledgements(acked, dataURL(w.img, w.mime)), map[string]any{"role": "user", "content": responsesContent(w, prompt)}),
 	}
 }
 
@@ -280,4 +288,18 @@ func (c *Client) decideComputer(ctx context.Context, in agent.DecisionInput, w w
 		}
 		feedback = perr.Error()
 	}
+}
+
+// responsesContent is the Responses API user content: the prompt, the
+// screenshot and the previous step's zoom, if any.
+func responsesContent(w wire, prompt string) []any {
+	content := []any{
+		map[string]any{"type": "input_text", "text": prompt},
+		map[string]any{"type": "input_image", "image_url": dataURL(w.img, w.mime)},
+	}
+	if z := w.zoom; z != nil {
+		content = append(content, map[string]any{"type": "input_text", "text": z.label},
+			map[string]any{"type": "input_image", "image_url": dataURL(z.img, z.mime)})
+	}
+	return content
 }

@@ -126,6 +126,9 @@ func (c *Client) Decide(ctx context.Context, in agent.DecisionInput, u *screen.U
 	if err != nil {
 		return nil, err
 	}
+	if w, err = c.withZoom(w, in.Zoom); err != nil {
+		return nil, err
+	}
 	if w.computer() {
 		return c.decideComputer(ctx, in, w, u)
 	}
@@ -144,14 +147,19 @@ func (c *Client) Decide(ctx context.Context, in agent.DecisionInput, u *screen.U
 		request: func(feedback string) openai.ChatCompletionRequest {
 			prompt := DecisionPrompt(view, w.frame.ImageW, w.frame.ImageH, feedback)
 			d.Prompt = len(prompt)
+			parts := []openai.ChatMessagePart{
+				{Type: openai.ChatMessagePartTypeText, Text: prompt},
+				{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: dataURL(w.img, w.mime), Detail: openai.ImageURLDetailHigh}},
+			}
+			if z := w.zoom; z != nil {
+				parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: z.label},
+					openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: dataURL(z.img, z.mime), Detail: openai.ImageURLDetailHigh}})
+			}
 			return openai.ChatCompletionRequest{
 				Model: c.cfg.DecisionModel, Temperature: c.cfg.Temperature, MaxTokens: c.cfg.MaxTokens,
 				Messages: []openai.ChatCompletionMessage{
 					{Role: openai.ChatMessageRoleSystem, Content: sys},
-					{Role: openai.ChatMessageRoleUser, MultiContent: []openai.ChatMessagePart{
-						{Type: openai.ChatMessagePartTypeText, Text: prompt},
-						{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: dataURL(w.img, w.mime), Detail: openai.ImageURLDetailHigh}},
-					}},
+					{Role: openai.ChatMessageRoleUser, MultiContent: parts},
 				},
 				Tools: w.tools(outKeys),
 			}
@@ -269,6 +277,21 @@ func buildAction(name string, args json.RawMessage, in agent.DecisionInput, toSc
 		}
 		a.X2, a.Y2, err = toScreen(*r.X2, *r.Y2)
 		return a, err
+	case screen.ActZoom:
+		if r.X == nil || r.Y == nil || r.X2 == nil || r.Y2 == nil {
+			return a, fmt.Errorf("zoom needs a region: x, y, x2 and y2")
+		}
+		var err error
+		if a.X, a.Y, err = toScreen(*r.X, *r.Y); err != nil {
+			return a, err
+		}
+		if a.X2, a.Y2, err = toScreen(*r.X2, *r.Y2); err != nil {
+			return a, err
+		}
+		if a.X2 <= a.X || a.Y2 <= a.Y {
+			return a, fmt.Errorf("zoom region needs x2 > x and y2 > y")
+		}
+		return a, nil
 	case screen.ActSelect:
 		if r.Start == "" || r.End == "" {
 			return a, fmt.Errorf("select needs start and end text")

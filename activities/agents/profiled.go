@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 
+	"golang.org/x/image/draw"
+
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/pcflow/pcflow/activities"
@@ -92,6 +94,45 @@ type wire struct {
 	img   []byte
 	mime  string
 	hint  string
+	zoom  *zoomPart // the previous step's zoom, sent beside the screenshot
+}
+
+// zoomPart is a zoom's crop as sent: its label and image.
+type zoomPart struct {
+	label string
+	img   []byte
+	mime  string
+}
+
+// maxZoom bounds how much a zoom's crop is enlarged.
+const maxZoom = 4.0
+
+// withZoom adds the previous step's zoom to w: the crop scaled to fit the
+// image size the profile sends (enlarged at most maxZoom times), labelled
+// with its region in the model's coordinates.
+func (c *Client) withZoom(w wire, z *agent.ZoomView) (wire, error) {
+	if z == nil || z.Image == nil {
+		return w, nil
+	}
+	b := z.Image.Bounds()
+	k := min(float64(w.frame.ImageW)/float64(b.Dx()), float64(w.frame.ImageH)/float64(b.Dy()), maxZoom)
+	img := z.Image
+	if nw, nh := max(1, int(float64(b.Dx())*k)), max(1, int(float64(b.Dy())*k)); nw != b.Dx() || nh != b.Dy() {
+		dst := image.NewRGBA(image.Rect(0, 0, nw, nh))
+		draw.CatmullRom.Scale(dst, dst.Bounds(), z.Image, b, draw.Src, nil)
+		img = dst
+	}
+	data, mime, _, _, _, err := EncodeImage(img, 0, c.cfg.ImageFormat, c.cfg.JPEGQuality)
+	if err != nil {
+		return w, fmt.Errorf("encode zoom: %w", err)
+	}
+	r, err := w.p.BoxFromScreen(z.Region, w.frame)
+	if err != nil {
+		return w, err
+	}
+	w.zoom = &zoomPart{img: data, mime: mime,
+		label: fmt.Sprintf("The zoom you asked for on the previous step: the region (%d,%d)–(%d,%d) of that screen, enlarged (the screenshot above is the screen now):", r.X, r.Y, r.X+r.W, r.Y+r.H)}
+	return w, nil
 }
 
 // newWire scales and encodes the screenshot as the profile wants it.

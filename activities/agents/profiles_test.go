@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -353,5 +356,51 @@ func TestForTaskKeepsTheWorkersOwn(t *testing.T) {
 		if _, err := agents.New(agents.Config{}).ForTask(bad); err == nil || !strings.Contains(err.Error(), "profiles block") {
 			t.Errorf("ForTask(%v) = %v, want an error naming the profiles block", bad, err)
 		}
+	}
+}
+
+// TestZoomOnTheWire: a profile with zoom declares Anthropic's
+// computer_20251124 tool with enable_zoom under its beta header; a
+// decision after a zoom sends the enlarged region, labelled in the
+// model's coordinates, after the screenshot.
+func TestZoomOnTheWire(t *testing.T) {
+	var body map[string]any
+	var beta string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		beta = r.Header.Get("anthropic-beta")
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"id":"m","type":"message","role":"assistant","stop_reason":"tool_use","usage":{"input_tokens":10,"output_tokens":5},
+"content":[{"type":"tool_use","id":"t1","name":"computer","input":{"action":"left_click","coordinate":[100,100]}}]}`)
+	}))
+	defer srv.Close()
+	set, _ := profile.NewSet()
+	claude, _ := set.Get("anthropic-computer")
+	claude.Zoom = true
+	c := agents.New(agents.Config{BaseURL: srv.URL, APIKey: "k", DecisionModel: "claude", MaxTokens: 100, Timeout: 5 * time.Second,
+		ImageFormat: "png", Profile: claude})
+	in := input()
+	in.Image = image.NewRGBA(image.Rect(0, 0, 1440, 900))
+	in.Zoom = &agent.ZoomView{Image: image.NewRGBA(image.Rect(0, 0, 144, 90)), Region: screen.Rect{X: 720, Y: 450, W: 144, H: 90}}
+	var u screen.Usage
+	if _, err := c.Decide(context.Background(), in, &u); err != nil {
+		t.Fatal(err)
+	}
+	if beta != "computer-use-2025-11-24" {
+		t.Errorf("anthropic-beta = %q, want computer-use-2025-11-24", beta)
+	}
+	tools, _ := body["tools"].([]any)
+	tool, _ := tools[0].(map[string]any)
+	if tool["type"] != "computer_20251124" || tool["enable_zoom"] != true {
+		t.Errorf("computer tool = %v, want computer_20251124 with enable_zoom", tool)
+	}
+	msgs, _ := body["messages"].([]any)
+	content, _ := msgs[0].(map[string]any)["content"].([]any)
+	if len(content) != 4 {
+		t.Fatalf("content has %d blocks, want the prompt, the screenshot, the zoom's label and its image", len(content))
+	}
+	// 1440x900 fits 1024x768 at 1024x640: the region (720,450) 144x90 is (512,320)-(615,384) there (far edges rounded up).
+	if label, _ := content[2].(map[string]any)["text"].(string); !strings.Contains(label, "(512,320)–(615,384)") {
+		t.Errorf("zoom label = %q, want the region in the model's coordinates", label)
 	}
 }

@@ -13,6 +13,11 @@ const (
 	ActMouseUp   = "mouse_up"
 	// ActHoldKey holds Keys down for Seconds, then releases them.
 	ActHoldKey = "hold_key"
+	// ActZoom is a closer look at the region (X, Y)–(X2, Y2) of the screen
+	// (Anthropic's computer tool, computer_20251124 with enable_zoom): it
+	// touches nothing; the next decision sees the region at full
+	// resolution.
+	ActZoom = "zoom"
 )
 
 // Pointed reports whether an action of this kind acts at a point (X, Y).

@@ -166,6 +166,8 @@ func (a Action) Summary() string {
 		return fmt.Sprintf("scroll %s %d%s", a.Direction, a.Amount, target)
 	case ActDrag:
 		return fmt.Sprintf("drag (%d,%d)→(%d,%d)", a.X, a.Y, a.X2, a.Y2)
+	case ActZoom:
+		return fmt.Sprintf("zoom (%d,%d)–(%d,%d)", a.X, a.Y, a.X2, a.Y2)
 	case ActOpenApp:
 		return "open_app " + a.App
 	case ActSwitchWindow:
@@ -223,6 +225,7 @@ const (
 	VerdictAnswered   = "answered"    // ask_human: the person answered
 	VerdictUnanswered = "unanswered"  // ask_human: no answer in time
 	VerdictHandedBack = "handed_back" // a person had control of the device and handed it back
+	VerdictLooked     = "looked"      // zoom: the agent looked closer; the screen is unchanged by design
 )
 
 // Reflected reports whether v is a Reflection agent's verdict (correct,

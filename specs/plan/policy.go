@@ -114,10 +114,10 @@ const MaxPolicyRules = 1000
 const MaxPolicyPattern = 1024
 
 // PolicyInertKinds are the actions that do not touch the computer: the
-// agent finishing, giving up, waiting or asking a person. The default does
+// agent finishing, giving up, waiting, asking a person or looking closer. The default does
 // not apply to them (they are allowed unless a rule names them), so a
 // deny-by-default policy still lets the agent end its subtask.
-var PolicyInertKinds = []string{"done", "fail", "wait", "ask_human"}
+var PolicyInertKinds = []string{"done", "fail", "wait", "ask_human", "zoom"}
 
 // PolicyDecisions lists the decisions a rule or a default may take.
 var PolicyDecisions = []string{PolicyAllow, PolicyDeny, PolicyConfirm}

@@ -116,6 +116,18 @@ func computerCall(tool string, in map[string]any) (Call, error) {
 		d, _ := in["duration"].(float64)
 		out["seconds"] = max(d, 1)
 		return Call{Name: "wait", Args: out}, nil
+	case "zoom":
+		// Anthropic's computer_20251124 with enable_zoom: a closer look.
+		v, ok := in["region"]
+		r, err := numbers(v)
+		if !ok || err != nil || len(r) != 4 {
+			return Call{}, fmt.Errorf("%s zoom needs region [x1, y1, x2, y2], not %v", tool, v)
+		}
+		if r[2] <= r[0] || r[3] <= r[1] {
+			return Call{}, fmt.Errorf("%s zoom region [x1, y1, x2, y2] needs x2 > x1 and y2 > y1, not %v", tool, v)
+		}
+		out["x"], out["y"], out["x2"], out["y2"] = r[0], r[1], r[2], r[3]
+		return Call{Name: "zoom", Args: out}, nil
 	case "screenshot":
 		// pcflow shows a fresh screenshot every step: let the screen settle.
 		return Call{Name: "wait", Args: map[string]any{"seconds": 1.0}}, nil
@@ -128,5 +140,5 @@ func computerCall(tool string, in map[string]any) (Call, error) {
 		out["answer"] = in["text"]
 		return Call{Name: "done", Args: out}, nil
 	}
-	return Call{}, fmt.Errorf("%s action %q is not one pcflow knows; use left_click, double_click, right_click, type, key, scroll, left_click_drag, mouse_move, wait, answer or terminate", tool, action)
+	return Call{}, fmt.Errorf("%s action %q is not one pcflow knows; use left_click, double_click, right_click, type, key, scroll, left_click_drag, mouse_move, wait, zoom, answer or terminate", tool, action)
 }

@@ -56,6 +56,10 @@ type Profile struct {
 	Space    Space       `json:"space"`
 	Resize   SmartResize `json:"resize,omitzero"` // the smart-resize space's parameters
 	Sizing   Sizing      `json:"sizing"`
+	// Zoom offers the model a closer look at a region of the screen where
+	// its protocol has one: anthropic-computer with the computer_20251124
+	// tool (Claude Opus 4.5 and later), enable_zoom.
+	Zoom bool `json:"zoom,omitempty"`
 }
 
 // Default is the profile used when none is chosen.
@@ -103,6 +107,9 @@ func Builtins() []Profile {
 
 // Validate reports the first thing wrong with p, saying how to fix it.
 func (p Profile) Validate() error {
+	if p.Zoom && p.Protocol != ProtoAnthropicComputer {
+		return fmt.Errorf("profile %s: zoom is offered by the anthropic-computer protocol only (its computer_20251124 tool); %s has no zoom", p.Name, p.Protocol)
+	}
 	where := fmt.Sprintf("profile %q", p.Name)
 	if p.Name == "" {
 		return fmt.Errorf("a profile needs a name")

@@ -170,6 +170,8 @@ func anthropicAction(action string, args map[string]any) (string, map[string]any
 		return "computer", map[string]any{"action": "left_click_drag", "start_coordinate": pair(args, "x", "y"), "coordinate": pair(args, "x2", "y2")}
 	case "wait":
 		return "computer", map[string]any{"action": "wait", "duration": 1}
+	case "zoom":
+		return "computer", map[string]any{"action": "zoom", "region": []any{args["x"], args["y"], args["x2"], args["y2"]}}
 	}
 	return action, args
 }

@@ -25,6 +25,17 @@ var reBox = regexp.MustCompile(`at \((-?\d+),(-?\d+) (\d+)x(\d+)\)\s*$`)
 
 // elementPoint is the centre of element id's box as the prompt lists it.
 func elementPoint(prompt string, id int) (int, int, error) {
+	b, err := elementBox(prompt, id)
+	if err != nil {
+		return 0, 0, err
+	}
+	return b[0] + b[2]/2, b[1] + b[3]/2, nil
+}
+
+// elementBox is an element's box (x, y, w, h) as its line in the element
+// list gives it.
+func elementBox(prompt string, id int) ([4]int, error) {
+	var n [4]int
 	prefix := "[" + strconv.Itoa(id) + "] "
 	for _, line := range strings.Split(prompt, "\n") {
 		if !strings.HasPrefix(line, prefix) {
@@ -32,15 +43,14 @@ func elementPoint(prompt string, id int) (int, int, error) {
 		}
 		m := reBox.FindStringSubmatch(line)
 		if m == nil {
-			return 0, 0, fmt.Errorf("element %d has no box in the element list: %q", id, line)
+			return n, fmt.Errorf("element %d has no box in the element list: %q", id, line)
 		}
-		n := make([]int, 4)
 		for i := range n {
 			n[i], _ = strconv.Atoi(m[i+1])
 		}
-		return n[0] + n[2]/2, n[1] + n[3]/2, nil
+		return n, nil
 	}
-	return 0, 0, fmt.Errorf("element %d is not in the element list", id)
+	return n, fmt.Errorf("element %d is not in the element list", id)
 }
 
 // profiled answers a scripted Decision step as a model of profile p would:

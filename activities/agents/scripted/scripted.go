@@ -592,6 +592,17 @@ func (s *Server) decision(rec Request, req openai.ChatCompletionRequest, fault *
 	if fault != nil && fault.Kind == "unknown_element" {
 		args["element"] = 99999
 	}
+	if id, ok := args["element"].(int); ok && st.Action == screen.ActZoom {
+		// A zoom looks at the target's box (in the prompt's coordinates),
+		// with a margin of a fifth of it on each side.
+		b, err := elementBox(rec.Text, id)
+		if err != nil {
+			return toolAnswer(rec, "fail", map[string]any{"reason": err.Error()}, "", fault)
+		}
+		mx, my := max(1, b[2]/5), max(1, b[3]/5)
+		delete(args, "element")
+		args["x"], args["y"], args["x2"], args["y2"] = max(0, b[0]-mx), max(0, b[1]-my), b[0]+b[2]+mx, b[1]+b[3]+my
+	}
 	thought := st.Thought
 	if thought == "" {
 		thought = "Scripted step " + strconv.Itoa(k) + "."
@@ -827,7 +838,7 @@ func toolAnswer(rec Request, tool string, args map[string]any, content string, f
 // movesOn reports whether a step with this outcome moves the script on.
 func movesOn(verdict string) bool {
 	switch verdict {
-	case screen.VerdictCorrect, screen.VerdictDenied, screen.VerdictRejected, screen.VerdictAnswered:
+	case screen.VerdictCorrect, screen.VerdictDenied, screen.VerdictRejected, screen.VerdictAnswered, screen.VerdictLooked:
 		return true
 	}
 	return false
