@@ -305,11 +305,7 @@ func (a *Activities) loadObservation(obs screen.Observation) (image.Image, obser
 	if obs.Annotated == "" {
 		return nil, f, nil
 	}
-	pb, err := a.Artifacts.Get(obs.Annotated)
-	if err != nil {
-		return nil, f, err
-	}
-	img, err := png.Decode(bytes.NewReader(pb))
+	img, err := a.loadPNG(obs.Annotated)
 	return img, f, err
 }
 

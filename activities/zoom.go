@@ -38,13 +38,9 @@ func (a *Activities) Zoom(ctx context.Context, in ZoomInput) (*ZoomResult, error
 	if in.Action.Kind != screen.ActZoom {
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("zoom: not a zoom action: %s", in.Action.Summary()), ErrTypeDevice, nil)
 	}
-	b, err := a.Artifacts.Get(in.Screenshot)
+	img, err := a.loadPNG(in.Screenshot)
 	if err != nil {
 		return nil, fmt.Errorf("zoom: the step's screenshot: %w", err)
-	}
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		return nil, fmt.Errorf("zoom: the step's screenshot %s: %w", in.Screenshot, err)
 	}
 	r := screen.Rect{X: in.Action.X, Y: in.Action.Y, W: in.Action.X2 - in.Action.X, H: in.Action.Y2 - in.Action.Y}
 	crop, err := Crop(img, r)
@@ -77,13 +73,22 @@ func (a *Activities) zoomView(z *agent.Zoom) (*agent.ZoomView, error) {
 	if z == nil {
 		return nil, nil
 	}
-	b, err := a.Artifacts.Get(z.Image)
+	img, err := a.loadPNG(z.Image)
 	if err != nil {
 		return nil, fmt.Errorf("the previous step's zoom: %w", err)
 	}
+	return &agent.ZoomView{Image: img, Region: z.Region}, nil
+}
+
+// loadPNG reads a stored PNG.
+func (a *Activities) loadPNG(ref string) (image.Image, error) {
+	b, err := a.Artifacts.Get(ref)
+	if err != nil {
+		return nil, err
+	}
 	img, err := png.Decode(bytes.NewReader(b))
 	if err != nil {
-		return nil, fmt.Errorf("the previous step's zoom %s: %w", z.Image, err)
+		return nil, fmt.Errorf("%s: %w", ref, err)
 	}
-	return &agent.ZoomView{Image: img, Region: z.Region}, nil
+	return img, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -145,5 +146,49 @@ func TestProfilesInTheTaskFile(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestZoomOnARealScreen: with a user profile that has zoom (Claude's
+// computer_20251124 tool), the agent zooms into galculator's 7 before it
+// computes 12 × 7: the run succeeds, the zoom step is "looked" with no
+// device action, and its crop, in history, is the 7 button's region of
+// the real screen, larger than the button itself (a margin around it).
+func TestZoomOnARealScreen(t *testing.T) {
+	w := newWorld(t)
+	killApp(w.display, "galculator")
+	profiles := filepath.Join(t.TempDir(), "profiles.json")
+	if err := os.WriteFile(profiles, []byte(`[{"name": "claude-zoom", "base": "anthropic-computer", "zoom": true}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := w.cmd(w.flags("run", "specs/examples/calculator.hcl", "--script", "cli/testdata/calculator_zoom.script.json",
+		"--display", w.display, "--profile", "claude-zoom", "--id", "zoomy")...)
+	c.Env = append(c.Env, "PCFLOW_PROFILES="+profiles)
+	out, err := c.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `product="84"`) {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	_, hist := w.pcflow(w.iflags("history", "zoomy", "--json")...)
+	var h History
+	if err := json.Unmarshal([]byte(hist), &h); err != nil {
+		t.Fatalf("history --json: %v\n%s", err, hist)
+	}
+	z := h.Steps[0]
+	if !strings.HasPrefix(z.Action, "zoom (") || z.Verdict != "looked" || len(z.Batch) != 0 || z.Artifacts["zoom"] == "" {
+		t.Fatalf("step 1 = %+v, want a zoom, looked, with its crop and no device action", z)
+	}
+	f, err := os.Open(z.Artifacts["zoom"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cfg, err := png.DecodeConfig(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// galculator's buttons are about 60×30 on this screen: the crop is the
+	// button with a margin, a small part of the 1440×900 screen.
+	if cfg.Width < 40 || cfg.Height < 20 || cfg.Width > 300 || cfg.Height > 200 {
+		t.Errorf("zoom crop is %dx%d, want the 7 button's region", cfg.Width, cfg.Height)
 	}
 }

@@ -372,25 +372,12 @@ func hintPolicyPlace(diags hcl.Diagnostics, hint string) {
 // it with the operator's.
 func (p *parser) taskPolicy(st *scope, blocks hcl.Blocks) *plan.Policy {
 	var own *plan.Policy
-	var first *hcl.Block
-	for _, blk := range blocks {
-		if blk.Type != "policy" {
-			continue
-		}
-		if first != nil {
-			p.diags = append(p.diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "More than one policy block",
-				Detail:   fmt.Sprintf("The task already has a policy block at %s (an included file's counts too). Put every rule in one policy block: the first matching rule decides, so their order matters.", first.DefRange),
-				Subject:  blk.DefRange.Ptr(),
-				Context:  blockRange(blk).Ptr(),
-			})
-			continue
-		}
-		first = blk
+	blk, dups := p.single(blocks, "policy", "Put every rule in one policy block: the first matching rule decides, so their order matters.")
+	if blk != nil {
 		p.within(blk, func() { own = p.policy(st, blk, true) })
 		own.Source = blk.DefRange.Filename
 	}
+	p.diags = append(p.diags, dups...)
 	op, files, diags := OperatorPolicy(p.opts.Policy, p.opts.Environ)
 	for name, f := range files {
 		p.files[name] = f

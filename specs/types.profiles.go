@@ -18,22 +18,9 @@ var profilesSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 // whether an agent can have a profile of that name.
 func (p *parser) taskProfiles(st *scope, blocks hcl.Blocks) map[string]string {
 	var out map[string]string
-	var first *hcl.Block
-	for _, blk := range blocks {
-		if blk.Type != "profiles" {
-			continue
-		}
-		if first != nil {
-			p.diags = append(p.diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "More than one profiles block",
-				Detail:   fmt.Sprintf("The task already has a profiles block at %s (an included file's counts too). Name every agent's profile in one block.", first.DefRange),
-				Subject:  blk.DefRange.Ptr(),
-				Context:  blockRange(blk).Ptr(),
-			})
-			continue
-		}
-		first = blk
+	blk, dups := p.single(blocks, "profiles", "Name every agent's profile in one block.")
+	defer func() { p.diags = append(p.diags, dups...) }()
+	if blk != nil {
 		p.within(blk, func() {
 			c, d := blk.Body.Content(profilesSchema)
 			p.diags = append(p.diags, d...)
@@ -62,6 +49,32 @@ func (p *parser) taskProfiles(st *scope, blocks hcl.Blocks) map[string]string {
 		})
 	}
 	return out
+}
+
+// single returns the task's block of a type it may have once (nil: none),
+// and an error naming each further one; hint says what to do instead.
+// The caller adds the errors after decoding the block, so they come in
+// source order.
+func (p *parser) single(blocks hcl.Blocks, typ, hint string) (*hcl.Block, hcl.Diagnostics) {
+	var first *hcl.Block
+	var dups hcl.Diagnostics
+	for _, blk := range blocks {
+		if blk.Type != typ {
+			continue
+		}
+		if first != nil {
+			dups = append(dups, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  fmt.Sprintf("More than one %s block", typ),
+				Detail:   fmt.Sprintf("The task already has a %s block at %s (an included file's counts too). %s", typ, first.DefRange, hint),
+				Subject:  blk.DefRange.Ptr(),
+				Context:  blockRange(blk).Ptr(),
+			})
+			continue
+		}
+		first = blk
+	}
+	return first, dups
 }
 
 // safeName reports whether a profile name is a plain word: letters,

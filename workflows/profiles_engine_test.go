@@ -20,12 +20,7 @@ import (
 // and coordinate space: every click must reach the device inside the
 // button the script named.
 func TestEngineInEveryProfile(t *testing.T) {
-	buttons := []string{"1", "2", "*", "7", "="}
-	var steps []scripted.Step
-	for _, b := range buttons {
-		steps = append(steps, click(b))
-	}
-	steps = append(steps, scripted.Step{Action: "done", Args: map[string]any{"outputs": map[string]any{"product": "84"}}})
+	buttons, steps := multiplySteps()
 	for _, p := range profile.Builtins() {
 		t.Run(p.Name, func(t *testing.T) {
 			res, dev, _ := runMultiply(t, "profile-"+strings.ReplaceAll(p.Name, ".", "-"), &p, nil, buttons, steps)
@@ -142,12 +137,7 @@ func TestEngineWithTextRoleProfiles(t *testing.T) {
 	}
 	uitars, _ := set.Get("uitars-1.5")
 	qwen, _ := set.Get("qwen2.5-vl")
-	buttons := []string{"1", "2", "*", "7", "="}
-	var steps []scripted.Step
-	for _, b := range buttons {
-		steps = append(steps, click(b))
-	}
-	steps = append(steps, scripted.Step{Action: "done", Args: map[string]any{"outputs": map[string]any{"product": "84"}}})
+	buttons, steps := multiplySteps()
 	res, dev, model := runMultiply(t, "text-roles", &uitars, map[string]profile.Profile{"reflection": qwen, "progress": qwen}, buttons, steps)
 	if res.Reason != workflows.ReasonSuccess || res.Steps != len(steps) {
 		t.Fatalf("reason = %s after %d steps (%s), want success after %d", res.Reason, res.Steps, res.Error, len(steps))
@@ -171,12 +161,7 @@ func TestEngineWithTextRoleProfiles(t *testing.T) {
 // coordinates inside each button), Reflection and Progress go without
 // tools; the worker's own Decision profile would win (see agents tests).
 func TestEngineTaskFileProfiles(t *testing.T) {
-	buttons := []string{"1", "2", "*", "7", "="}
-	var steps []scripted.Step
-	for _, b := range buttons {
-		steps = append(steps, click(b))
-	}
-	steps = append(steps, scripted.Step{Action: "done", Args: map[string]any{"outputs": map[string]any{"product": "84"}}})
+	buttons, steps := multiplySteps()
 	env := enginetest.Start(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{"multiply": {Steps: steps}}})
 	dev := fakedevice.New(buttons...)
 	env.Serve("desktop", env.Activities(dev, "desktop", env.ModelConfig()), true)
@@ -225,12 +210,8 @@ func TestEngineZoom(t *testing.T) {
 	}
 	claude, _ := set.Get("anthropic-computer")
 	claude.Name, claude.Zoom = "claude-zoom", true
-	buttons := []string{"1", "2", "*", "7", "="}
-	steps := []scripted.Step{{Thought: "Look closer at the 7 first.", Action: "zoom", Target: "7"}}
-	for _, b := range buttons {
-		steps = append(steps, click(b))
-	}
-	steps = append(steps, scripted.Step{Action: "done", Args: map[string]any{"outputs": map[string]any{"product": "84"}}})
+	buttons, steps := multiplySteps()
+	steps = append([]scripted.Step{{Thought: "Look closer at the 7 first.", Action: "zoom", Target: "7"}}, steps...)
 	res, dev, model := runMultiply(t, "zoom", &claude, nil, buttons, steps)
 	if res.Reason != workflows.ReasonSuccess || res.Steps != len(steps) {
 		t.Fatalf("reason = %s after %d steps (%s), want success after %d", res.Reason, res.Steps, res.Error, len(steps))
@@ -253,4 +234,15 @@ func TestEngineZoom(t *testing.T) {
 	if reflections != len(buttons) {
 		t.Errorf("%d reflections, want %d (none for the zoom)", reflections, len(buttons))
 	}
+}
+
+// multiplySteps are the calculator's buttons for 12 × 7 and the script
+// that clicks each, then reports 84.
+func multiplySteps() ([]string, []scripted.Step) {
+	buttons := []string{"1", "2", "*", "7", "="}
+	var steps []scripted.Step
+	for _, b := range buttons {
+		steps = append(steps, click(b))
+	}
+	return buttons, append(steps, scripted.Step{Action: "done", Args: map[string]any{"outputs": map[string]any{"product": "84"}}})
 }
