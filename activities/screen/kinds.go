@@ -10,7 +10,7 @@ func Kinds() []string {
 		ActDrag, ActScroll, ActHotkey, ActWait, ActSwitchWindow, ActCopy,
 		ActPaste, ActDone, ActFail, ActAskHuman,
 		ActMiddleClick, ActTripleClick, ActMouseMove, ActMouseDown, ActMouseUp,
-		ActHoldKey,
+		ActHoldKey, ActZoom,
 	}
 	sort.Strings(k)
 	return k
