@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,8 +40,18 @@ type Env struct {
 // Start starts a server and the scripted model.
 func Start(t testing.TB, script scripted.Script) *Env {
 	t.Helper()
-	port := freePort(t)
-	srv, err := tserver.Start(tserver.Options{Port: port})
+	// The server's internal ports are picked free and bound a moment
+	// later; an outgoing connection can take one in between (CI saw
+	// "bind: address already in use"): start again on fresh ports.
+	var srv *tserver.Server
+	var err error
+	for attempt := 1; ; attempt++ {
+		srv, err = tserver.Start(tserver.Options{Port: freePort(t)})
+		if err == nil || attempt == 3 || !strings.Contains(err.Error(), "address already in use") {
+			break
+		}
+		t.Logf("start temporal (attempt %d): a port was taken meanwhile; again", attempt)
+	}
 	if err != nil {
 		t.Fatalf("start temporal: %v", err)
 	}
