@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/pcflow/pcflow/activities/agents"
-	"github.com/pcflow/pcflow/activities/agents/scripted"
 	"github.com/pcflow/pcflow/activities/screen"
 	"github.com/pcflow/pcflow/activities/x11"
 	"github.com/pcflow/pcflow/internal/calibrate"
@@ -38,7 +37,7 @@ screenshot and answering in the profile's format and coordinates.`)
 	stateFlag(fs, e, &state)
 	fs.StringVar(&df.display, "display", e.getenv("DISPLAY"), "X display `:N` to show the pattern on and click (a desktop from 'pcflow desktop up' is found by its number)")
 	df.ocr = x11.OCRNever // the pattern is found by looking, not read
-	fs.StringVar(&mf.profile, "profile", "", "the model profile `NAME` to check (default $PCFLOW_PROFILE, else openai-tools)")
+	fs.StringVar(&mf.spec.Profile, "profile", "", "the model profile `NAME` to check (default $PCFLOW_PROFILE, else openai-tools)")
 	scriptedFlag := fs.Bool("scripted", false, "answer with the scripted model even when OPENAI_API_KEY is set")
 	jsonOut := fs.Bool("json", false, "print the result as JSON")
 	rest, code := parseFlags(fs, args)
@@ -53,26 +52,14 @@ screenshot and answering in the profile's format and coordinates.`)
 		fmt.Fprintln(e.stderr, "pcflow calibrate:", err)
 		return 1
 	}
-	cfg := agents.ConfigFromEnv(e.getenv)
-	prof, chosen, err := mf.chosenProfile(e)
+	m, err := resolveModel(e, mf.spec, modelOpts{noCheck: true, scripted: *scriptedFlag || e.getenv("OPENAI_API_KEY") == "", answerInProfile: true})
 	if err != nil {
 		return fail(err)
 	}
-	if chosen {
-		cfg.Profile = prof
-	}
+	defer m.close()
+	cfg := m.cfg
 	p := cfg.DecisionProfile()
 	model := cfg.DecisionModel
-	if *scriptedFlag || cfg.APIKey == "" {
-		srv := scripted.New(scripted.Script{})
-		srv.SetProfile(p)
-		if err := srv.Start("127.0.0.1:0"); err != nil {
-			return fail(err)
-		}
-		defer srv.Close()
-		cfg.BaseURL, cfg.APIKey, cfg.DecisionModel, model = srv.URL, "scripted", "scripted", "scripted"
-		cfg.AnthropicAPIKey = ""
-	}
 	dev, err := df.open(ctx, state, e.stderr)
 	if err != nil {
 		return fail(err)

@@ -14,18 +14,46 @@ import (
 	"github.com/pcflow/pcflow/activities/agents"
 	"github.com/pcflow/pcflow/activities/agents/profile"
 	"github.com/pcflow/pcflow/activities/agents/scripted"
-	"github.com/pcflow/pcflow/activities/artifacts"
 )
 
-// modelFlags select the model: a real endpoint when OPENAI_API_KEY is set,
-// else the scripted model playing a script.
+// modelSpecEnv carries a modelSpec (JSON) from a process to the device
+// workers it starts: the one encoding of the model configuration between
+// processes. It never holds a key.
+const modelSpecEnv = "PCFLOW_MODEL_SPEC"
+
+// scriptedKey is the API key sent to pcflow's own model servers (scripted
+// and replay): never a real key.
+const scriptedKey = "scripted"
+
+// modelSpec is pcflow's one model configuration: which model answers (a
+// real endpoint, the scripted model playing a script, or the exchanges of
+// an earlier run replayed), in which profile each agent is spoken to, and
+// whether exchanges are recorded. Every command that talks to a model —
+// run, resume, eval, eval resume, worker, calibrate, model serve — resolves
+// it with resolveModel; run and suite records store it; device workers get
+// it in $PCFLOW_MODEL_SPEC. Keys stay in the environment (OPENAI_API_KEY,
+// ANTHROPIC_API_KEY) and are never part of it.
+type modelSpec struct {
+	// Script is the script file the scripted model plays.
+	Script string `json:"script,omitempty"`
+	// Replay is the run (or suite run) whose recorded exchanges answer.
+	Replay string `json:"replay,omitempty"`
+	// Record keeps every request and answer as artifacts, for Replay.
+	Record bool `json:"record,omitempty"`
+	// Profile is the Decision agent's profile; Roles the other agents'.
+	Profile string            `json:"profile,omitempty"`
+	Roles   map[string]string `json:"roles,omitempty"`
+	// LatencyMS makes the scripted model answer after this delay.
+	LatencyMS int `json:"latency_ms,omitempty"`
+	// Served is the base URL of a scripted or replay server another pcflow
+	// process runs for this one (a device worker of `pcflow eval`): use it,
+	// with no real key, instead of starting one.
+	Served string `json:"served,omitempty"`
+}
+
+// modelFlags are the command-line flags that fill a modelSpec.
 type modelFlags struct {
-	script  string
-	replay  string
-	record  bool
-	profile string
-	// roles are --profile ROLE=NAME for the agents besides Decision.
-	roles map[string]string
+	spec modelSpec
 }
 
 // setProfile takes one --profile: NAME (the Decision agent's) or
@@ -33,7 +61,7 @@ type modelFlags struct {
 func (m *modelFlags) setProfile(v string) error {
 	role, name, ok := strings.Cut(v, "=")
 	if !ok {
-		m.profile = v
+		m.spec.Profile = v
 		return nil
 	}
 	role = strings.ToLower(strings.TrimSpace(role))
@@ -41,75 +69,291 @@ func (m *modelFlags) setProfile(v string) error {
 		return err
 	}
 	if role == agent.RoleDecision {
-		m.profile = name
+		m.spec.Profile = name
 		return nil
 	}
-	if m.roles == nil {
-		m.roles = map[string]string{}
+	if m.spec.Roles == nil {
+		m.spec.Roles = map[string]string{}
 	}
-	m.roles[role] = name
+	m.spec.Roles[role] = name
 	return nil
 }
 
-// roleProfiles resolves the profiles of the agents besides Decision:
-// --profile ROLE=NAME, else $PCFLOW_PROFILE_ROLE (REFLECTION, PROGRESS,
-// MANAGER); nil when none is chosen.
-func (m *modelFlags) roleProfiles(e *env) (map[string]profile.Profile, error) {
-	var out map[string]profile.Profile
-	var set *profile.Set
-	for _, role := range agents.ProfileRoles {
-		name := m.roles[role]
-		if name == "" {
-			name = e.getenv("PCFLOW_PROFILE_" + strings.ToUpper(role))
-		}
-		if name == "" {
-			continue
-		}
-		if set == nil {
-			var err error
-			if set, err = profile.Load(e.getenv("PCFLOW_PROFILES")); err != nil {
-				return nil, err
-			}
-		}
-		p, err := set.Get(name)
-		if err != nil {
-			return nil, fmt.Errorf("the %s agent's profile: %w", role, err)
-		}
-		if err := agents.CheckRoleProfile(role, p); err != nil {
-			return nil, err
-		}
-		if out == nil {
-			out = map[string]profile.Profile{}
-		}
-		out[role] = p
-	}
-	return out, nil
-}
-
 func (m *modelFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&m.script, "script", "", "play the scripted-model `FILE` instead of calling a real model (default when OPENAI_API_KEY is unset: TASK.script.json beside the task)")
-	fs.StringVar(&m.replay, "replay", "", "drive the model from the exchanges recorded by the run `RUN` (see --record)")
-	fs.BoolVar(&m.record, "record", false, "record every model request and answer as artifacts, for --replay")
+	fs.StringVar(&m.spec.Script, "script", "", "play the scripted-model `FILE` instead of calling a real model (default when OPENAI_API_KEY is unset: TASK.script.json beside the task)")
+	fs.StringVar(&m.spec.Replay, "replay", "", "drive the model from the exchanges recorded by the run (or suite run) `RUN` (see --record): no model is called")
+	fs.BoolVar(&m.spec.Record, "record", false, "record every model request and answer as artifacts, for --replay")
 	fs.Func("profile", "the Decision model's profile `NAME` (protocol, coordinates, image size, answer format; default $PCFLOW_PROFILE, else openai-tools), or ROLE=NAME for the reflection, progress or manager agent (default $PCFLOW_PROFILE_ROLE, else openai-tools; repeatable); user profiles come from the JSON file $PCFLOW_PROFILES", m.setProfile)
 }
 
-// chosenProfile resolves the profile named by --profile or
-// $PCFLOW_PROFILE, with user profiles from $PCFLOW_PROFILES; ok is false
-// when none was chosen.
-func (m *modelFlags) chosenProfile(e *env) (p profile.Profile, ok bool, err error) {
-	name := m.profile
-	if name == "" {
-		name = e.getenv("PCFLOW_PROFILE")
+// withEnv completes a spec from the environment: $PCFLOW_MODEL_SPEC (what
+// a parent pcflow process decided) under the flags given, then
+// $PCFLOW_PROFILE, $PCFLOW_PROFILE_ROLE and PCFLOW_RECORD.
+func (s modelSpec) withEnv(getenv func(string) string) (modelSpec, error) {
+	if v := getenv(modelSpecEnv); v != "" {
+		var parent modelSpec
+		if err := json.Unmarshal([]byte(v), &parent); err != nil {
+			return s, fmt.Errorf("$%s: %w (it is set by pcflow for the workers it starts; unset it)", modelSpecEnv, err)
+		}
+		if s.Script == "" && s.Replay == "" {
+			s.Script, s.Replay, s.Served, s.LatencyMS = parent.Script, parent.Replay, parent.Served, parent.LatencyMS
+		}
+		if s.Profile == "" {
+			s.Profile = parent.Profile
+		}
+		for role, name := range parent.Roles {
+			if _, ok := s.Roles[role]; !ok {
+				if s.Roles == nil {
+					s.Roles = map[string]string{}
+				}
+				s.Roles[role] = name
+			}
+		}
+		s.Record = s.Record || parent.Record
 	}
-	if name == "" {
-		return p, false, nil
+	if s.Profile == "" {
+		s.Profile = getenv("PCFLOW_PROFILE")
 	}
-	set, err := profile.Load(e.getenv("PCFLOW_PROFILES"))
+	for _, role := range agents.ProfileRoles {
+		if name := getenv("PCFLOW_PROFILE_" + strings.ToUpper(role)); name != "" {
+			if _, ok := s.Roles[role]; !ok {
+				if s.Roles == nil {
+					s.Roles = map[string]string{}
+				}
+				s.Roles[role] = name
+			}
+		}
+	}
+	s.Record = s.Record || getenv("PCFLOW_RECORD") == "1"
+	return s, nil
+}
+
+// profiles resolves the spec's profile names: the built-ins and the user
+// profiles of $PCFLOW_PROFILES.
+func (s modelSpec) profiles(getenv func(string) string) (decision profile.Profile, chosen bool, roles map[string]profile.Profile, err error) {
+	if s.Profile == "" && len(s.Roles) == 0 {
+		return decision, false, nil, nil
+	}
+	set, err := profile.Load(getenv("PCFLOW_PROFILES"))
 	if err != nil {
-		return p, false, err
+		return decision, false, nil, err
 	}
-	p, err = set.Get(name)
-	return p, err == nil, err
+	if s.Profile != "" {
+		if decision, err = set.Get(s.Profile); err != nil {
+			return decision, false, nil, err
+		}
+		chosen = true
+	}
+	for _, role := range agents.ProfileRoles {
+		name, ok := s.Roles[role]
+		if !ok {
+			continue
+		}
+		p, err := set.Get(name)
+		if err != nil {
+			return decision, chosen, nil, fmt.Errorf("the %s agent's profile: %w", role, err)
+		}
+		if err := agents.CheckRoleProfile(role, p); err != nil {
+			return decision, chosen, nil, err
+		}
+		if roles == nil {
+			roles = map[string]profile.Profile{}
+		}
+		roles[role] = p
+	}
+	return decision, chosen, roles, nil
+}
+
+// resolvedModel is a resolved modelSpec: the agents' configuration and the
+// model server this process runs for it (nil for a real endpoint).
+type resolvedModel struct {
+	spec modelSpec
+	cfg  agents.Config
+	srv  *scripted.Server
+	// kind says what answers: "endpoint", "scripted" or "replay".
+	kind string
+}
+
+func (r *resolvedModel) close() {
+	if r != nil && r.srv != nil {
+		r.srv.Close()
+	}
+}
+
+// modelOpts are what a command knows beyond the spec.
+type modelOpts struct {
+	// task is the task file, whose TASK.script.json is played when no key
+	// is set and no script is given.
+	task string
+	// script is a script already loaded (a suite's merged scripts).
+	script *scripted.Script
+	// exchanges loads the recorded exchanges of spec.Replay.
+	exchanges func(id string) ([]scripted.Recorded, error)
+	// noCheck skips asking a real endpoint whether it answers.
+	noCheck bool
+	// scripted plays script even when a key is set (calibrate --scripted).
+	scripted bool
+	// answerInProfile makes the scripted model answer in the Decision
+	// profile even when none was chosen (calibrate).
+	answerInProfile bool
+}
+
+// resolveModel is the one place a model configuration becomes an agents
+// configuration: profiles per role, the endpoint, and — for a script or a
+// replay — a model server of this process that the configuration points
+// at, with no real key anywhere in it (a scripted run never reaches a real
+// endpoint, whatever keys the environment holds).
+func resolveModel(e *env, spec modelSpec, o modelOpts) (*resolvedModel, error) {
+	spec, err := spec.withEnv(e.getenv)
+	if err != nil {
+		return nil, err
+	}
+	r := &resolvedModel{spec: spec, cfg: agents.ConfigFromEnv(e.getenv), kind: "endpoint"}
+	prof, chosen, roles, err := spec.profiles(e.getenv)
+	if err != nil {
+		return nil, err
+	}
+	if chosen {
+		r.cfg.Profile = prof
+	}
+	r.cfg.Roles = roles
+	switch {
+	case spec.Served != "":
+		r.kind = "scripted"
+		if spec.Replay != "" {
+			r.kind = "replay"
+		}
+		r.serve(spec.Served)
+		return r, nil
+	case spec.Replay != "":
+		if o.exchanges == nil {
+			return nil, fmt.Errorf("--replay needs the run's history: it is read from the Temporal server the run was on")
+		}
+		recs, err := o.exchanges(spec.Replay)
+		if err != nil {
+			return nil, err
+		}
+		r.srv, r.kind = scripted.NewReplay(recs), "replay"
+	default:
+		script := o.script
+		if script == nil {
+			path := spec.Script
+			if path == "" && o.scripted {
+				script = &scripted.Script{}
+			}
+			if script == nil && path == "" && r.cfg.APIKey == "" && o.task != "" {
+				guess := strings.TrimSuffix(o.task, filepath.Ext(o.task)) + ".script.json"
+				if _, err := os.Stat(guess); err == nil {
+					path = guess
+				}
+			}
+			if script == nil && path == "" {
+				if r.cfg.APIKey == "" {
+					return nil, fmt.Errorf("no model: set OPENAI_API_KEY (and OPENAI_BASE_URL, PCFLOW_MODEL for other endpoints), or pass --script FILE to play a scripted model")
+				}
+				if o.noCheck {
+					return r, nil
+				}
+				// Before the first step: an unreachable endpoint is said
+				// now, not after minutes of retries.
+				return r, agents.New(r.cfg).Check(context.Background(), 15*time.Second)
+			}
+			if script == nil {
+				s, err := scripted.Load(path)
+				if err != nil {
+					return nil, err
+				}
+				r.spec.Script = path
+				script = &s
+			}
+		}
+		if spec.LatencyMS > 0 {
+			script.LatencyMS = spec.LatencyMS
+		}
+		r.srv, r.kind = scripted.New(*script), "scripted"
+		if chosen || o.answerInProfile {
+			r.srv.SetProfile(r.cfg.DecisionProfile())
+		}
+	}
+	if err := r.srv.Start("127.0.0.1:0"); err != nil {
+		return nil, err
+	}
+	r.serve(r.srv.URL)
+	return r, nil
+}
+
+// serve points every agent, whatever its profile's protocol, at pcflow's
+// own model server at url.
+func (r *resolvedModel) serve(url string) {
+	c := &r.cfg
+	c.BaseURL, c.APIKey = url, scriptedKey
+	c.AnthropicAPIKey, c.AnthropicBaseURL = "", url
+	c.Scripted = r.kind == "scripted"
+	if r.kind == "scripted" {
+		c.DecisionModel, c.ReflectionModel, c.ProgressModel, c.ManagerModel = "scripted", "scripted", "scripted", "scripted"
+	}
+}
+
+// childEnv is the environment of a device worker this process starts: the
+// spec, pointing at this process's model server when it runs one, and no
+// model key when it does (a worker of a scripted suite holds no real key).
+func (r *resolvedModel) childEnv(environ []string) []string {
+	spec := r.spec
+	served := r.srv != nil || spec.Served != ""
+	if r.srv != nil {
+		spec.Served = r.srv.URL
+	}
+	b, _ := json.Marshal(spec)
+	out := make([]string, 0, len(environ)+1)
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == modelSpecEnv || served && (k == "OPENAI_API_KEY" || k == "ANTHROPIC_API_KEY") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, modelSpecEnv+"="+string(b))
+}
+
+// line says what answers, for the first lines of a command's output.
+func (r *resolvedModel) line() string {
+	switch r.kind {
+	case "scripted":
+		return "model: SCRIPTED: answers come from a script, not a real model" + r.profileNote()
+	case "replay":
+		return fmt.Sprintf("model: REPLAYED from the exchanges recorded by run %s: no model is called", r.spec.Replay)
+	}
+	return fmt.Sprintf("model: %s at %s%s", r.cfg.DecisionModel, r.cfg.BaseURL, r.profileNote())
+}
+
+func (r *resolvedModel) profileNote() string {
+	var parts []string
+	if r.cfg.Profile.Name != "" {
+		parts = append(parts, "decision "+r.cfg.Profile.Name)
+	}
+	for _, role := range agents.ProfileRoles {
+		if p, ok := r.cfg.Roles[role]; ok {
+			parts = append(parts, role+" "+p.Name)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (profiles: " + strings.Join(parts, ", ") + ")"
+}
+
+// roleProfiles names the profile each agent speaks (openai-tools when none
+// was chosen): what results record.
+func roleProfiles(cfg agents.Config) map[string]string {
+	out := map[string]string{agent.RoleDecision: cfg.DecisionProfile().Name}
+	for _, role := range agents.ProfileRoles {
+		name := "openai-tools"
+		if p, ok := cfg.Roles[role]; ok && p.Name != "" {
+			name = p.Name
+		}
+		out[role] = name
+	}
+	return out
 }
 
 // profilesLine says which profile each agent the task's profiles block
@@ -139,108 +383,46 @@ func profilesLine(cfg agents.Config, task map[string]string, remote bool) string
 	return "profiles: " + strings.Join(parts, ", ")
 }
 
-// model returns the agents config and, for a script, the running scripted
-// server (close it when done).
-func (m *modelFlags) model(e *env, specPath string) (agents.Config, *scripted.Server, error) {
-	cfg := agents.ConfigFromEnv(e.getenv)
-	prof, chosen, err := m.chosenProfile(e)
-	if err != nil {
-		return cfg, nil, err
-	}
-	if chosen {
-		cfg.Profile = prof
-	}
-	if cfg.Roles, err = m.roleProfiles(e); err != nil {
-		return cfg, nil, err
-	}
-	script := m.script
-	if script == "" && cfg.APIKey != "" {
-		// Before the first step: an unreachable endpoint is said now, not
-		// after minutes of retries.
-		return cfg, nil, agents.New(cfg).Check(context.Background(), 15*time.Second)
-	}
-	if script == "" && specPath != "" {
-		guess := strings.TrimSuffix(specPath, filepath.Ext(specPath)) + ".script.json"
-		if _, err := os.Stat(guess); err == nil {
-			script = guess
-		}
-	}
-	if script == "" {
-		return cfg, nil, fmt.Errorf("no model: set OPENAI_API_KEY (and OPENAI_BASE_URL, PCFLOW_MODEL for other endpoints), or pass --script FILE to play a scripted model")
-	}
-	s, err := scripted.Load(script)
-	if err != nil {
-		return cfg, nil, err
-	}
-	srv := scripted.New(s)
-	if chosen {
-		srv.SetProfile(prof)
-	}
-	if err := srv.Start("127.0.0.1:0"); err != nil {
-		return cfg, nil, err
-	}
-	cfg.BaseURL, cfg.APIKey, cfg.AnthropicAPIKey = srv.URL, "scripted", ""
-	cfg.DecisionModel, cfg.ReflectionModel, cfg.ProgressModel, cfg.ManagerModel = "scripted", "scripted", "scripted", "scripted"
-	return cfg, srv, nil
-}
-
-// replayModel serves the exchanges recorded by an earlier run.
-func (m *modelFlags) replayModel(ctx context.Context, e *env, g *engine, state string) (agents.Config, *scripted.Server, error) {
-	cfg := agents.ConfigFromEnv(e.getenv)
-	t, err := readRun(ctx, g.client, m.replay, true)
-	if err != nil {
-		return cfg, nil, err
-	}
-	refs := t.exchanges()
-	if len(refs) == 0 {
-		return cfg, nil, fmt.Errorf("run %s recorded no model exchanges: run it with --record (or PCFLOW_RECORD=1)", m.replay)
-	}
-	store := artifacts.Dir{Root: filepath.Join(state, "artifacts")}
-	var recs []scripted.Recorded
-	for _, ref := range refs {
-		b, err := store.Get(ref)
-		if err != nil {
-			return cfg, nil, fmt.Errorf("recorded exchange of run %s: %w (replay on the machine that recorded it)", m.replay, err)
-		}
-		var r scripted.Recorded
-		if err := json.Unmarshal(b, &r); err != nil {
-			return cfg, nil, fmt.Errorf("recorded exchange %s: %w", ref, err)
-		}
-		recs = append(recs, r)
-	}
-	srv := scripted.NewReplay(recs)
-	if err := srv.Start("127.0.0.1:0"); err != nil {
-		return cfg, nil, err
-	}
-	cfg.BaseURL, cfg.APIKey = srv.URL, "replay"
-	return cfg, srv, nil
-}
-
 func cmdModel(ctx context.Context, e *env, args []string) int {
 	if len(args) == 0 || args[0] != "serve" {
 		if len(args) > 0 && (args[0] == "--help" || args[0] == "-h") {
-			fmt.Fprintln(e.stdout, "Usage: pcflow model serve --script FILE [--addr 127.0.0.1:8090]\n\nServe the scripted OpenAI-compatible model: point OPENAI_BASE_URL at it.")
+			fmt.Fprintln(e.stdout, "Usage: pcflow model serve --script FILE [--addr 127.0.0.1:8090] [--profile NAME]\n\nServe the scripted OpenAI-compatible model: point OPENAI_BASE_URL at it.")
 			return 0
 		}
 		fmt.Fprintln(e.stderr, "pcflow model: usage: pcflow model serve --script FILE [--addr HOST:PORT]")
 		return 2
 	}
-	fs := newFlags(e, "model serve", "--script FILE [--addr HOST:PORT]", "Serve the scripted OpenAI-compatible model, for workers on other machines or for\ntrying a script by hand: OPENAI_BASE_URL=http://ADDR/v1.")
-	script := fs.String("script", "", "script `FILE` (JSON)")
+	var mf modelFlags
+	fs := newFlags(e, "model serve", "--script FILE [--addr HOST:PORT] [--profile NAME]", "Serve the scripted OpenAI-compatible model, for workers on other machines or for\ntrying a script by hand: OPENAI_BASE_URL=http://ADDR/v1. With --profile it answers\nin that profile's format and coordinates.")
+	fs.StringVar(&mf.spec.Script, "script", "", "script `FILE` (JSON)")
+	fs.Func("profile", "answer the Decision agent in the profile `NAME` (default $PCFLOW_PROFILE, else openai-tools)", mf.setProfile)
 	addr := fs.String("addr", "127.0.0.1:8090", "listen address `HOST:PORT`")
 	if _, code := parseFlags(fs, args[1:]); code >= 0 {
 		return code
 	}
-	if *script == "" {
+	if mf.spec.Script == "" {
 		fmt.Fprintln(e.stderr, "pcflow model serve: --script FILE is required")
 		return 2
 	}
-	s, err := scripted.Load(*script)
+	spec, err := mf.spec.withEnv(e.getenv)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "pcflow model serve:", err)
+		return 1
+	}
+	prof, chosen, _, err := spec.profiles(e.getenv)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "pcflow model serve:", err)
+		return 1
+	}
+	s, err := scripted.Load(spec.Script)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "pcflow model serve:", err)
 		return 1
 	}
 	srv := scripted.New(s)
+	if chosen {
+		srv.SetProfile(prof)
+	}
 	if err := srv.Start(*addr); err != nil {
 		fmt.Fprintln(e.stderr, "pcflow model serve:", err)
 		return 1

@@ -16,11 +16,32 @@ type runRecord struct {
 	VarFiles []string `json:"var_files,omitempty"`
 	Device   string   `json:"device"`
 	Display  string   `json:"display,omitempty"`
-	Script   string   `json:"script,omitempty"`
-	Profile  string   `json:"profile,omitempty"` // --profile, so the resumed Decision agent speaks the same way
-	// RoleProfiles are the --profile ROLE=NAME given, for the same reason.
+	// Model is the run's model configuration, so the resumed agents are
+	// the same: its script, replay, recording and profiles.
+	Model   modelSpec `json:"model"`
+	Started string    `json:"started"`
+	// Script, Profile and RoleProfiles are what records written before
+	// Model held; read only (see model).
+	Script       string            `json:"script,omitempty"`
+	Profile      string            `json:"profile,omitempty"`
 	RoleProfiles map[string]string `json:"role_profiles,omitempty"`
-	Started      string            `json:"started"`
+}
+
+// model is the record's model configuration, from the fields an older
+// record held when it has no Model.
+func (r runRecord) model() modelSpec {
+	m := r.Model
+	if m.Script == "" && m.Replay == "" {
+		m.Script = r.Script
+	}
+	if m.Profile == "" {
+		m.Profile = r.Profile
+	}
+	if m.Roles == nil {
+		m.Roles = r.RoleProfiles
+	}
+	m.Served = ""
+	return m
 }
 
 func recordPath(state, id string) string {

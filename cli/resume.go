@@ -58,11 +58,15 @@ applications are stopped when it ends). Sensitive variables must be given again
 	if !set["display"] && rec.Display != "" {
 		rf.dev.display = rec.Display
 	}
-	if !set["script"] {
-		rf.model.script = rec.Script
+	m := rec.model()
+	if !set["script"] && !set["replay"] {
+		rf.model.spec.Script, rf.model.spec.Replay = m.Script, m.Replay
 	}
 	if !set["profile"] {
-		rf.model.profile, rf.model.roles = rec.Profile, rec.RoleProfiles
+		rf.model.spec.Profile, rf.model.spec.Roles = m.Profile, m.Roles
+	}
+	if !set["record"] {
+		rf.model.spec.Record = m.Record
 	}
 	device := rec.Device
 	if rf.device != "" {

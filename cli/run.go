@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -90,15 +89,12 @@ OpenAI-compatible endpoint. Without a key, pcflow plays a scripted model
 		id = fmt.Sprintf("%s-%s", p.Task, time.Now().Format("20060102-150405"))
 	}
 	abs, _ := filepath.Abs(files[0])
-	rec := runRecord{ID: id, Spec: abs, VarFiles: rf.vars.varFiles, Device: device, Display: rf.dev.display, Script: rf.model.script, Profile: rf.model.profile, RoleProfiles: rf.model.roles, Started: time.Now().Format(time.RFC3339)}
+	rec := runRecord{ID: id, Spec: abs, VarFiles: rf.vars.varFiles, Device: device, Display: rf.dev.display, Started: time.Now().Format(time.RFC3339)}
 	for _, v := range rf.vars.vars {
 		name, _, _ := strings.Cut(v, "=")
 		if _, secret := res.Secrets[name]; !secret {
 			rec.Vars = append(rec.Vars, v)
 		}
-	}
-	if rec.Script == "" {
-		rec.Script = guessScript(e, abs)
 	}
 	if rf.detach {
 		// The process returns at once: workers elsewhere serve the run.
@@ -109,6 +105,7 @@ OpenAI-compatible endpoint. Without a key, pcflow plays a scripted model
 		return code
 	}
 	defer sess.close()
+	rec.Model = sess.model.spec
 	if !rf.quiet && len(p.Profiles) > 0 {
 		fmt.Fprintln(e.stdout, profilesLine(sess.cfg, p.Profiles, rf.noWorker))
 	}
@@ -144,17 +141,6 @@ OpenAI-compatible endpoint. Without a key, pcflow plays a scripted model
 		return 0
 	}
 	return sess.ended(e, id, sess.follow(ctx, e, id, run.GetRunID(), rf.quiet, w), !rf.noWorker)
-}
-
-func guessScript(e *env, spec string) string {
-	if e.getenv("OPENAI_API_KEY") != "" {
-		return ""
-	}
-	guess := strings.TrimSuffix(spec, filepath.Ext(spec)) + ".script.json"
-	if _, err := os.Stat(guess); err == nil {
-		return guess
-	}
-	return ""
 }
 
 func deviceNames(p plan.Plan) string {

@@ -21,7 +21,6 @@ import (
 
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/agents"
-	"github.com/pcflow/pcflow/activities/agents/scripted"
 	"github.com/pcflow/pcflow/activities/artifacts"
 	"github.com/pcflow/pcflow/activities/x11"
 	"github.com/pcflow/pcflow/specs"
@@ -33,7 +32,7 @@ import (
 // session is a connected engine with a local worker and maybe a scripted model.
 type session struct {
 	eng        *engine
-	model      *scripted.Server
+	model      *resolvedModel
 	cfg        agents.Config
 	cleanup    []func()
 	viewURL    string // the local device's live view, with its token
@@ -88,49 +87,40 @@ func (l lane) deviceQueue(device string) string {
 // connect settles the model and connects to Temporal.
 func (rf *runFlags) connect(ctx context.Context, e *env, spec string) (*session, int) {
 	s := &session{}
-	var model *scripted.Server
-	var err error
-	if rf.model.replay == "" {
+	fail := func(err error) (*session, int) {
+		s.close()
+		fmt.Fprintln(e.stderr, "pcflow:", err)
+		return nil, 1
+	}
+	resolve := func(o modelOpts) error {
+		m, err := resolveModel(e, rf.model.spec, o)
+		if err != nil {
+			return err
+		}
+		s.model, s.cfg = m, m.cfg
+		s.cleanup = append(s.cleanup, m.close)
+		return nil
+	}
+	if rf.model.spec.Replay == "" {
 		// Settle the model before starting anything: a missing key is the
 		// most common first error.
-		if s.cfg, model, err = rf.model.model(e, spec); err != nil {
-			fmt.Fprintln(e.stderr, "pcflow:", err)
-			return nil, 1
-		}
-		if model != nil {
-			s.cleanup = append(s.cleanup, func() { model.Close() })
+		if err := resolve(modelOpts{task: spec}); err != nil {
+			return fail(err)
 		}
 	}
 	eng, err := rf.eng.connect(ctx, e, true)
 	if err != nil {
-		s.close()
-		fmt.Fprintln(e.stderr, "pcflow:", err)
-		return nil, 1
+		return fail(err)
 	}
 	s.eng = eng
 	s.cleanup = append(s.cleanup, eng.close)
-	if rf.model.replay != "" {
-		s.cfg, model, err = rf.model.replayModel(ctx, e, eng, rf.eng.state)
-		if model != nil {
-			s.cleanup = append(s.cleanup, func() { model.Close() })
+	if rf.model.spec.Replay != "" {
+		if err := resolve(modelOpts{task: spec, exchanges: exchangeLoader(ctx, eng, rf.eng.state)}); err != nil {
+			return fail(err)
 		}
 	}
-	if err != nil {
-		s.close()
-		fmt.Fprintln(e.stderr, "pcflow:", err)
-		return nil, 1
-	}
-	if model != nil {
-		s.model = model
-		if !rf.quiet {
-			if rf.model.replay != "" {
-				fmt.Fprintf(e.stdout, "model: REPLAYED from the exchanges recorded by run %s\n", rf.model.replay)
-			} else {
-				fmt.Fprintf(e.stdout, "model: SCRIPTED (no OPENAI_API_KEY): answers come from a script, not a real model\n")
-			}
-		}
-	} else if !rf.quiet {
-		fmt.Fprintf(e.stdout, "model: %s at %s\n", s.cfg.DecisionModel, s.cfg.BaseURL)
+	if !rf.quiet {
+		fmt.Fprintln(e.stdout, s.model.line())
 	}
 	return s, -1
 }
@@ -154,7 +144,7 @@ func (s *session) serve(ctx context.Context, e *env, rf *runFlags, device string
 		physical = p
 	}
 	track := &worker.Tracker{}
-	w, err := startWorker(s.eng, rf.eng.state, device, physical, l.Queue, dev, s.cfg, secrets, logger, true, rf.model.record, track)
+	w, err := startWorker(s.eng, rf.eng.state, device, physical, l.Queue, dev, s.cfg, secrets, logger, true, s.model.spec.Record, track)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "pcflow:", err)
 		return 1

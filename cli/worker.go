@@ -83,21 +83,20 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 			secrets[k] = v
 		}
 	}
-	cfg, model, err := mf.model(e, "")
-	if err != nil {
-		fmt.Fprintln(e.stderr, "pcflow worker:", err)
-		return 1
-	}
-	if model != nil {
-		defer model.Close()
-		fmt.Fprintln(e.stdout, "model: SCRIPTED (no OPENAI_API_KEY)")
-	}
 	g, err := ef.connect(ctx, e, true)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "pcflow worker:", err)
 		return 1
 	}
 	defer g.close()
+	model, err := resolveModel(e, mf.spec, modelOpts{exchanges: exchangeLoader(ctx, g, ef.state)})
+	if err != nil {
+		fmt.Fprintln(e.stderr, "pcflow worker:", err)
+		return 1
+	}
+	defer model.close()
+	cfg := model.cfg
+	fmt.Fprintln(e.stdout, model.line())
 	dev, err := df.open(ctx, ef.state, e.stderr)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "pcflow worker: device %s: %v\n", *device, err)
@@ -132,7 +131,7 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 		})
 	}
 	track := &worker.Tracker{}
-	w, err := startWorker(g, ef.state, *device, *device, "", dev, cfg, secrets, logger, *wf, mf.record, track, tweak...)
+	w, err := startWorker(g, ef.state, *device, *device, "", dev, cfg, secrets, logger, *wf, model.spec.Record, track, tweak...)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "pcflow worker:", err)
 		return 1

@@ -48,6 +48,9 @@ type Config struct {
 	// the anthropic-computer profile goes (else BaseURL and APIKey).
 	AnthropicAPIKey  string
 	AnthropicBaseURL string
+	// Scripted says the endpoint is pcflow's scripted model (tests, the
+	// example, scripted suites): never a real model.
+	Scripted bool
 }
 
 // ConfigFromEnv reads OPENAI_BASE_URL, OPENAI_API_KEY and PCFLOW_MODEL*

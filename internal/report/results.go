@@ -100,7 +100,11 @@ type Repro struct {
 	// image sizing.
 	Profile json.RawMessage `json:"profile,omitempty"`
 	// RoleProfiles are the other agents' profiles, by role (none: openai-tools).
-	RoleProfiles json.RawMessage   `json:"role_profiles,omitempty"`
+	RoleProfiles json.RawMessage `json:"role_profiles,omitempty"`
+	// Profiles names the profile each agent spoke, by role.
+	Profiles map[string]string `json:"profiles,omitempty"`
+	// Replayed is the run whose recorded exchanges answered (eval --replay).
+	Replayed string `json:"replayed,omitempty"`
 	Budgets      map[string]string `json:"budgets"` // task → max_steps/timeout/max_tokens
 	Files        map[string]string `json:"files"`   // path → sha256
 	Command      []string          `json:"command,omitempty"`

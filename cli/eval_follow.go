@@ -1,0 +1,300 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+
+	"github.com/pcflow/pcflow/internal/report"
+	"github.com/pcflow/pcflow/workflows"
+)
+
+// followSuite shows progress until the suite ends, then writes results
+// and the report.
+func followSuite(ctx context.Context, e *env, s *suiteSession, rec suiteRecord, runID string, quiet, noReport bool, state string) int {
+	c := s.eng.client
+	done := make(chan error, 1)
+	var res workflows.SuiteResult
+	go func() { done <- c.GetWorkflow(ctx, rec.ID, runID).Get(ctx, &res) }()
+	seen := map[string]string{}
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				if ctx.Err() != nil {
+					s.keepDesktops = true
+					return suiteInterrupted(e, rec)
+				}
+				fmt.Fprintf(e.stderr, "suite %s: %v\n", rec.ID, err)
+				return 1
+			}
+			return finishSuite(ctx, e, s.eng.client, rec, &res, noReport, state)
+		case <-ctx.Done():
+			s.keepDesktops = true
+			return suiteInterrupted(e, rec)
+		case <-tick.C:
+			if !quiet {
+				suiteProgress(ctx, e, c, rec.ID, seen)
+			}
+		}
+	}
+}
+
+func suiteInterrupted(e *env, rec suiteRecord) int {
+	fmt.Fprintf(e.stderr, "\ninterrupted: suite %s is saved and continues with `pcflow eval resume %s`\n", rec.ID, rec.ID)
+	if rec.Local && len(rec.Displays) > 0 {
+		fmt.Fprintf(e.stderr, "its devices' workers stopped; their desktops (%s) stay up, with the running tasks' applications, for the resume (or stop each with `pcflow desktop down --display :N`)\n", strings.Join(rec.Displays, ", "))
+	}
+	return 130
+}
+
+// suiteProgress prints what changed since the last call and a line of
+// counts with the pass rate so far and an estimate of the time left.
+func suiteProgress(ctx context.Context, e *env, c client.Client, id string, seen map[string]string) {
+	qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	v, err := c.QueryWorkflow(qctx, id, "", workflows.SuiteQuery)
+	if err != nil {
+		return
+	}
+	var live workflows.SuiteLive
+	if v.Get(&live) != nil {
+		return
+	}
+	changed := false
+	for _, r := range live.Runs {
+		if seen[r.Key] == r.Status {
+			continue
+		}
+		seen[r.Key] = r.Status
+		changed = true
+		switch r.Status {
+		case workflows.StatusRunning:
+			fmt.Fprintf(e.stdout, "▶ %-24s on %s\n", r.Key, devicesOf(r.Devices))
+		case workflows.StatusSucceeded:
+			fmt.Fprintf(e.stdout, "✓ %-24s %5.1fs\n", r.Key, r.Ended.Sub(r.Started).Seconds())
+		case workflows.StatusFailed:
+			fmt.Fprintf(e.stdout, "✗ %-24s %5.1fs  %s: %s\n", r.Key, r.Ended.Sub(r.Started).Seconds(), r.Reason, oneLine(r.Error, 120))
+		}
+	}
+	for _, d := range live.Removed {
+		if seen["#removed "+d.Device] == "" {
+			seen["#removed "+d.Device] = "1"
+			fmt.Fprintf(e.stdout, "! device %s left the pool: its reset after %s failed: %s\n", d.Device, d.After, oneLine(d.Error, 160))
+		}
+	}
+	if changed {
+		fmt.Fprintln(e.stdout, progressLine(live, time.Now()))
+	}
+}
+
+func devicesOf(m map[string]string) string {
+	var parts []string
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, k+"→"+m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// progressLine is "[5/12 done · 3 running · 4 queued] pass 4/5 (80%) · ETA 1m10s".
+func progressLine(live workflows.SuiteLive, now time.Time) string {
+	queued, running, done, passed := live.Counts()
+	total := queued + running + done
+	line := fmt.Sprintf("[%d/%d done · %d running · %d queued]", done, total, running, queued)
+	if done > 0 {
+		line += fmt.Sprintf(" pass %d/%d (%.0f%%)", passed, done, 100*float64(passed)/float64(done))
+		if queued+running > 0 {
+			elapsed := now.Sub(live.Started)
+			// A running task is on average half done.
+			eta := time.Duration(float64(elapsed) / float64(done) * (float64(queued) + float64(running)/2))
+			line += " · ETA " + eta.Round(time.Second).String()
+		}
+	}
+	return line
+}
+
+// finishSuite writes the results and the report and prints the summary.
+func finishSuite(ctx context.Context, e *env, c client.Client, rec suiteRecord, res *workflows.SuiteResult, noReport bool, state string) int {
+	r := report.Build(rec.ID, res, rec.Devices, rec.Repro)
+	if err := r.Write(rec.Out); err != nil {
+		fmt.Fprintln(e.stderr, "pcflow eval: write results:", err)
+		return 1
+	}
+	printSuiteSummary(e, r)
+	fmt.Fprintf(e.stdout, "results: %s\n", filepath.Join(rec.Out, "results.json"))
+	if !noReport {
+		if err := writeReport(ctx, c, r, rec.Out, state); err != nil {
+			fmt.Fprintln(e.stderr, "pcflow eval: report:", err)
+			return 1
+		}
+		fmt.Fprintf(e.stdout, "report:  %s\n", filepath.Join(rec.Out, "index.html"))
+	}
+	return 0
+}
+
+func printSuiteSummary(e *env, r *report.Results) {
+	fmt.Fprintf(e.stdout, "\nsuite %s (%s): %d/%d passed (%.0f%%), mean CR %.2f, %d steps, %d tokens, %.1fs\n", r.ID, r.Suite,
+		r.Overall.Passed, r.Overall.Runs, 100*r.Overall.SuccessRate, r.Overall.MeanCR, r.Overall.Steps, r.Overall.Tokens, r.WallSeconds)
+	fmt.Fprintf(e.stdout, "%-24s %-10s %-20s %5s %5s %6s %7s  %s\n", "TASK RUN", "STATUS", "REASON", "CR", "STEPS", "TOKENS", "SECONDS", "DEVICES")
+	for _, row := range r.Runs {
+		fmt.Fprintf(e.stdout, "%-24s %-10s %-20s %5.2f %5d %6d %7.1f  %s\n", row.Key, row.Status, row.Reason, row.CR, row.Steps, row.Tokens, row.WallSeconds, devicesOf(row.Devices))
+	}
+	var reasons []string
+	for _, k := range sortedKeysInt(r.Overall.Reasons) {
+		reasons = append(reasons, fmt.Sprintf("%s=%d", k, r.Overall.Reasons[k]))
+	}
+	fmt.Fprintf(e.stdout, "reasons: %s\n", strings.Join(reasons, " "))
+	if r.PassK != nil {
+		fmt.Fprintf(e.stdout, "pass@%d = %.2f, pass^%d = %.2f over %d tasks\n", r.PassK.K, r.PassK.PassAt, r.PassK.K, r.PassK.PassAll, r.PassK.Tasks)
+	}
+	for _, d := range r.Removed {
+		fmt.Fprintf(e.stdout, "device %s left the pool after %s: %s\n", d.Device, d.After, d.Error)
+	}
+}
+
+func sortedKeysInt(m map[string]int) []string {
+	k := make([]string, 0, len(m))
+	for n := range m {
+		k = append(k, n)
+	}
+	sort.Strings(k)
+	return k
+}
+
+func cmdEvalResume(ctx context.Context, e *env, args []string) int {
+	var f evalFlags
+	fs := newFlags(e, "eval resume", "ID", `Bring a suite's devices, workers and model back after the eval process was
+killed, and follow the suite to its end: finished tasks are not run again,
+running ones continue where they were, queued ones start.`)
+	f.register(e, fs)
+	ids, code := parseFlags(fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(ids) != 1 {
+		fmt.Fprintln(e.stderr, "pcflow eval resume: name one suite run id")
+		return 2
+	}
+	rec, err := loadSuite(f.eng.state, ids[0])
+	if err != nil {
+		fmt.Fprintln(e.stderr, "pcflow eval resume:", err)
+		return 1
+	}
+	if rec.Temporal != "" && f.eng.temporal == "" {
+		f.eng.temporal = rec.Temporal
+	}
+	var secrets map[string]string
+	if len(rec.Secrets) > 0 {
+		if secrets, err = secretValues(e, rec.Secrets, &f.vars); err != nil {
+			fmt.Fprintf(e.stderr, "pcflow eval resume: the suite's tasks use sensitive variables (%s), which eval never stores: %v\n", strings.Join(rec.Secrets, ", "), err)
+			return 1
+		}
+	}
+	sess, code := startSuiteSession(ctx, e, &f, &rec, secrets)
+	if code >= 0 {
+		return code
+	}
+	defer sess.close()
+	if !rec.Local {
+		if code := checkPool(ctx, e, sess.eng, rec.Devices, false); code >= 0 {
+			return code
+		}
+	}
+	desc, err := sess.eng.client.DescribeWorkflowExecution(ctx, rec.ID, "")
+	if err != nil {
+		fmt.Fprintf(e.stderr, "pcflow eval resume: suite %s: %v\n", rec.ID, err)
+		return 1
+	}
+	fmt.Fprintf(e.stdout, "resuming suite %s\n", rec.ID)
+	return followSuite(ctx, e, sess, rec, desc.WorkflowExecutionInfo.Execution.RunId, f.quiet, f.noReport, f.eng.state)
+}
+
+func cmdEvalStatus(ctx context.Context, e *env, args []string) int {
+	var ef engineFlags
+	fs := newFlags(e, "eval status", "ID", "A suite's progress: every task run's status, reason and devices, the pass rate so far and the time left.")
+	ef.register(fs, e, false)
+	ids, code := parseFlags(fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(ids) != 1 {
+		fmt.Fprintln(e.stderr, "pcflow eval status: name one suite run id")
+		return 2
+	}
+	g, err := ef.connect(ctx, e, false)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "pcflow eval status:", err)
+		return 1
+	}
+	defer g.close()
+	live, running, err := suiteLive(ctx, g.client, ids[0])
+	if err != nil {
+		fmt.Fprintln(e.stderr, "pcflow eval status:", err)
+		return 1
+	}
+	on := ""
+	if len(live.Pool) > 0 {
+		on = " on " + strings.Join(live.Pool, ", ")
+	}
+	fmt.Fprintf(e.stdout, "suite %s (%s)%s\n", ids[0], live.Suite, on)
+	fmt.Fprintf(e.stdout, "%-24s %-10s %-20s %s\n", "TASK RUN", "STATUS", "REASON", "DEVICES")
+	for _, r := range live.Runs {
+		fmt.Fprintf(e.stdout, "%-24s %-10s %-20s %s\n", r.Key, r.Status, r.Reason, devicesOf(r.Devices))
+	}
+	fmt.Fprintln(e.stdout, progressLine(*live, time.Now()))
+	if live.Draining {
+		fmt.Fprintln(e.stdout, "its history is long: it lets the running tasks finish, then continues as new and leases again")
+	}
+	if running {
+		fmt.Fprintf(e.stdout, "running; `pcflow eval resume %s` follows it and writes the results and the report at its end\n", ids[0])
+	} else {
+		fmt.Fprintf(e.stdout, "ended; `pcflow report %s` writes its report\n", ids[0])
+	}
+	return 0
+}
+
+// suiteLive asks a running suite for its progress, or reads a finished
+// one's result; it never waits for a running suite to end. running says
+// whether the suite is still going.
+func suiteLive(ctx context.Context, c client.Client, id string) (live *workflows.SuiteLive, running bool, err error) {
+	desc, err := c.DescribeWorkflowExecution(ctx, id, "")
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return nil, false, fmt.Errorf("no suite run %s on this server (pcflow status lists the recent runs; a suite's id is printed when eval starts it)", id)
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("suite %s: %w", id, err)
+	}
+	info := desc.WorkflowExecutionInfo
+	if t := info.GetType().GetName(); t != workflows.SuiteWorkflowName {
+		return nil, false, fmt.Errorf("%s is a %s workflow, not a suite run (pcflow status %s shows a single run)", id, t, id)
+	}
+	if info.Status == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		v, err := c.QueryWorkflow(qctx, id, "", workflows.SuiteQuery)
+		if err != nil {
+			return nil, true, fmt.Errorf("suite %s is running, but no worker answered for it (%v): are the workers that run workflows up? `pcflow eval resume %s` serves it from here", id, err, id)
+		}
+		var l workflows.SuiteLive
+		if err := v.Get(&l); err != nil {
+			return nil, true, err
+		}
+		return &l, true, nil
+	}
+	var res workflows.SuiteResult
+	if err := c.GetWorkflow(ctx, id, "").Get(ctx, &res); err != nil {
+		return nil, false, fmt.Errorf("suite %s ended without a result (%s): %w", id, strings.ToLower(strings.TrimPrefix(info.Status.String(), "WORKFLOW_EXECUTION_STATUS_")), err)
+	}
+	return &workflows.SuiteLive{Suite: res.Suite, Started: res.Started, Removed: res.Removed, Runs: res.Runs}, false, nil
+}

@@ -1,0 +1,399 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+
+	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/activities/agents"
+	"github.com/pcflow/pcflow/activities/agents/scripted"
+	"github.com/pcflow/pcflow/activities/x11"
+	"github.com/pcflow/pcflow/internal/liveview"
+	"github.com/pcflow/pcflow/specs/plan"
+)
+
+// suiteSession is a connected engine, the shared worker, the scripted
+// model and the local devices with their workers.
+type suiteSession struct {
+	eng      *engine
+	model    *resolvedModel
+	cfg      agents.Config
+	models   map[string]string
+	endpoint string
+	cleanup  []func()
+	// keepDesktops leaves the local desktops (and the applications of the
+	// running tasks) up, for `pcflow eval resume`.
+	keepDesktops bool
+}
+
+func (s *suiteSession) close() {
+	for i := len(s.cleanup) - 1; i >= 0; i-- {
+		s.cleanup[i]()
+	}
+}
+
+// startSuiteSession connects to Temporal, starts the scripted model when
+// the suite has a script, the local desktops and their workers, and a
+// worker for the workflows in this process.
+func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteRecord, secrets map[string]string) (*suiteSession, int) {
+	s := &suiteSession{}
+	fail := func(err error) (*suiteSession, int) {
+		s.close()
+		fmt.Fprintln(e.stderr, "pcflow eval:", err)
+		return nil, 1
+	}
+	eng, err := f.eng.connect(ctx, e, true)
+	if err != nil {
+		return fail(err)
+	}
+	s.eng = eng
+	s.cleanup = append(s.cleanup, eng.close)
+	spec := rec.Model
+	if spec.Script == "" && spec.Replay == "" {
+		spec.Script = rec.Script // a record written before Model
+	}
+	o := modelOpts{exchanges: exchangeLoader(ctx, eng, f.eng.state)}
+	if spec.Script != "" {
+		sc, err := scripted.Load(spec.Script)
+		if err != nil {
+			return fail(err)
+		}
+		if spec.LatencyMS > 0 {
+			sc.LatencyMS = spec.LatencyMS
+		}
+		o.script = &sc
+	}
+	m, err := resolveModel(e, spec, o)
+	if err != nil {
+		return fail(err)
+	}
+	s.cleanup = append(s.cleanup, m.close)
+	if !f.quiet {
+		fmt.Fprintln(e.stdout, m.line())
+	}
+	cfg := m.cfg
+	s.model, s.cfg = m, cfg
+	s.endpoint = cfg.BaseURL
+	s.models = map[string]string{"decision": cfg.DecisionModel, "reflection": cfg.ReflectionModel, "progress": cfg.ProgressModel, "manager": cfg.ManagerModel}
+	if f.newID != "" {
+		// Before any device comes up: a second suite under the same id
+		// would serve the first one's device queues.
+		if d, err := eng.client.DescribeWorkflowExecution(ctx, f.newID, ""); err == nil && d.WorkflowExecutionInfo.Status == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			return fail(fmt.Errorf("%s is already running (a %s workflow): follow a suite with `pcflow eval resume %s`, or give this one another --id", f.newID, d.WorkflowExecutionInfo.GetType().GetName(), f.newID))
+		}
+	}
+	logger, closeLog, err := fileLogger(f.eng.state)
+	if err != nil {
+		return fail(err)
+	}
+	s.cleanup = append(s.cleanup, closeLog)
+	if rec.Local {
+		exe, err := os.Executable()
+		if err != nil {
+			return fail(err)
+		}
+		for i, name := range rec.Devices {
+			display := ""
+			if i < len(rec.Displays) {
+				display = rec.Displays[i]
+			}
+			desk, err := x11.Up(ctx, x11.DesktopOptions{Display: display, StateDir: f.eng.state})
+			if err != nil {
+				return fail(fmt.Errorf("device %s: %w", name, err))
+			}
+			if i >= len(rec.Displays) {
+				rec.Displays = append(rec.Displays, desk.Display)
+			}
+			var deskMu sync.Mutex
+			s.cleanup = append(s.cleanup, func() {
+				deskMu.Lock()
+				defer deskMu.Unlock()
+				if !s.keepDesktops {
+					activities.StopApps(desk.Display)
+					desk.Down()
+				}
+			})
+			// A desktop that died under a task (its X server killed or
+			// crashed) takes its worker with it: the worker is started
+			// again on the desktop brought up afresh, so the device serves
+			// the suite on instead of leaving the pool.
+			revive := func() ([]string, bool, error) {
+				deskMu.Lock()
+				defer deskMu.Unlock()
+				if desk.Alive() {
+					return nil, false, nil
+				}
+				activities.StopApps(desk.Display)
+				desk.Down()
+				nd, err := x11.Up(ctx, x11.DesktopOptions{Display: desk.Display, StateDir: f.eng.state})
+				if err != nil {
+					return nil, false, err
+				}
+				desk = nd
+				return m.childEnv(nd.Environ()), true, nil
+			}
+			stop, err := startDeviceWorker(exe, f, rec, name, desk.Display, eng.addr, m.childEnv(desk.Environ()), secrets, revive)
+			if err != nil {
+				return fail(fmt.Errorf("device %s: %w", name, err))
+			}
+			s.cleanup = append(s.cleanup, stop)
+			if !f.quiet {
+				fmt.Fprintf(e.stdout, "device %s: desktop %s, worker on queue %s; live view: pcflow view %s\n", name, desk.Display, plan.DeviceQueue(name), name)
+			}
+		}
+	}
+	if f.detach {
+		// The pool's workers run the suite: this process is about to go.
+		return s, -1
+	}
+	var noDevice activities.Device
+	// No device: "suite" only names the (unused) action log.
+	w, err := startWorker(eng, f.eng.state, "suite", "", "", noDevice, cfg, secrets, logger, true, m.spec.Record, nil)
+	if err != nil {
+		return fail(err)
+	}
+	s.cleanup = append(s.cleanup, w.Stop)
+	return s, -1
+}
+
+// startDeviceWorker starts `pcflow worker` for one local device, in a
+// bubblewrap sandbox whose ScratchDir is the device's own folder (bind),
+// or whose whole file system is a copy-on-write overlay started afresh
+// after every reset (overlay). The worker dies with this process; in the
+// bind sandbox the desktop's applications do not, so a resumed suite finds
+// running tasks where they were. A worker that ends on its own is started
+// again (at most maxWorkerCrashes times). revive, checked every second,
+// brings the desktop back when it is gone (returning its new environment
+// and true); the worker is then started again on it.
+func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display, addr string, environ []string, secrets map[string]string,
+	revive func() ([]string, bool, error)) (func(), error) {
+	dir := filepath.Join(f.eng.state, "suites", strings.ReplaceAll(rec.ID, "/", "_"), name)
+	scratch := filepath.Join(dir, "scratch")
+	if err := os.MkdirAll(scratch, 0o755); err != nil {
+		return nil, err
+	}
+	argv := []string{exe, "worker", "--device", name, "--display", display, "--temporal", addr, "--state", f.eng.state, "--workflows=false"}
+	extra := []string{"DISPLAY=" + display}
+	if len(secrets) > 0 {
+		argv = append(argv, "--secrets-fd", "3")
+	}
+	switch rec.Sandbox {
+	case sandboxBind:
+		if err := os.MkdirAll(ScratchDir, 0o755); err != nil {
+			return nil, err
+		}
+		argv = append([]string{"bwrap", "--dev-bind", "/", "/", "--bind", scratch, ScratchDir, "--die-with-parent", "--"}, argv...)
+		extra = append(extra, activities.ScratchEnv+"="+ScratchDir)
+	case sandboxOverlay:
+		sb, err := deviceSandbox(exe, f.eng.state, rec, name, dir, display, environ, argv)
+		if err != nil {
+			return nil, err
+		}
+		argv = sb.argv()
+		extra = append(extra, activities.ScratchEnv+"="+ScratchDir, restartEnv+"=1")
+	}
+	env := append(append([]string(nil), environ...), extra...)
+	logf, err := os.OpenFile(filepath.Join(dir, "worker.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	out := &readyWriter{w: logf, ready: make(chan time.Time, 1)}
+	start := func() (*exec.Cmd, error) {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Env = env
+		cmd.Stdout, cmd.Stderr = out, out
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		if len(secrets) > 0 {
+			// Sensitive values go through a pipe: never a command line or
+			// an environment (/proc/PID/environ keeps a process's first
+			// environment for every program of the same user to read).
+			r, w, err := os.Pipe()
+			if err != nil {
+				return nil, err
+			}
+			go func() {
+				_ = json.NewEncoder(w).Encode(secrets)
+				w.Close()
+			}()
+			cmd.ExtraFiles = []*os.File{r} // fd 3
+			defer r.Close()
+		}
+		// A sandbox process that outlives the worker must not keep Wait
+		// on its output forever.
+		cmd.WaitDelay = 2 * time.Second
+		if err := cmd.Start(); err != nil {
+			return nil, fmt.Errorf("start worker: %w", err)
+		}
+		return cmd, nil
+	}
+	cmd, err := start()
+	if err != nil {
+		logf.Close()
+		return nil, err
+	}
+	var mu sync.Mutex
+	stopping := false
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		crashes := 0
+		for {
+			err := cmd.Wait()
+			var ee *exec.ExitError
+			mu.Lock()
+			reset := errors.As(err, &ee) && ee.ExitCode() == restartExitCode
+			if stopping || !reset && crashes >= maxWorkerCrashes {
+				mu.Unlock()
+				return
+			}
+			if !reset {
+				// Killed from inside (kill -9 -1), crashed, or gone with
+				// its display: the worker keeps no state, so a fresh one
+				// (in a fresh sandbox) serves the device on.
+				crashes++
+				fmt.Fprintf(logf, "pcflow eval: the worker of %s ended (%v): starting it again (%d/%d)\n", name, err, crashes, maxWorkerCrashes)
+				time.Sleep(time.Second)
+			}
+			// The worker reset its device and asks for a fresh sandbox:
+			// its overlay went with its mount namespace.
+			select {
+			case <-out.ready: // the old worker's
+			default:
+			}
+			t0 := time.Now()
+			next, err := start()
+			if err != nil {
+				mu.Unlock()
+				fmt.Fprintf(logf, "pcflow eval: restart the sandbox of %s: %v\n", name, err)
+				return
+			}
+			cmd = next
+			mu.Unlock()
+			select {
+			case t := <-out.ready:
+				fmt.Fprintf(logf, "pcflow eval: sandbox of %s restarted: worker ready %d ms after the old one exited\n", name, t.Sub(t0).Milliseconds())
+			case <-time.After(30 * time.Second):
+			}
+		}
+	}()
+	// kill ends the worker and its sandbox: the sandbox's PID 1 first,
+	// which ends every process of the sandbox (bwrap's --die-with-parent
+	// alone was seen not to when the sandbox had just started).
+	kill := func() {
+		for _, pid := range childrenOf(cmd.Process.Pid) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		_ = cmd.Process.Kill()
+	}
+	if revive != nil {
+		// A worker outlives its display (it reports the display gone on
+		// every step): watch the desktop, bring it back when it dies, and
+		// start the worker again on it.
+		go func() {
+			tick := time.NewTicker(time.Second)
+			defer tick.Stop()
+			for {
+				select {
+				case <-exited:
+					return
+				case <-tick.C:
+				}
+				mu.Lock()
+				if stopping {
+					mu.Unlock()
+					return
+				}
+				environ, revived, err := revive()
+				switch {
+				case err != nil:
+					fmt.Fprintf(logf, "pcflow eval: the desktop %s of %s is gone and did not come back: %v\n", display, name, err)
+					mu.Unlock()
+					return
+				case revived:
+					env = append(append([]string(nil), environ...), extra...)
+					fmt.Fprintf(logf, "pcflow eval: the desktop %s of %s was gone: brought it up again; its worker starts again on it\n", display, name)
+					kill()
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	return func() {
+		// The worker keeps no state of its own: Temporal holds it.
+		mu.Lock()
+		stopping = true
+		kill()
+		mu.Unlock()
+		<-exited
+		logf.Close()
+	}, nil
+}
+
+// deviceSandbox says what an overlay device's sandbox shows of the host:
+// the worker's program, the device's X socket and desktop session folder,
+// the parts of the state folder a worker writes (artifacts, action logs,
+// the log, its live view's URL file) and the device's own folder; the working folder, the rest of
+// the state folder (the Temporal database, other devices' folders) and the
+// host's /tmp, /root and /home show empty.
+func deviceSandbox(exe, state string, rec *suiteRecord, name, dir, display string, environ []string, command []string) (overlaySandbox, error) {
+	sb := overlaySandbox{Layers: filepath.Join("/run/pcflow-sandbox", filepath.Base(dir)), Base: rec.Base, Command: command}
+	if os.Geteuid() != 0 {
+		return sb, errors.New("--sandbox overlay mounts an overlay file system and needs root; run eval as root or pass --sandbox bind")
+	}
+	for _, p := range []string{"unshare", "mount"} {
+		if _, err := exec.LookPath(p); err != nil {
+			return sb, fmt.Errorf("--sandbox overlay needs %s (util-linux): apt-get install util-linux mount, or pass --sandbox bind", p)
+		}
+	}
+	for _, d := range []string{rec.Base, filepath.Join(state, "artifacts"), filepath.Join(state, "actions")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return sb, err
+		}
+	}
+	// Files a worker writes in place; they must exist to be bound. The
+	// live view's URL file is this device's only: another device's token
+	// would let a task take that device over.
+	logFile, viewFile := filepath.Join(state, "pcflow.log"), liveview.URLFile(state, name)
+	for _, p := range []struct {
+		path string
+		mode os.FileMode
+	}{{logFile, 0o644}, {viewFile, 0o600}} {
+		if err := os.MkdirAll(filepath.Dir(p.path), 0o755); err != nil {
+			return sb, err
+		}
+		f, err := os.OpenFile(p.path, os.O_CREATE|os.O_WRONLY, p.mode)
+		if err != nil {
+			return sb, err
+		}
+		f.Close()
+	}
+	if wd, err := os.Getwd(); err == nil && hiddenWorkDir(wd) != "" {
+		sb.Hide = append(sb.Hide, hiddenWorkDir(wd))
+	}
+	sb.Hide = append(sb.Hide, state)
+	sb.Bind = []string{filepath.Join(state, "artifacts"), filepath.Join(state, "actions"), logFile, viewFile, dir}
+	sb.ROBind = []string{exe, x11.EnvFile(state, display), "/tmp/.X11-unix/X" + strings.TrimPrefix(display, ":")}
+	for _, kv := range environ {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "XDG_RUNTIME_DIR":
+			sb.Bind = append(sb.Bind, v)
+		case "DBUS_SESSION_BUS_ADDRESS":
+			if p := busPath(v); p != "" {
+				sb.Bind = append(sb.Bind, p)
+			}
+		}
+	}
+	return sb, nil
+}
