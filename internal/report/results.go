@@ -104,10 +104,10 @@ type Repro struct {
 	// Profiles names the profile each agent spoke, by role.
 	Profiles map[string]string `json:"profiles,omitempty"`
 	// Replayed is the run whose recorded exchanges answered (eval --replay).
-	Replayed string `json:"replayed,omitempty"`
-	Budgets      map[string]string `json:"budgets"` // task → max_steps/timeout/max_tokens
-	Files        map[string]string `json:"files"`   // path → sha256
-	Command      []string          `json:"command,omitempty"`
+	Replayed string            `json:"replayed,omitempty"`
+	Budgets  map[string]string `json:"budgets"` // task → max_steps/timeout/max_tokens
+	Files    map[string]string `json:"files"`   // path → sha256
+	Command  []string          `json:"command,omitempty"`
 }
 
 // Build computes the rows and aggregates of a suite result.
