@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pcflow/pcflow/activities/office"
 	"github.com/pcflow/pcflow/activities/office/officetest"
 )
 
@@ -15,6 +16,10 @@ import (
 // property checked.
 
 var fixtures string
+
+// conv converts each fixture once for all the tests: LibreOffice takes
+// seconds to start, and the tests read the same files many ways.
+var conv = &office.Cache{Conv: office.Soffice{}}
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "office-test-")
@@ -30,6 +35,7 @@ func TestMain(m *testing.M) {
 		}
 	}
 	code := m.Run()
+	conv.Close()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 const (
@@ -337,4 +338,65 @@ func odsFrozen(path, sheet string) (string, error) {
 		return "", nil
 	}
 	return CellName(cols, rows), nil
+}
+
+// Cache is a Converter that converts each file (by path, size and
+// modification time) to each format once and hands out copies: checks that
+// read one LibreOffice file several ways start LibreOffice once. Close
+// removes its copies.
+type Cache struct {
+	Conv Converter
+	mu   sync.Mutex
+	dir  string
+	done map[string]string // path|size|mtime|format → converted file in dir
+}
+
+// Convert implements Converter.
+func (c *Cache) Convert(ctx context.Context, path, format, dir string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	abs, _ := filepath.Abs(path)
+	key := fmt.Sprintf("%s|%d|%d|%s", abs, st.Size(), st.ModTime().UnixNano(), format)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done == nil {
+		c.done = map[string]string{}
+	}
+	kept, ok := c.done[key]
+	if !ok {
+		if c.dir == "" {
+			if c.dir, err = os.MkdirTemp("", "pcflow-converted-"); err != nil {
+				return "", err
+			}
+		}
+		sub, err := os.MkdirTemp(c.dir, "c-")
+		if err != nil {
+			return "", err
+		}
+		if kept, err = c.Conv.Convert(ctx, path, format, sub); err != nil {
+			return "", err
+		}
+		c.done[key] = kept
+	}
+	b, err := os.ReadFile(kept)
+	if err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, filepath.Base(kept))
+	return out, os.WriteFile(out, b, 0o644)
+}
+
+// Close removes the converted files.
+func (c *Cache) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.done = nil
+	if c.dir == "" {
+		return nil
+	}
+	err := os.RemoveAll(c.dir)
+	c.dir = ""
+	return err
 }

@@ -12,7 +12,7 @@ func ptr[T any](v T) *T { return &v }
 
 func open(t *testing.T, path string) *office.Workbook {
 	t.Helper()
-	w, err := office.OpenWorkbook(context.Background(), path, office.Soffice{})
+	w, err := office.OpenWorkbook(context.Background(), path, conv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestSheetConditions(t *testing.T) {
 	}
 	rng := func(c office.RangeCond) eval {
 		return func(w *office.Workbook) (bool, string, error) {
-			return c.Eval(context.Background(), w, "Sales", office.Soffice{})
+			return c.Eval(context.Background(), w, "Sales", conv)
 		}
 	}
 	tests := []struct {
