@@ -59,11 +59,11 @@ func targetOf(els []screen.Element, a screen.Action) *screen.Element {
 		}
 		return nil
 	}
+	k, _ := screen.Lookup(a.Kind)
 	switch {
-	case screen.Pointed(a.Kind) || a.Kind == screen.ActDrag || a.Kind == screen.ActSelect ||
-		((a.Kind == screen.ActScroll || a.Kind == screen.ActType || a.Kind == screen.ActMouseDown || a.Kind == screen.ActMouseUp) && (a.X != 0 || a.Y != 0)):
+	case k.Point == screen.PointAt || k.Point == screen.PointSpan || k.Point == screen.PointOptional && (a.X != 0 || a.Y != 0):
 		return elementAt(els, a.X, a.Y)
-	case a.Kind == screen.ActType || a.Kind == screen.ActHotkey || a.Kind == screen.ActPaste || a.Kind == screen.ActHoldKey:
+	case k.Focused:
 		for i := range els {
 			for _, st := range els[i].States {
 				if st == "focused" {

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pcflow/pcflow/activities/screen"
 	"github.com/pcflow/pcflow/specs/plan"
 )
 
@@ -184,6 +186,30 @@ func TestPolicyHostile(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestReadmeListsEveryKind: the README's row on a rule's kinds lists
+// exactly the kinds a rule may name (screen.Kinds).
+func TestReadmeListsEveryKind(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, row, ok := strings.Cut(string(b), "\n| `kinds` | ")
+	if !ok {
+		t.Fatal("README has no | `kinds` | row")
+	}
+	row, _, _ = strings.Cut(row, "\n")
+	var got []string
+	for i, s := range strings.Split(row, "`") {
+		if i%2 == 1 { // within a code span
+			got = append(got, strings.Fields(s)...)
+		}
+	}
+	slices.Sort(got)
+	if diff := cmp.Diff(screen.Kinds(), got); diff != "" {
+		t.Errorf("README's kinds row differs from screen.Kinds (-want +got):\n%s", diff)
+	}
 }
 
 // TestReadmePolicyExamples: the policy examples in the README parse, and

@@ -54,51 +54,6 @@ Elements:
 
 var tDecision = mustTemplate("decision", decisionUser)
 
-const (
-	pElementOrXY = `{"type":"object","properties":{
-"element":{"type":"integer","description":"id from the element list"},
-"x":{"type":"integer","description":"pixel x in the image, when no element fits"},
-"y":{"type":"integer","description":"pixel y in the image"}}}`
-	pNone = `{"type":"object","properties":{}}`
-)
-
-// actionTools is the action space as function-calling tools.
-func actionTools(outputs []string) []openai.Tool {
-	doneProps := `{}`
-	if len(outputs) > 0 {
-		b, _ := json.Marshal(outputs)
-		props := map[string]any{}
-		for _, o := range outputs {
-			props[o] = map[string]string{"type": "string"}
-		}
-		pb, _ := json.Marshal(props)
-		doneProps = `{"type":"object","properties":` + string(pb) + `,"required":` + string(b) + `}`
-	}
-	return []openai.Tool{
-		tool("open_app", "Open an application by name (desktop entry or program).", `{"type":"object","properties":{"app":{"type":"string"}},"required":["app"]}`),
-		tool("click", "Left-click an element (or pixel).", pElementOrXY),
-		tool("double_click", "Double-click an element (or pixel).", pElementOrXY),
-		tool("right_click", "Right-click an element (or pixel).", pElementOrXY),
-		tool("type", "Type text, optionally into an element first clicked, optionally pressing Enter after.", `{"type":"object","properties":{
-"text":{"type":"string"},"element":{"type":"integer"},"enter":{"type":"boolean"}},"required":["text"]}`),
-		tool("select", "Select on-screen text from the first occurrence of start to end (found by OCR).", `{"type":"object","properties":{
-"start":{"type":"string","description":"the first words of the text to select"},"end":{"type":"string","description":"the last words"}},"required":["start","end"]}`),
-		tool("drag", "Drag from one point to another (pixels of the image).", `{"type":"object","properties":{
-"x":{"type":"integer"},"y":{"type":"integer"},"x2":{"type":"integer"},"y2":{"type":"integer"}},"required":["x","y","x2","y2"]}`),
-		tool("scroll", "Scroll, over an element if given.", `{"type":"object","properties":{
-"direction":{"type":"string","enum":["up","down","left","right"]},"amount":{"type":"integer","description":"wheel clicks, default 3"},"element":{"type":"integer"}},"required":["direction"]}`),
-		tool("hotkey", "Press a key or key combination, e.g. [\"ctrl\",\"s\"] or [\"enter\"].", `{"type":"object","properties":{"keys":{"type":"array","items":{"type":"string"}}},"required":["keys"]}`),
-		tool("wait", "Wait for the screen to settle.", `{"type":"object","properties":{"seconds":{"type":"number"}}}`),
-		tool("switch_window", "Bring the window whose title contains title to the front.", `{"type":"object","properties":{"title":{"type":"string"}},"required":["title"]}`),
-		tool("copy", "Copy the selection to the clipboard.", pNone),
-		tool("paste", "Paste the clipboard.", pNone),
-		tool("done", "The subtask is complete; report every declared output.", `{"type":"object","properties":{"outputs":`+doneProps+`}}`),
-		tool("fail", "The subtask cannot be completed.", `{"type":"object","properties":{"reason":{"type":"string"}},"required":["reason"]}`),
-		tool("ask_human", "Ask the person you work for a question and wait for their answer, when you cannot go on without them.",
-			`{"type":"object","properties":{"text":{"type":"string","description":"the question"}},"required":["text"]}`),
-	}
-}
-
 // decisionView is the Decision prompt's data.
 type decisionView struct {
 	agent.DecisionInput
@@ -233,11 +188,24 @@ func buildAction(name string, args json.RawMessage, in agent.DecisionInput, toSc
 		}
 		return nil
 	}
-	switch name {
-	case screen.ActClick, screen.ActDoubleClick, screen.ActRightClick,
-		screen.ActMiddleClick, screen.ActTripleClick, screen.ActMouseMove:
+	// span reads the two points of a drag or a zoom region; needs says
+	// what is missing without them.
+	span := func(needs string) error {
+		if r.X == nil || r.Y == nil || r.X2 == nil || r.Y2 == nil {
+			return fmt.Errorf("%s x, y, x2 and y2", needs)
+		}
+		var err error
+		if a.X, a.Y, err = toScreen(*r.X, *r.Y); err != nil {
+			return err
+		}
+		a.X2, a.Y2, err = toScreen(*r.X2, *r.Y2)
+		return err
+	}
+	if k, _ := screen.Lookup(name); k.Point == screen.PointAt {
 		a.Keys = r.Keys // modifiers held while clicking
 		return a, point(true)
+	}
+	switch name {
 	case screen.ActMouseDown, screen.ActMouseUp:
 		a.Keys = r.Keys
 		return a, point(false)
@@ -268,24 +236,9 @@ func buildAction(name string, args json.RawMessage, in agent.DecisionInput, toSc
 		}
 		return a, point(false)
 	case screen.ActDrag:
-		if r.X == nil || r.Y == nil || r.X2 == nil || r.Y2 == nil {
-			return a, fmt.Errorf("drag needs x, y, x2 and y2")
-		}
-		var err error
-		if a.X, a.Y, err = toScreen(*r.X, *r.Y); err != nil {
-			return a, err
-		}
-		a.X2, a.Y2, err = toScreen(*r.X2, *r.Y2)
-		return a, err
+		return a, span("drag needs")
 	case screen.ActZoom:
-		if r.X == nil || r.Y == nil || r.X2 == nil || r.Y2 == nil {
-			return a, fmt.Errorf("zoom needs a region: x, y, x2 and y2")
-		}
-		var err error
-		if a.X, a.Y, err = toScreen(*r.X, *r.Y); err != nil {
-			return a, err
-		}
-		if a.X2, a.Y2, err = toScreen(*r.X2, *r.Y2); err != nil {
+		if err := span("zoom needs a region:"); err != nil {
 			return a, err
 		}
 		if a.X2 <= a.X || a.Y2 <= a.Y {

@@ -54,14 +54,8 @@ func (c *Client) Manage(ctx context.Context, in agent.ManagerInput, u *screen.Us
 		call:   agent.Call{Role: agent.RoleManager},
 		record: in.Record,
 		request: func(feedback string) openai.ChatCompletionRequest {
-			return c.forRole(agent.RoleManager, openai.ChatCompletionRequest{
-				Model: c.cfg.ManagerModel, Temperature: c.cfg.Temperature, MaxTokens: c.cfg.MaxTokens * 2,
-				Messages: []openai.ChatCompletionMessage{
-					{Role: openai.ChatMessageRoleSystem, Content: managerSystem},
-					{Role: openai.ChatMessageRoleUser, Content: ManagerPrompt(in, feedback)},
-				},
-				Tools: []openai.Tool{managerTool},
-			})
+			return c.roleRequest(agent.RoleManager, c.cfg.ManagerModel, c.cfg.MaxTokens*2, managerSystem,
+				openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: ManagerPrompt(in, feedback)}, managerTool)
 		},
 		parse: func(msg openai.ChatCompletionMessage) ([]agent.PlannedSubtask, error) {
 			var p struct {

@@ -238,15 +238,15 @@ func (w wire) answer(msg openai.ChatCompletionMessage) (profile.Answer, error) {
 }
 
 // actions builds every action of an answer, in order: the first is the
-// step's action, the rest its batch. done, fail and ask_human must come
-// alone.
+// step's action, the rest its batch. An action that must come alone
+// (done, fail, ask_human) is the answer's only one.
 func (w wire) actions(a profile.Answer, in agent.DecisionInput, outKeys []string) ([]screen.Action, error) {
 	if len(a.Calls) == 0 {
 		return nil, fmt.Errorf("no action in the answer; give at least one")
 	}
 	var out []screen.Action
 	for i, c := range a.Calls {
-		if (c.Name == screen.ActDone || c.Name == screen.ActFail || c.Name == screen.ActAskHuman) && len(a.Calls) > 1 {
+		if k, _ := screen.Lookup(c.Name); k.Alone && len(a.Calls) > 1 {
 			return nil, fmt.Errorf("%s must be the only action of an answer; it was action %d of %d", c.Name, i+1, len(a.Calls))
 		}
 		c = profile.DoneOutputs(c, outKeys)

@@ -63,14 +63,8 @@ func (c *Client) UpdateProgress(ctx context.Context, in agent.ProgressInput, u *
 		request: func(feedback string) openai.ChatCompletionRequest {
 			prompt := ProgressPrompt(in, feedback)
 			p.Prompt = len(prompt)
-			return c.forRole(agent.RoleProgress, openai.ChatCompletionRequest{
-				Model: c.cfg.ProgressModel, Temperature: c.cfg.Temperature, MaxTokens: c.cfg.MaxTokens,
-				Messages: []openai.ChatCompletionMessage{
-					{Role: openai.ChatMessageRoleSystem, Content: progressSystem},
-					{Role: openai.ChatMessageRoleUser, Content: prompt},
-				},
-				Tools: []openai.Tool{progressTool},
-			})
+			return c.roleRequest(agent.RoleProgress, c.cfg.ProgressModel, c.cfg.MaxTokens, progressSystem,
+				openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: prompt}, progressTool)
 		},
 		parse: func(msg openai.ChatCompletionMessage) (agent.Progress, error) {
 			var v struct{ Summary, Memory string }

@@ -94,14 +94,8 @@ func (c *Client) Reflect(ctx context.Context, in agent.ReflectionInput, u *scree
 			if feedback != "" {
 				msg = append(append([]openai.ChatMessagePart(nil), parts...), openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: invalidFeedback + feedback})
 			}
-			return c.forRole(agent.RoleReflection, openai.ChatCompletionRequest{
-				Model: c.cfg.ReflectionModel, Temperature: c.cfg.Temperature, MaxTokens: c.cfg.MaxTokens,
-				Messages: []openai.ChatCompletionMessage{
-					{Role: openai.ChatMessageRoleSystem, Content: reflectionSystem},
-					{Role: openai.ChatMessageRoleUser, MultiContent: msg},
-				},
-				Tools: []openai.Tool{verdictTool},
-			})
+			return c.roleRequest(agent.RoleReflection, c.cfg.ReflectionModel, c.cfg.MaxTokens, reflectionSystem,
+				openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, MultiContent: msg}, verdictTool)
 		},
 		parse: parseVerdict,
 	}, u)

@@ -63,25 +63,29 @@ func oneTool(msg openai.ChatCompletionMessage, want string, v any) (thought stri
 	return thought, nil
 }
 
-// forRole shapes a one-tool request as the role's profile wants it: as it
-// is (openai-tools), or for a text profile without tools, the tool
-// described at the end of the system prompt and the call asked for as a
-// <tool_call> (what models served without a tool parser understand).
-func (c *Client) forRole(role string, req openai.ChatCompletionRequest) openai.ChatCompletionRequest {
-	if c.cfg.RoleProfile(role).Protocol != profile.ProtoText || len(req.Tools) == 0 || req.Tools[0].Function == nil ||
-		len(req.Messages) == 0 || req.Messages[0].Role != openai.ChatMessageRoleSystem {
+// roleRequest is the one-tool request of a role other than Decision,
+// shaped as the role's profile wants it: as it is (openai-tools), or for
+// a text profile without tools, the tool described at the end of the
+// system prompt and the call asked for as a <tool_call> (what models
+// served without a tool parser understand).
+func (c *Client) roleRequest(role, model string, maxTokens int, system string, user openai.ChatCompletionMessage, t openai.Tool) openai.ChatCompletionRequest {
+	req := openai.ChatCompletionRequest{
+		Model: model, Temperature: c.cfg.Temperature, MaxTokens: maxTokens,
+		Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: system}, user},
+		Tools:    []openai.Tool{t},
+	}
+	if c.cfg.RoleProfile(role).Protocol != profile.ProtoText || t.Function == nil {
 		return req
 	}
-	f := req.Tools[0].Function
+	f := t.Function
 	params, _ := json.Marshal(f.Parameters)
-	msgs := append([]openai.ChatCompletionMessage(nil), req.Messages...)
-	msgs[0].Content += fmt.Sprintf(`
+	req.Messages[0].Content += fmt.Sprintf(`
 
 You have one tool, %s: %s Its arguments (JSON Schema): %s
 Answer with one short line of thought, then the call as JSON within <tool_call></tool_call> tags:
 <tool_call>
 {"name": %q, "arguments": {…}}
 </tool_call>`, f.Name, f.Description, params, f.Name)
-	req.Messages, req.Tools = msgs, nil
+	req.Tools = nil
 	return req
 }

@@ -1,9 +1,12 @@
 package agents
 
 import (
+	"bytes"
 	"encoding/json"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/pcflow/pcflow/activities/screen"
 )
 
 // tool declares a function-calling tool with a JSON-schema parameter list.
@@ -11,4 +14,75 @@ func tool(name, desc, params string) openai.Tool {
 	return openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
 		Name: name, Description: desc, Parameters: json.RawMessage(params),
 	}}
+}
+
+// actionTools is pcflow's own action space (screen.Table's offered kinds)
+// as function-calling tools; done's outputs are the declared ones.
+func actionTools(outputs []string) []openai.Tool {
+	var ts []openai.Tool
+	for _, k := range screen.Table() {
+		if k.Offered {
+			ts = append(ts, tool(k.Kind, k.Doc, paramsSchema(k.Params, outputs)))
+		}
+	}
+	return ts
+}
+
+// jsonType is the JSON Schema of one argument.
+type jsonType struct {
+	Type        string              `json:"type,omitempty"`
+	Description string              `json:"description,omitempty"`
+	Enum        []string            `json:"enum,omitempty"`
+	Items       *jsonType           `json:"items,omitempty"`
+	Properties  map[string]jsonType `json:"properties,omitempty"`
+	Required    []string            `json:"required,omitempty"`
+}
+
+// paramsSchema is the JSON Schema object of a tool's parameters, in their
+// order.
+func paramsSchema(ps []screen.Param, outputs []string) string {
+	var b bytes.Buffer
+	b.WriteString(`{"type":"object","properties":{`)
+	var req []string
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		name, _ := json.Marshal(p.Name)
+		b.Write(name)
+		b.WriteByte(':')
+		t := jsonType{Type: p.Type, Description: p.Doc, Enum: p.Enum}
+		if p.Items != "" {
+			t.Items = &jsonType{Type: p.Items}
+		}
+		if p.Type == screen.TypeOutputs {
+			t = outputsSchema(outputs)
+		}
+		v, _ := json.Marshal(t)
+		b.Write(v)
+		if p.Required {
+			req = append(req, p.Name)
+		}
+	}
+	b.WriteByte('}')
+	if len(req) > 0 {
+		r, _ := json.Marshal(req)
+		b.WriteString(`,"required":`)
+		b.Write(r)
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// outputsSchema is done's outputs: the declared ones, each a string, all
+// required (any object where none are declared).
+func outputsSchema(outputs []string) jsonType {
+	if len(outputs) == 0 {
+		return jsonType{}
+	}
+	t := jsonType{Type: "object", Properties: map[string]jsonType{}, Required: outputs}
+	for _, o := range outputs {
+		t.Properties[o] = jsonType{Type: "string"}
+	}
+	return t
 }

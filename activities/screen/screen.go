@@ -5,8 +5,6 @@ package screen
 import (
 	"fmt"
 	"image"
-	"sort"
-	"strings"
 
 	"github.com/pcflow/pcflow/internal/text"
 )
@@ -90,28 +88,6 @@ type Observation struct {
 	ElementCount int      `json:"element_count"`
 }
 
-// Action kinds: the action space offered to the Decision agent.
-const (
-	ActOpenApp      = "open_app"
-	ActClick        = "click"
-	ActDoubleClick  = "double_click"
-	ActRightClick   = "right_click"
-	ActType         = "type"
-	ActSelect       = "select"
-	ActDrag         = "drag"
-	ActScroll       = "scroll"
-	ActHotkey       = "hotkey"
-	ActWait         = "wait"
-	ActSwitchWindow = "switch_window"
-	ActCopy         = "copy"
-	ActPaste        = "paste"
-	ActDone         = "done"
-	ActFail         = "fail"
-	// ActAskHuman asks the person for help (Text is the question); the
-	// subtask waits for an answer (issue 13) and never sends it to a device.
-	ActAskHuman = "ask_human"
-)
-
 // Action is one typed action. Coordinates are in screen space by the time an
 // action reaches a Device.
 type Action struct {
@@ -134,61 +110,6 @@ type Action struct {
 	Outputs   map[string]string `json:"outputs,omitempty"`
 	Reason    string            `json:"reason,omitempty"`
 	Target    string            `json:"target,omitempty"` // element label, for summaries
-}
-
-// Summary is the one-line form shown in the Temporal UI and in history:
-// `click #12 "Save"`.
-func (a Action) Summary() string {
-	target := ""
-	if a.Element > 0 {
-		target = fmt.Sprintf(" #%d", a.Element)
-		if a.Target != "" {
-			target += fmt.Sprintf(" %q", text.Trunc(a.Target, 30))
-		}
-	} else if Pointed(a.Kind) {
-		target = fmt.Sprintf(" (%d,%d)", a.X, a.Y)
-	}
-	if len(a.Keys) > 0 && HoldsKeys(a.Kind) {
-		return strings.Join(a.Keys, "+") + "+" + a.withoutKeys().Summary()
-	}
-	switch a.Kind {
-	case ActType:
-		s := fmt.Sprintf("type %q%s", text.Trunc(a.Text, 40), target)
-		if a.Enter {
-			s += " ⏎"
-		}
-		return s
-	case ActSelect:
-		return fmt.Sprintf("select %q…%q", text.Trunc(a.Start, 20), text.Trunc(a.End, 20))
-	case ActHotkey:
-		return "hotkey " + strings.Join(a.Keys, "+")
-	case ActScroll:
-		return fmt.Sprintf("scroll %s %d%s", a.Direction, a.Amount, target)
-	case ActDrag:
-		return fmt.Sprintf("drag (%d,%d)→(%d,%d)", a.X, a.Y, a.X2, a.Y2)
-	case ActZoom:
-		return fmt.Sprintf("zoom (%d,%d)–(%d,%d)", a.X, a.Y, a.X2, a.Y2)
-	case ActOpenApp:
-		return "open_app " + a.App
-	case ActSwitchWindow:
-		return fmt.Sprintf("switch_window %q", text.Trunc(a.Title, 40))
-	case ActHoldKey:
-		return fmt.Sprintf("hold_key %s %gs", strings.Join(a.Keys, "+"), a.Seconds)
-	case ActWait:
-		return fmt.Sprintf("wait %gs", a.Seconds)
-	case ActDone:
-		keys := make([]string, 0, len(a.Outputs))
-		for k := range a.Outputs {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		return "done " + strings.Join(keys, ",")
-	case ActFail:
-		return fmt.Sprintf("fail %q", text.Trunc(a.Reason, 40))
-	case ActAskHuman:
-		return fmt.Sprintf("ask_human %q", text.Trunc(a.Text, 60))
-	}
-	return a.Kind + target
 }
 
 // Usage is the token and latency account of model calls.
@@ -232,9 +153,4 @@ const (
 // wrong, no_effect), not one of the outcomes above.
 func Reflected(v string) bool {
 	return v == VerdictCorrect || v == VerdictWrong || v == VerdictNoEffect
-}
-
-func (a Action) withoutKeys() Action {
-	a.Keys = nil
-	return a
 }

@@ -116,7 +116,8 @@ const MaxPolicyPattern = 1024
 // PolicyInertKinds are the actions that do not touch the computer: the
 // agent finishing, giving up, waiting, asking a person or looking closer. The default does
 // not apply to them (they are allowed unless a rule names them), so a
-// deny-by-default policy still lets the agent end its subtask.
+// deny-by-default policy still lets the agent end its subtask. They are
+// the kinds activities/screen's table marks Inert (a test keeps them so).
 var PolicyInertKinds = []string{"done", "fail", "wait", "ask_human", "zoom"}
 
 // PolicyDecisions lists the decisions a rule or a default may take.

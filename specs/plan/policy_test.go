@@ -2,11 +2,14 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pcflow/pcflow/activities/screen"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -209,5 +212,23 @@ func TestTaskPart(t *testing.T) {
 	}
 	if got := WithOperator(WithOperator(nil, old).TaskPart(), now); got.Operator != now || len(got.Rules) != 0 || got.Default != "" {
 		t.Errorf("operator's policy replaced = %+v, want only the new one", got)
+	}
+}
+
+// TestPolicyInertKindsMatchTheActions: the kinds a policy's default does
+// not apply to are the inert ones of the action table, so a new action
+// that touches nothing is not denied by default, nor one that touches
+// something allowed.
+func TestPolicyInertKindsMatchTheActions(t *testing.T) {
+	var want []string
+	for _, k := range screen.Table() {
+		if k.Inert {
+			want = append(want, k.Kind)
+		}
+	}
+	slices.Sort(want)
+	got := slices.Sorted(slices.Values(PolicyInertKinds))
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("PolicyInertKinds differ from the inert kinds of screen.Table (-want +got):\n%s", diff)
 	}
 }

@@ -16,43 +16,67 @@ import (
 // documentation (testdata/answers/*.txtar: the format on the first comment
 // line, the answer, the expected thought and calls).
 func TestParseFixtures(t *testing.T) {
-	files, err := filepath.Glob("testdata/answers/*.txtar")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no fixtures: %v", err)
+	eachFixture(t, "testdata/answers/*.txtar", "format", func(t *testing.T, format string, files map[string][]byte) {
+		w := wantAnswer(t, files)
+		got, err := profile.ParseText(format, strings.TrimSuffix(string(files["answer"]), "\n"))
+		if err != nil {
+			t.Fatalf("ParseText(%s) error: %v", format, err)
+		}
+		w.check(t, got, nil)
+	})
+}
+
+// fixtureAnswer is a fixture's want.json: the answer's thought, calls and
+// safety checks.
+type fixtureAnswer struct {
+	Thought string                `json:"thought"`
+	Calls   []profile.Call        `json:"calls"`
+	Checks  []profile.SafetyCheck `json:"checks"`
+}
+
+func wantAnswer(t *testing.T, files map[string][]byte) fixtureAnswer {
+	t.Helper()
+	var w fixtureAnswer
+	if err := json.Unmarshal(files["want.json"], &w); err != nil {
+		t.Fatalf("want.json: %v", err)
 	}
-	for _, f := range files {
+	return w
+}
+
+func (w fixtureAnswer) check(t *testing.T, got profile.Answer, checks []profile.SafetyCheck) {
+	t.Helper()
+	if got.Thought != w.Thought {
+		t.Errorf("thought = %q, want %q", got.Thought, w.Thought)
+	}
+	if diff := cmp.Diff(w.Calls, got.Calls); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(w.Checks, checks); diff != "" {
+		t.Errorf("safety checks (-want +got):\n%s", diff)
+	}
+}
+
+// eachFixture runs test on every txtar fixture matching glob, in a subtest
+// named after it, with the value its first comment line gives key and its
+// files by name.
+func eachFixture(t *testing.T, glob, key string, test func(t *testing.T, value string, files map[string][]byte)) {
+	t.Helper()
+	paths, err := filepath.Glob(glob)
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no fixtures %s: %v", glob, err)
+	}
+	for _, f := range paths {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			ar, err := txtar.ParseFile(f)
 			if err != nil {
 				t.Fatal(err)
 			}
-			format := strings.TrimSpace(strings.TrimPrefix(strings.SplitN(string(ar.Comment), "\n", 2)[0], "format:"))
-			var answer, want []byte
+			value := strings.TrimSpace(strings.TrimPrefix(strings.SplitN(string(ar.Comment), "\n", 2)[0], key+":"))
+			files := map[string][]byte{}
 			for _, fl := range ar.Files {
-				switch fl.Name {
-				case "answer":
-					answer = fl.Data
-				case "want.json":
-					want = fl.Data
-				}
+				files[fl.Name] = fl.Data
 			}
-			var w struct {
-				Thought string         `json:"thought"`
-				Calls   []profile.Call `json:"calls"`
-			}
-			if err := json.Unmarshal(want, &w); err != nil {
-				t.Fatalf("want.json: %v", err)
-			}
-			got, err := profile.ParseText(format, strings.TrimSuffix(string(answer), "\n"))
-			if err != nil {
-				t.Fatalf("ParseText(%s) error: %v", format, err)
-			}
-			if got.Thought != w.Thought {
-				t.Errorf("thought = %q, want %q", got.Thought, w.Thought)
-			}
-			if diff := cmp.Diff(w.Calls, got.Calls); diff != "" {
-				t.Errorf("calls (-want +got):\n%s", diff)
-			}
+			test(t, value, files)
 		})
 	}
 }
@@ -112,68 +136,34 @@ func TestDoneOutputs(t *testing.T) {
 // TestComputerProtocolFixtures reads Messages API and Responses API answers
 // written from their public documentation (testdata/computer/*.txtar).
 func TestComputerProtocolFixtures(t *testing.T) {
-	files, err := filepath.Glob("testdata/computer/*.txtar")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no fixtures: %v", err)
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			ar, err := txtar.ParseFile(f)
-			if err != nil {
+	eachFixture(t, "testdata/computer/*.txtar", "protocol", func(t *testing.T, proto string, files map[string][]byte) {
+		w := wantAnswer(t, files)
+		var got profile.Answer
+		var checks []profile.SafetyCheck
+		var err error
+		switch proto {
+		case profile.ProtoAnthropicComputer:
+			var m struct {
+				Content []profile.AnthropicBlock `json:"content"`
+			}
+			if err := json.Unmarshal(files["answer.json"], &m); err != nil {
 				t.Fatal(err)
 			}
-			proto := strings.TrimSpace(strings.TrimPrefix(strings.SplitN(string(ar.Comment), "\n", 2)[0], "protocol:"))
-			var answer, want []byte
-			for _, fl := range ar.Files {
-				switch fl.Name {
-				case "answer.json":
-					answer = fl.Data
-				case "want.json":
-					want = fl.Data
-				}
+			got, err = profile.AnthropicAnswer(m.Content)
+		case profile.ProtoOpenAIComputer:
+			var r struct {
+				Output []profile.ResponsesItem `json:"output"`
 			}
-			var w struct {
-				Thought string                `json:"thought"`
-				Calls   []profile.Call        `json:"calls"`
-				Checks  []profile.SafetyCheck `json:"checks"`
-			}
-			if err := json.Unmarshal(want, &w); err != nil {
-				t.Fatalf("want.json: %v", err)
-			}
-			var got profile.Answer
-			var checks []profile.SafetyCheck
-			switch proto {
-			case profile.ProtoAnthropicComputer:
-				var m struct {
-					Content []profile.AnthropicBlock `json:"content"`
-				}
-				if err := json.Unmarshal(answer, &m); err != nil {
-					t.Fatal(err)
-				}
-				got, err = profile.AnthropicAnswer(m.Content)
-			case profile.ProtoOpenAIComputer:
-				var r struct {
-					Output []profile.ResponsesItem `json:"output"`
-				}
-				if err := json.Unmarshal(answer, &r); err != nil {
-					t.Fatal(err)
-				}
-				got, checks, err = profile.ResponsesAnswer(r.Output)
-			default:
-				t.Fatalf("unknown protocol %q", proto)
-			}
-			if err != nil {
+			if err := json.Unmarshal(files["answer.json"], &r); err != nil {
 				t.Fatal(err)
 			}
-			if got.Thought != w.Thought {
-				t.Errorf("thought = %q, want %q", got.Thought, w.Thought)
-			}
-			if diff := cmp.Diff(w.Calls, got.Calls); diff != "" {
-				t.Errorf("calls (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(w.Checks, checks); diff != "" {
-				t.Errorf("safety checks (-want +got):\n%s", diff)
-			}
-		})
-	}
+			got, checks, err = profile.ResponsesAnswer(r.Output)
+		default:
+			t.Fatalf("unknown protocol %q", proto)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.check(t, got, checks)
+	})
 }

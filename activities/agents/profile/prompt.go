@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"strings"
 
 	"golang.org/x/image/draw"
 
@@ -91,8 +92,7 @@ Call the tool by answering with one line of thought, then the call as JSON withi
 <tool_call>
 {"name": "click", "arguments": {"element": 12}}
 </tool_call>
-The tools are the actions listed above (open_app, click, double_click, right_click, type, select, drag, scroll, hotkey,
-wait, switch_window, copy, paste, done, fail), with the arguments their names suggest: element or x and y, text, keys, ….
+` + wrapList("The tools are the actions listed above (", screen.Offered(), 120) + `), with the arguments their names suggest: element or x and y, text, keys, ….
 Qwen's computer_use tool is understood too: {"name": "computer_use", "arguments": {"action": "left_click", "coordinate": [x, y]}}.
 Coordinates are ` + hint + `.`
 	}
@@ -100,4 +100,26 @@ Coordinates are ` + hint + `.`
 Answer with one line of thought, then one line "Action: NAME {JSON arguments}", for example:
 Action: click {"element": 12}
 Coordinates, when you give x and y, are ` + hint + `.`
+}
+
+// wrapList is prefix and the names, comma-separated, a new line begun
+// before a name that would take a line past width characters.
+func wrapList(prefix string, names []string, width int) string {
+	var b strings.Builder
+	line := len(prefix)
+	b.WriteString(prefix)
+	for i, n := range names {
+		switch {
+		case i == 0:
+		case line+len(", "+n) > width:
+			b.WriteString(",\n")
+			line = 0
+		default:
+			b.WriteString(", ")
+			line += 2
+		}
+		b.WriteString(n)
+		line += len(n)
+	}
+	return b.String()
 }
