@@ -63,6 +63,16 @@ func oneTool(msg openai.ChatCompletionMessage, want string, v any) (thought stri
 	return thought, nil
 }
 
+// textToolPrompt describes a role's one tool to a text profile's model, at
+// the end of the system prompt: its name, description, schema and name.
+const textToolPrompt = `
+
+You have one tool, %s: %s Its arguments (JSON Schema): %s
+Answer with one short line of thought, then the call as JSON within <tool_call></tool_call> tags:
+<tool_call>
+{"name": %q, "arguments": {…}}
+</tool_call>`
+
 // forRole shapes a one-tool request as the role's profile wants it: as it
 // is (openai-tools), or for a text profile without tools, the tool
 // described at the end of the system prompt and the call asked for as a
@@ -75,13 +85,7 @@ func (c *Client) forRole(role string, req openai.ChatCompletionRequest) openai.C
 	f := req.Tools[0].Function
 	params, _ := json.Marshal(f.Parameters)
 	msgs := append([]openai.ChatCompletionMessage(nil), req.Messages...)
-	msgs[0].Content += fmt.Sprintf(`
-
-You have one tool, %s: %s Its arguments (JSON Schema): %s
-Answer with one short line of thought, then the call as JSON within <tool_call></tool_call> tags:
-<tool_call>
-{"name": %q, "arguments": {…}}
-</tool_call>`, f.Name, f.Description, params, f.Name)
+	msgs[0].Content += fmt.Sprintf(textToolPrompt, f.Name, f.Description, params, f.Name)
 	req.Messages, req.Tools = msgs, nil
 	return req
 }
