@@ -301,7 +301,7 @@ func TestPersonTextIsRedactedInPrompts(t *testing.T) {
 	t.Cleanup(func() { srv.Close() })
 	a := newActs(t, fakedevice.New("OK"))
 	a.Model = agents.New(agents.Config{BaseURL: srv.URL, APIKey: "k", DecisionModel: "m", ReflectionModel: "m", ProgressModel: "m",
-		ManagerModel: "m", MaxTokens: 256, Timeout: 10 * time.Second, ImageMaxSide: 400, ImageFormat: "png", MaxReasks: 2})
+		ManagerModel: "m", MaxTokens: 256, Timeout: 10 * time.Second, ImageMaxSide: 400, ImageFormat: "png", MaxReasks: 2, Scripted: true})
 	said := "the password is " + dashed
 	turn := agent.Turn{Goal: agent.Goal{Subtask: "login", Instruction: "log in", MaxSteps: 5}, Step: 1,
 		State: agent.State{Answers: []string{said}, LastAction: "a person had control: " + said}}
@@ -319,6 +319,9 @@ func TestPersonTextIsRedactedInPrompts(t *testing.T) {
 	for _, r := range reqs {
 		if strings.Contains(r.Text, dashed) {
 			t.Errorf("%s prompt holds the secret's value: %q", r.Role, r.Text)
+		}
+		if turn, _ := json.Marshal(r.Turn); r.Turn == nil || strings.Contains(string(turn), dashed) || !strings.Contains(string(turn), "the password is") {
+			t.Errorf("%s request's turn = %s, want what the person said with the secret's value redacted", r.Role, turn)
 		}
 		if !strings.Contains(r.Text, "the password is") {
 			t.Errorf("%s prompt lost what the person said: %q", r.Role, r.Text)

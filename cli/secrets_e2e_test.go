@@ -101,7 +101,7 @@ func TestSecretsNeverLeave(t *testing.T) {
 		"--var", "dir="+filepath.Join(dir, "out"))...)
 	// Secrets come in through the environment: pcflow's own command line
 	// is as visible as any other.
-	c.Env = append(c.Env, "OPENAI_BASE_URL="+model.URL, "OPENAI_API_KEY=test", "PCFLOW_MODEL=scripted",
+	c.Env = append(c.Env, "OPENAI_BASE_URL="+model.URL, "OPENAI_API_KEY=test", "PCFLOW_MODEL=scripted", "PCFLOW_MODEL_SCRIPTED=1",
 		"PCFLOW_VAR_api-key="+leakKey, "PCFLOW_VAR_пароль="+leakPW)
 	out, _ := c.CombinedOutput()
 	seen := ps().cmdlines
@@ -131,6 +131,8 @@ func TestSecretsNeverLeave(t *testing.T) {
 	prompts := 0
 	for _, r := range model.Requests() {
 		check(fmt.Sprintf("a %s prompt (step %d)", r.Role, r.Step), []byte(r.Text))
+		turn, _ := json.Marshal(r.Turn)
+		check(fmt.Sprintf("the turn of a %s request (step %d)", r.Role, r.Step), turn)
 		if r.Role == "decision" && r.Step >= 2 && strings.Contains(r.Text, "{{secret.api-key}}") && strings.Contains(r.Text, "{{secret.пароль}}") {
 			prompts++
 		}

@@ -380,7 +380,7 @@ const maxPersonText = 1000
 
 // answerLine is how an answer joins the agent's state.
 func answerLine(question, answer string) string {
-	return fmt.Sprintf("You asked %q; the person answered: %s", text.Trunc(oneLine(question), 300), text.Trunc(oneLine(answer), maxPersonText))
+	return agent.AnswerLine(text.Trunc(oneLine(question), 300), text.Trunc(oneLine(answer), maxPersonText))
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -87,6 +87,9 @@ type Call struct {
 	// Profile names the profile the request is spoken in (the Decision
 	// agent's), so a test endpoint answers in it.
 	Profile string
+	// Turn is what the request's prompt says, as data, for pcflow's
+	// scripted model (nil: nothing to tell).
+	Turn *TurnFacts
 }
 
 // Exchange is one request/answer pair, for recording and replay. Request

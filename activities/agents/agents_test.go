@@ -34,7 +34,7 @@ func serve(t *testing.T, s scripted.Script) (*scripted.Server, agents.Config) {
 	t.Cleanup(func() { srv.Close() })
 	return srv, agents.Config{BaseURL: srv.URL, APIKey: "k", DecisionModel: "m-decision", ReflectionModel: "m-reflect",
 		ProgressModel: "m-progress", ManagerModel: "m-manager", MaxTokens: 256, Timeout: 10 * time.Second,
-		ImageMaxSide: 400, ImageFormat: "png", MaxReasks: 2}
+		ImageMaxSide: 400, ImageFormat: "png", MaxReasks: 2, Scripted: true}
 }
 
 var els = []screen.Element{
@@ -271,7 +271,7 @@ func promptSizes(n int) (first, last, fullHistory int) {
 	srv := scripted.New(scripted.Script{})
 	srv.Start("127.0.0.1:0")
 	defer srv.Close()
-	c := agents.New(agents.Config{BaseURL: srv.URL, APIKey: "k", ProgressModel: "m", Timeout: 5 * time.Second})
+	c := agents.New(agents.Config{BaseURL: srv.URL, APIKey: "k", ProgressModel: "m", Timeout: 5 * time.Second, Scripted: true})
 	// A calculator's screen: 33 elements, as galculator shows them.
 	in := input()
 	in.Progress, in.Memory, in.Elements = "", "", nil
@@ -338,7 +338,7 @@ func TestPromptGoldens(t *testing.T) {
 			t.Fatalf("%v (go test ./activities/agents -update)", err)
 		}
 		if diff := cmp.Diff(string(want), text); diff != "" {
-			t.Errorf("%s changed (-want +got); if intended, bump PromptVersion and run -update:\n%s", name, diff)
+			t.Errorf("%s changed (-want +got); if intended, run -update (PromptVersion, now %s, follows the templates):\n%s", name, agents.PromptVersion, diff)
 		}
 	}
 }

@@ -19,6 +19,9 @@ const calibrateSystem = `You are pcflow's calibration check. The screenshot show
 at the corners, the edges and inside. Click the centre of the square you are asked for: call the click tool with x and y.
 Coordinates are pixels of the image you see.`
 
+// calibrateUser asks for target n (twice) on an image of w×h.
+const calibrateUser = "Click target %d: the square labelled %d.\nScreen: %dx%d image"
+
 // Point asks the Decision model, in its profile, to click the centre of
 // calibration target n on shot, and returns the screen point its answer
 // maps to. Invalid answers (out of range, not a click) are re-asked.
@@ -36,10 +39,10 @@ func (c *Client) Point(ctx context.Context, shot image.Image, n int, u *screen.U
 		thought string
 	}
 	p, _, err := ask(ctx, c, exchange[pt]{
-		call:   agent.Call{Role: RoleCalibrate, Step: n},
+		call:   agent.Call{Role: RoleCalibrate, Step: n, Turn: &agent.TurnFacts{Target: n}},
 		record: record,
 		request: func(feedback string) openai.ChatCompletionRequest {
-			text := fmt.Sprintf("Click target %d: the square labelled %d.\nScreen: %dx%d image", n, n, w.frame.ImageW, w.frame.ImageH)
+			text := fmt.Sprintf(calibrateUser, n, n, w.frame.ImageW, w.frame.ImageH)
 			if feedback != "" {
 				text += "\nYour previous answer was invalid: " + feedback
 			}
@@ -88,11 +91,11 @@ func (w wire) pointOne(a profile.Answer) (int, int, error) {
 func (c *Client) pointComputer(ctx context.Context, w wire, sys string, n int, u *screen.Usage, record func(agent.Exchange)) (int, int, string, error) {
 	feedback := ""
 	for attempt := 0; ; attempt++ {
-		prompt := fmt.Sprintf("Click target %d: the square labelled %d.\nScreen: %dx%d image", n, n, w.frame.ImageW, w.frame.ImageH)
+		prompt := fmt.Sprintf(calibrateUser, n, n, w.frame.ImageW, w.frame.ImageH)
 		if feedback != "" {
 			prompt += "\nYour previous answer was invalid: " + feedback
 		}
-		a, _, err := c.computerAsk(ctx, agent.Call{Role: RoleCalibrate, Step: n}, w, sys, prompt, nil, nil, u, record)
+		a, _, err := c.computerAsk(ctx, agent.Call{Role: RoleCalibrate, Step: n, Turn: &agent.TurnFacts{Target: n}}, w, sys, prompt, nil, nil, u, record)
 		if _, ok := err.(*agent.APIError); ok {
 			return 0, 0, "", err
 		}

@@ -2,6 +2,7 @@ package agents
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,12 +21,15 @@ import (
 )
 
 // Headers every request carries, naming what it asks (see the package doc).
-// The subtask is URL-escaped.
+// The subtask is URL-escaped. HeaderTurn, the prompt's facts
+// (agent.TurnFacts as base64url JSON without padding), goes only to the
+// scripted model (Config.Scripted).
 const (
 	HeaderRole    = "X-Pcflow-Role"
 	HeaderSubtask = "X-Pcflow-Subtask"
 	HeaderStep    = "X-Pcflow-Step"
 	HeaderProfile = "X-Pcflow-Profile"
+	HeaderTurn    = "X-Pcflow-Turn"
 )
 
 var _ activities.Model = (*Client)(nil)
@@ -41,7 +45,7 @@ type Client struct {
 func New(cfg Config) *Client {
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	oc.HTTPClient = &http.Client{Timeout: cfg.Timeout, Transport: callHeaders{http.DefaultTransport}}
+	oc.HTTPClient = cfg.httpClient()
 	if cfg.MaxReasks == 0 {
 		cfg.MaxReasks = 2
 	}
@@ -51,10 +55,20 @@ func New(cfg Config) *Client {
 // Config returns the client's configuration.
 func (c *Client) Config() Config { return c.cfg }
 
+// httpClient is the HTTP client of every protocol: the request timeout,
+// no retries of its own, the X-Pcflow-* headers.
+func (cfg Config) httpClient() *http.Client {
+	return &http.Client{Timeout: cfg.Timeout, Transport: callHeaders{base: http.DefaultTransport, turn: cfg.Scripted}}
+}
+
 type callKey struct{}
 
-// callHeaders sets the X-Pcflow-* headers from the call in the request's context.
-type callHeaders struct{ base http.RoundTripper }
+// callHeaders sets the X-Pcflow-* headers from the call in the request's
+// context; X-Pcflow-Turn only when turn is set (the scripted model).
+type callHeaders struct {
+	base http.RoundTripper
+	turn bool
+}
 
 func (t callHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
 	if c, ok := r.Context().Value(callKey{}).(agent.Call); ok {
@@ -69,16 +83,41 @@ func (t callHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
 		if c.Profile != "" {
 			r.Header.Set(HeaderProfile, c.Profile)
 		}
+		if t.turn {
+			f := agent.TurnFacts{}
+			if c.Turn != nil {
+				f = *c.Turn
+			}
+			b, err := json.Marshal(f)
+			if err != nil {
+				return nil, fmt.Errorf("encode %s: %w", HeaderTurn, err)
+			}
+			r.Header.Set(HeaderTurn, base64.RawURLEncoding.EncodeToString(b))
+		}
 	}
 	return t.base.RoundTrip(r)
 }
 
-// CallFromHeaders reads what a request asks from its X-Pcflow-* headers.
-func CallFromHeaders(h http.Header) agent.Call {
-	c := agent.Call{Role: h.Get(HeaderRole), Profile: h.Get(HeaderProfile)}
+// CallFromHeaders reads what a request asks from its X-Pcflow-* headers;
+// Turn is nil when the request has no X-Pcflow-Turn, and err says what is
+// wrong with one that does not decode.
+func CallFromHeaders(h http.Header) (c agent.Call, err error) {
+	c = agent.Call{Role: h.Get(HeaderRole), Profile: h.Get(HeaderProfile)}
 	c.Subtask, _ = url.PathUnescape(h.Get(HeaderSubtask))
 	c.Step, _ = strconv.Atoi(h.Get(HeaderStep))
-	return c
+	v := h.Get(HeaderTurn)
+	if v == "" {
+		return c, nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(v)
+	if err != nil {
+		return c, fmt.Errorf("%s is not base64url without padding: %w", HeaderTurn, err)
+	}
+	c.Turn = &agent.TurnFacts{}
+	if err := json.Unmarshal(b, c.Turn); err != nil {
+		return c, fmt.Errorf("%s is not the JSON of agent.TurnFacts: %w", HeaderTurn, err)
+	}
+	return c, nil
 }
 
 // exchange is one role's conversation, as the loop in ask drives it.

@@ -140,9 +140,8 @@ func (c *Client) computerAsk(ctx context.Context, call agent.Call, w wire, sys, 
 		return profile.Answer{}, nil, err
 	}
 	req.Header = hdr
-	hc := &http.Client{Timeout: c.cfg.Timeout, Transport: callHeaders{http.DefaultTransport}}
 	start := time.Now()
-	resp, err := hc.Do(req)
+	resp, err := c.cfg.httpClient().Do(req)
 	u.Calls++
 	var raw []byte
 	if err == nil {
@@ -258,7 +257,7 @@ func (c *Client) decideComputer(ctx context.Context, in agent.DecisionInput, w w
 	view.Elements = w.elements(in.Elements)
 	d := &agent.Decision{}
 	feedback := ""
-	call := agent.Call{Role: agent.RoleDecision, Subtask: in.Subtask, Step: in.Step, Profile: c.cfg.Profile.Name}
+	call := agent.Call{Role: agent.RoleDecision, Subtask: in.Subtask, Step: in.Step, Profile: c.cfg.Profile.Name, Turn: decisionTurn(view)}
 	for attempt := 0; ; attempt++ {
 		prompt := DecisionPrompt(view, w.frame.ImageW, w.frame.ImageH, feedback)
 		d.Prompt = len(prompt)

@@ -49,12 +49,14 @@ type Config struct {
 	AnthropicAPIKey  string
 	AnthropicBaseURL string
 	// Scripted says the endpoint is pcflow's scripted model (tests, the
-	// example, scripted suites): never a real model.
+	// example, scripted suites), never a real model: requests carry the
+	// turn in X-Pcflow-Turn; real endpoints never get it.
 	Scripted bool
 }
 
 // ConfigFromEnv reads OPENAI_BASE_URL, OPENAI_API_KEY and PCFLOW_MODEL*
-// variables; getenv is os.Getenv in production.
+// variables (PCFLOW_MODEL_SCRIPTED=1: the endpoint is the scripted model);
+// getenv is os.Getenv in production.
 func ConfigFromEnv(getenv func(string) string) Config {
 	c := Config{
 		BaseURL:      getenv("OPENAI_BASE_URL"),
@@ -100,6 +102,7 @@ func ConfigFromEnv(getenv func(string) string) Config {
 	if getenv("PCFLOW_TEXT_ACTIONS") == "1" {
 		c.TextActions = true
 	}
+	c.Scripted = getenv("PCFLOW_MODEL_SCRIPTED") == "1"
 	c.ProfilesFile = getenv("PCFLOW_PROFILES")
 	c.AnthropicAPIKey, c.AnthropicBaseURL = getenv("ANTHROPIC_API_KEY"), getenv("ANTHROPIC_BASE_URL")
 	if c.AnthropicBaseURL == "" {

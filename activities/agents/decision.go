@@ -97,7 +97,7 @@ func (c *Client) Decide(ctx context.Context, in agent.DecisionInput, u *screen.U
 		actions []screen.Action
 	}
 	ch, inv, err := ask(ctx, c, exchange[choice]{
-		call:   agent.Call{Role: agent.RoleDecision, Subtask: in.Subtask, Step: in.Step, Profile: c.cfg.Profile.Name},
+		call:   agent.Call{Role: agent.RoleDecision, Subtask: in.Subtask, Step: in.Step, Profile: c.cfg.Profile.Name, Turn: decisionTurn(view)},
 		record: in.Record,
 		request: func(feedback string) openai.ChatCompletionRequest {
 			prompt := DecisionPrompt(view, w.frame.ImageW, w.frame.ImageH, feedback)

@@ -10,6 +10,12 @@
 // its own: errors are classified (agent.APIError) and Temporal owns retries.
 //
 // Every request carries the headers X-Pcflow-Role, X-Pcflow-Subtask and
-// X-Pcflow-Step, so a test endpoint (the scripted model) knows what it is
-// asked without reading the prompt's wording; other endpoints ignore them.
+// X-Pcflow-Step (and X-Pcflow-Profile for Decision), so a test endpoint
+// knows what it is asked without reading the prompt's wording; other
+// endpoints ignore them. When Config.Scripted says the endpoint is pcflow's
+// scripted model, requests also carry X-Pcflow-Turn: what the prompt shows,
+// as data (agent.TurnFacts, built in turn.go beside each prompt's data), so
+// the prompts' wording can change without a script breaking; real
+// endpoints never get it. PromptVersion is a digest of the prompts and
+// tools.
 package agents

@@ -51,7 +51,7 @@ func ManagerPrompt(in agent.ManagerInput, feedback string) string {
 // that in.Validate rejects is re-asked with the problem.
 func (c *Client) Manage(ctx context.Context, in agent.ManagerInput, u *screen.Usage) (*agent.Plan, error) {
 	subtasks, inv, err := ask(ctx, c, exchange[[]agent.PlannedSubtask]{
-		call:   agent.Call{Role: agent.RoleManager},
+		call:   agent.Call{Role: agent.RoleManager, Turn: &agent.TurnFacts{Instruction: in.Instruction}},
 		record: in.Record,
 		request: func(feedback string) openai.ChatCompletionRequest {
 			return c.roleRequest(agent.RoleManager, c.cfg.ManagerModel, c.cfg.MaxTokens*2, managerSystem,

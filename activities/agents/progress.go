@@ -42,6 +42,9 @@ var progressTool = tool("update_progress", "Replace the progress summary and the
 // however long the subtask.
 const maxProgress = 800
 
+// progressThought bounds the thought a Progress prompt shows.
+const progressThought = 600
+
 // progressView is the Progress prompt's data.
 type progressView struct {
 	agent.ProgressInput
@@ -51,14 +54,14 @@ type progressView struct {
 // ProgressPrompt renders the Progress agent's prompt. Its size depends on
 // the summary and memory, not on the number of steps taken.
 func ProgressPrompt(in agent.ProgressInput, feedback string) string {
-	return render(tProgress, progressView{ProgressInput: in, Thought: text.Trunc(in.Thought, 600), Reason: text.Trunc(in.Reason, 300), Feedback: feedback})
+	return render(tProgress, progressView{ProgressInput: in, Thought: text.Trunc(in.Thought, progressThought), Reason: text.Trunc(in.Reason, 300), Feedback: feedback})
 }
 
 // UpdateProgress asks the Progress agent (text only) for a new summary and memory.
 func (c *Client) UpdateProgress(ctx context.Context, in agent.ProgressInput, u *screen.Usage) (*agent.Progress, error) {
 	p := &agent.Progress{}
 	got, inv, err := ask(ctx, c, exchange[agent.Progress]{
-		call:   agent.Call{Role: agent.RoleProgress, Subtask: in.Subtask, Step: in.Step},
+		call:   agent.Call{Role: agent.RoleProgress, Subtask: in.Subtask, Step: in.Step, Turn: progressTurn(in)},
 		record: in.Record,
 		request: func(feedback string) openai.ChatCompletionRequest {
 			prompt := ProgressPrompt(in, feedback)

@@ -59,9 +59,12 @@ type reflectionView struct {
 	Before, After []string
 }
 
+// reflectionElements bounds each element list of a Reflection prompt.
+const reflectionElements = 150
+
 // ReflectionPrompt renders the Reflection agent's text prompt.
 func ReflectionPrompt(in agent.ReflectionInput) string {
-	return render(tReflection, reflectionView{ReflectionInput: in, Before: labels(in.Before, 150), After: labels(in.After, 150)})
+	return render(tReflection, reflectionView{ReflectionInput: in, Before: labels(in.Before, reflectionElements), After: labels(in.After, reflectionElements)})
 }
 
 // Reflect asks the Reflection agent whether the action worked.
@@ -87,7 +90,7 @@ func (c *Client) Reflect(ctx context.Context, in agent.ReflectionInput, u *scree
 		parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: dataURL(data, mime)}})
 	}
 	r, inv, err := ask(ctx, c, exchange[agent.Reflection]{
-		call:   agent.Call{Role: agent.RoleReflection, Subtask: in.Subtask, Step: in.Step},
+		call:   agent.Call{Role: agent.RoleReflection, Subtask: in.Subtask, Step: in.Step, Turn: reflectionTurn(in)},
 		record: in.Record,
 		request: func(feedback string) openai.ChatCompletionRequest {
 			msg := parts

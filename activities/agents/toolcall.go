@@ -63,6 +63,16 @@ func oneTool(msg openai.ChatCompletionMessage, want string, v any) (thought stri
 	return thought, nil
 }
 
+// textToolPrompt describes a role's one tool to a text profile's model, at
+// the end of the system prompt: its name, description, schema and name.
+const textToolPrompt = `
+
+You have one tool, %s: %s Its arguments (JSON Schema): %s
+Answer with one short line of thought, then the call as JSON within <tool_call></tool_call> tags:
+<tool_call>
+{"name": %q, "arguments": {…}}
+</tool_call>`
+
 // roleRequest is the one-tool request of a role other than Decision,
 // shaped as the role's profile wants it: as it is (openai-tools), or for
 // a text profile without tools, the tool described at the end of the
@@ -79,13 +89,7 @@ func (c *Client) roleRequest(role, model string, maxTokens int, system string, u
 	}
 	f := t.Function
 	params, _ := json.Marshal(f.Parameters)
-	req.Messages[0].Content += fmt.Sprintf(`
-
-You have one tool, %s: %s Its arguments (JSON Schema): %s
-Answer with one short line of thought, then the call as JSON within <tool_call></tool_call> tags:
-<tool_call>
-{"name": %q, "arguments": {…}}
-</tool_call>`, f.Name, f.Description, params, f.Name)
+	req.Messages[0].Content += fmt.Sprintf(textToolPrompt, f.Name, f.Description, params, f.Name)
 	req.Tools = nil
 	return req
 }

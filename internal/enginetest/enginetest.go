@@ -79,7 +79,7 @@ func Start(t testing.TB, script scripted.Script) *Env {
 func (e *Env) ModelConfig() agents.Config {
 	return agents.Config{BaseURL: e.Model.URL, APIKey: "test-key", DecisionModel: "scripted", ReflectionModel: "scripted",
 		ProgressModel: "scripted", ManagerModel: "scripted", MaxTokens: 512, Timeout: 30 * time.Second,
-		ImageMaxSide: 1024, ImageFormat: "png", MaxReasks: 2}
+		ImageMaxSide: 1024, ImageFormat: "png", MaxReasks: 2, Scripted: true}
 }
 
 // Activities builds the activities for one device.

@@ -242,16 +242,6 @@ func responsesAction(action string, args map[string]any) map[string]any {
 	return nil
 }
 
-// usageOf reads the token counts of a protocol answer, for the totals.
-func usageOf(body any) (prompt, completion int) {
-	m, ok := body.(map[string]any)
-	if !ok {
-		return 0, 0
-	}
-	u, _ := m["usage"].(map[string]int)
-	return u["input_tokens"], u["output_tokens"]
-}
-
 func protocolOf(path string) (string, error) {
 	switch {
 	case strings.HasSuffix(path, "/messages"):

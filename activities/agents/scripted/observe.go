@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pcflow/pcflow/activities/agent"
 	"github.com/pcflow/pcflow/internal/text"
 )
 
@@ -18,57 +19,26 @@ type Probe struct {
 	Pattern string `json:"pattern"`
 }
 
-// seen is an element as the element list shows it.
-type seen struct {
-	role, name, value string
-}
-
-// observation is the screen as one section of a prompt shows it.
+// observation is a screen as a request's turn shows it: the element list
+// and the window titles.
 type observation struct {
-	elements []seen
+	elements []agent.Mark
 	windows  []string
 }
 
-// reElementLine reads one element-list line: `[id] role "name" value="…" at (…)`.
-var reElementLine = regexp.MustCompile(`^\[(\d+)\] (.+?) ("(?:[^"\\]|\\.)*")(?: value=("(?:[^"\\]|\\.)*"))?`)
-
-// reWindow reads the window lines of the Decision and Reflection prompts.
-var reWindow = regexp.MustCompile(`^(?:Active window(?: after)?|Windows): (.*)$`)
-
-// observe reads the screen from a prompt: the element lines under the
-// heading named section ("Elements" in a Decision prompt, "Elements after"
-// in a Reflection prompt) and the windows listed for that screen.
-func observe(prompt, section string) observation {
+// screenOf is the screen a turn shows (the one to decide on for Decision,
+// the one after the action for Reflection): its elements, the active
+// window and the windows listed.
+func screenOf(t agent.TurnFacts) observation {
 	var o observation
-	in := false
-	for _, line := range strings.Split(prompt, "\n") {
-		if strings.HasSuffix(line, ":") && !strings.HasPrefix(line, "[") {
-			in = line == section+":"
-			continue
+	if t.Screen == nil {
+		return o
+	}
+	o.elements = t.Screen.Elements
+	for _, w := range append([]string{t.Screen.ActiveWindow}, t.Screen.Windows...) {
+		if w = strings.TrimSpace(w); w != "" {
+			o.windows = append(o.windows, w)
 		}
-		if m := reWindow.FindStringSubmatch(line); m != nil {
-			if after := strings.HasPrefix(line, "Active window after:"); after == (section == "Elements after") {
-				for _, w := range strings.Split(m[1], " | ") {
-					if w = strings.TrimSpace(w); w != "" {
-						o.windows = append(o.windows, w)
-					}
-				}
-			}
-			continue
-		}
-		if !in {
-			continue
-		}
-		m := reElementLine.FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		e := seen{role: m[2]}
-		e.name, _ = strconv.Unquote(m[3])
-		if m[4] != "" {
-			e.value, _ = strconv.Unquote(m[4])
-		}
-		o.elements = append(o.elements, e)
 	}
 	return o
 }
@@ -95,10 +65,10 @@ func (o observation) find(p Probe) (match, group string, ok bool, err error) {
 		return true
 	}
 	for _, e := range o.elements {
-		if p.Role != "" && !strings.EqualFold(e.role, p.Role) {
+		if p.Role != "" && !strings.EqualFold(e.Role, p.Role) {
 			continue
 		}
-		if try(e.name) || try(e.value) {
+		if try(e.Name) || try(e.Value) {
 			return match, group, true, nil
 		}
 	}
@@ -118,11 +88,11 @@ func (o observation) describe(p Probe) string {
 	var texts []string
 	n := 0
 	for _, e := range o.elements {
-		if p.Role != "" && !strings.EqualFold(e.role, p.Role) {
+		if p.Role != "" && !strings.EqualFold(e.Role, p.Role) {
 			continue
 		}
 		n++
-		for _, t := range []string{e.name, e.value} {
+		for _, t := range []string{e.Name, e.Value} {
 			if t != "" && len(texts) < 5 {
 				texts = append(texts, strconv.Quote(text.Trunc(t, 40)))
 			}
@@ -136,26 +106,4 @@ func (o observation) describe(p Probe) string {
 		where += " (" + strings.Join(texts, ", ") + ")"
 	}
 	return fmt.Sprintf("/%s/ in %s", p.Pattern, where)
-}
-
-// Markers the scripted agents leave in their own answers, to find their
-// place in the script again from what a later prompt carries (the thought
-// and the progress summary are in the workflow's state, so the place
-// survives a crash of the process serving the script).
-var (
-	reStepMarker = regexp.MustCompile(`\[script step (\d+)\]`)
-	reNextMarker = regexp.MustCompile(`\[next: script step (\d+)\]`)
-)
-
-func stepMarker(k int) string { return fmt.Sprintf("[script step %d]", k) }
-func nextMarker(k int) string { return fmt.Sprintf("[next: script step %d]", k) }
-
-// marked reads the number a marker carries in text, or def.
-func marked(re *regexp.Regexp, text string, def int) int {
-	if m := re.FindStringSubmatch(text); m != nil {
-		if n, err := strconv.Atoi(m[1]); err == nil {
-			return n
-		}
-	}
-	return def
 }

@@ -8,59 +8,25 @@ import (
 	"image"
 	_ "image/jpeg" // screenshots may be sent as JPEG
 	_ "image/png"
-	"regexp"
 	"strconv"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/pcflow/pcflow/activities/agent"
+	"github.com/pcflow/pcflow/activities/agents"
 	"github.com/pcflow/pcflow/activities/agents/profile"
 	"github.com/pcflow/pcflow/internal/calibrate"
 )
 
-// reBox reads an element's box from its line in the element list:
-// `[id] role "name" … at (x,y wxh)`, in the coordinates the model answers
-// in.
-var reBox = regexp.MustCompile(`at \((-?\d+),(-?\d+) (\d+)x(\d+)\)\s*$`)
-
-// elementPoint is the centre of element id's box as the prompt lists it.
-func elementPoint(prompt string, id int) (int, int, error) {
-	b, err := elementBox(prompt, id)
-	if err != nil {
-		return 0, 0, err
-	}
-	return b[0] + b[2]/2, b[1] + b[3]/2, nil
-}
-
-// elementBox is an element's box (x, y, w, h) as its line in the element
-// list gives it.
-func elementBox(prompt string, id int) ([4]int, error) {
-	var n [4]int
-	prefix := "[" + strconv.Itoa(id) + "] "
-	for _, line := range strings.Split(prompt, "\n") {
-		if !strings.HasPrefix(line, prefix) {
-			continue
-		}
-		m := reBox.FindStringSubmatch(line)
-		if m == nil {
-			return n, fmt.Errorf("element %d has no box in the element list: %q", id, line)
-		}
-		for i := range n {
-			n[i], _ = strconv.Atoi(m[i+1])
-		}
-		return n, nil
-	}
-	return n, fmt.Errorf("element %d is not in the element list", id)
-}
-
 // profiled answers a scripted Decision step as a model of profile p would:
-// targets become points (the centre of the element's box in the element
-// list, which lists boxes in p's coordinate space) and the answer is in
-// p's wire format. A fault "out_of_range" answers a point outside p's
-// space, so the client's re-ask can be tested.
-func profiled(p profile.Profile, rec Request, st Step, args map[string]any, thought string, fault *Fault) (openai.ChatCompletionResponse, error) {
+// targets become points (the centre of the element's box in marks, the
+// element list, which gives boxes in p's coordinate space) and the answer
+// is in p's wire format. A fault "out_of_range" answers a point outside
+// p's space, so the client's re-ask can be tested.
+func profiled(p profile.Profile, rec Request, marks []agent.Mark, st Step, args map[string]any, thought string, fault *Fault) (openai.ChatCompletionResponse, error) {
 	if id, ok := args["element"].(int); ok {
-		x, y, err := elementPoint(rec.Text, id)
+		x, y, err := elementPoint(marks, id)
 		if err != nil {
 			return openai.ChatCompletionResponse{}, err
 		}
@@ -255,17 +221,14 @@ func imageToSpace(p profile.Profile, iw, ih int, x, y float64) (int, int, error)
 	return int(x), int(y), nil
 }
 
-var reCalibrate = regexp.MustCompile(`(?m)^Click target (\d+)\b`)
-
-// calibration answers a calibration request ("Click target N") by looking:
-// it finds target N by its colour in the screenshot and clicks its centre,
-// in p's coordinate space and wire format.
+// calibration answers a calibration request for target N (the turn's
+// Target) by looking: it finds target N by its colour in the screenshot
+// and clicks its centre, in p's coordinate space and wire format.
 func calibration(p profile.Profile, rec Request, req openai.ChatCompletionRequest, fault *Fault) (openai.ChatCompletionResponse, error) {
-	m := reCalibrate.FindStringSubmatch(rec.Text)
-	if m == nil {
-		return openai.ChatCompletionResponse{}, fmt.Errorf(`calibration request names no target ("Click target N")`)
+	n := rec.Turn.Target
+	if n < 1 {
+		return openai.ChatCompletionResponse{}, fmt.Errorf("calibration request names no target: %s has no target", agents.HeaderTurn)
 	}
-	n, _ := strconv.Atoi(m[1])
 	img, err := requestImage(req)
 	if err != nil {
 		return openai.ChatCompletionResponse{}, err
@@ -279,5 +242,5 @@ func calibration(p profile.Profile, rec Request, req openai.ChatCompletionReques
 	if err != nil {
 		return openai.ChatCompletionResponse{}, err
 	}
-	return profiled(p, rec, Step{Action: "click"}, map[string]any{"x": x, "y": y}, fmt.Sprintf("Target %d is at (%d,%d).", n, x, y), fault)
+	return profiled(p, rec, nil, Step{Action: "click"}, map[string]any{"x": x, "y": y}, fmt.Sprintf("Target %d is at (%d,%d).", n, x, y), fault)
 }
