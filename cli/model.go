@@ -428,7 +428,7 @@ func cmdModel(ctx context.Context, e *env, args []string) int {
 		return 1
 	}
 	defer srv.Close()
-	fmt.Fprintf(e.stdout, "scripted model at %s (OPENAI_BASE_URL=%s)\n", srv.URL, srv.URL)
+	fmt.Fprintf(e.stdout, "scripted model at %s\nstart workers with: OPENAI_BASE_URL=%s OPENAI_API_KEY=%s PCFLOW_MODEL_SCRIPTED=1 pcflow worker ...\n", srv.URL, srv.URL, scriptedKey)
 	<-ctx.Done()
 	return 0
 }
