@@ -2,6 +2,10 @@ package activities
 
 import (
 	"bufio"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -31,6 +35,10 @@ type LogEntry struct {
 	Note    string        `json:"note,omitempty"`
 	Error   string        `json:"error,omitempty"`
 	Summary string        `json:"summary"`
+	// MAC seals the line with the log's key (HMAC-SHA256 over the line
+	// without it): a line the worker did not write — forged by a task that
+	// reached the file, or torn — is never taken as an action's record.
+	MAC string `json:"mac,omitempty"`
 }
 
 // ActionLog is an append-only JSON-lines file of the actions a device
@@ -39,7 +47,49 @@ type LogEntry struct {
 type ActionLog struct {
 	mu   sync.Mutex
 	path string
+	key  []byte
 	last map[string]LogEntry
+	// Ignored counts the lines read at open that were not sealed with the
+	// log's key (forged, torn or damaged), which count for nothing.
+	Ignored int
+}
+
+// logKeyFile is the key that seals a log's lines: PATH.key, readable by
+// its owner only, made when the log is first opened. A log written before
+// lines were sealed is taken as it is the first time a key is made for it.
+func logKeyFile(path string) ([]byte, bool, error) {
+	kf := path + ".key"
+	if b, err := os.ReadFile(kf); err == nil {
+		if len(b) < 32 {
+			return nil, false, fmt.Errorf("action log: the key %s is damaged (%d bytes): the log's lines cannot be trusted; move the log and its key away to start a new one", kf, len(b))
+		}
+		return b, false, nil
+	}
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, false, err
+	}
+	f, err := os.OpenFile(kf, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		if os.IsExist(err) { // another process made it first
+			return logKeyFile(path)
+		}
+		return nil, false, fmt.Errorf("action log: %w", err)
+	}
+	defer f.Close()
+	if _, err := f.Write(key); err != nil {
+		return nil, false, fmt.Errorf("action log: %w", err)
+	}
+	return key, true, f.Sync()
+}
+
+// seal returns e's MAC under key.
+func seal(key []byte, e LogEntry) string {
+	e.MAC = ""
+	b, _ := json.Marshal(e)
+	m := hmac.New(sha256.New, key)
+	m.Write(b)
+	return hex.EncodeToString(m.Sum(nil))
 }
 
 // OpenActionLog opens (or creates) the log at path and reads what it holds.
@@ -48,11 +98,20 @@ func OpenActionLog(path string) (*ActionLog, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("action log: %w", err)
 	}
+	key, fresh, err := logKeyFile(path)
+	if err != nil {
+		return nil, err
+	}
+	l.key = key
 	entries, err := ReadActionLog(path)
 	if err != nil {
 		return nil, err
 	}
 	for _, e := range entries {
+		if !fresh && !hmac.Equal([]byte(e.MAC), []byte(seal(key, e))) {
+			l.Ignored++
+			continue
+		}
 		l.last[logKey(e.ID, e.Run)] = e
 	}
 	return l, nil
@@ -95,6 +154,7 @@ func logKey(id, run string) string { return id + "\x00" + run }
 func (l *ActionLog) Append(e LogEntry) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	e.MAC = seal(l.key, e)
 	b, err := json.Marshal(e)
 	if err != nil {
 		return err
