@@ -110,7 +110,7 @@ screenshot and answering in the profile's format and coordinates.`)
 	}
 	fmt.Fprintf(e.stdout, "%s: %s\n", p.Name, res.Score)
 	if res.Score.Hits < res.Score.Targets {
-		fmt.Fprintf(e.stdout, "hint: misses in one direction or growing towards the right and bottom edges mean a wrong coordinate space or image size; try another --profile (pcflow calibrate --help, README: model profiles)\n")
+		fmt.Fprintf(e.stdout, "hint: misses in one direction or growing towards the right and bottom edges mean a wrong coordinate space or image size; try another --profile (pcflow calibrate --help, docs/profiles.md)\n")
 	}
 	return 0
 }

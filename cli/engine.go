@@ -185,7 +185,7 @@ func warnExposed(w io.Writer, ip, uiIP string) {
 		if a := net.ParseIP(x.ip); a != nil && a.IsLoopback() || x.ip == "localhost" {
 			continue
 		}
-		fmt.Fprintf(w, "WARNING: the %s listens on %s WITHOUT AUTHENTICATION: anyone who can reach it can read every run and start, cancel or terminate runs. Put it behind mTLS or an authenticating proxy (see README, \"A shared server\"), or keep it on 127.0.0.1.\n", x.what, x.ip)
+		fmt.Fprintf(w, "WARNING: the %s listens on %s WITHOUT AUTHENTICATION: anyone who can reach it can read every run and start, cancel or terminate runs. Put it behind mTLS or an authenticating proxy (see \"A shared server\" in docs/deployment.md), or keep it on 127.0.0.1.\n", x.what, x.ip)
 	}
 }
 

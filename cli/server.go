@@ -18,8 +18,8 @@ func cmdServer(ctx context.Context, e *env, args []string) int {
 	fs := newFlags(e, "server", "[flags]", `Run the embedded Temporal server (SQLite in the state folder) and its Web UI,
 for workers and runs in other processes or on other machines. --ip 0.0.0.0 makes
 the frontend reachable from the network; the Web UI and its HTTP API stay on
-127.0.0.1 unless --ui-ip says otherwise. Neither has authentication: see the
-README's "A shared server" before exposing them.`)
+127.0.0.1 unless --ui-ip says otherwise. Neither has authentication: see
+"A shared server" in docs/deployment.md before exposing them.`)
 	stateFlag(fs, e, &state)
 	ip := fs.String("ip", "127.0.0.1", "`IP` address the frontend listens on (0.0.0.0: every interface)")
 	port := fs.Int("port", 7233, "`PORT` of the frontend")

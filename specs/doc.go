@@ -66,5 +66,5 @@
 //   - Format is idempotent and keeps comments; it refuses files that do not
 //     parse.
 //
-// The language reference is in the README.
+// The language reference is docs/language.md.
 package specs

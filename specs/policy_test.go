@@ -188,16 +188,17 @@ func TestPolicyHostile(t *testing.T) {
 	})
 }
 
-// TestReadmeListsEveryKind: the README's row on a rule's kinds lists
-// exactly the kinds a rule may name (screen.Kinds).
+// TestReadmeListsEveryKind: the row on a rule's kinds in the language
+// reference (docs/language.md, once the README) lists exactly the kinds a
+// rule may name (screen.Kinds).
 func TestReadmeListsEveryKind(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
+	b, err := os.ReadFile("../docs/language.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, row, ok := strings.Cut(string(b), "\n| `kinds` | ")
 	if !ok {
-		t.Fatal("README has no | `kinds` | row")
+		t.Fatal("docs/language.md has no | `kinds` | row")
 	}
 	row, _, _ = strings.Cut(row, "\n")
 	var got []string
@@ -208,20 +209,21 @@ func TestReadmeListsEveryKind(t *testing.T) {
 	}
 	slices.Sort(got)
 	if diff := cmp.Diff(screen.Kinds(), got); diff != "" {
-		t.Errorf("README's kinds row differs from screen.Kinds (-want +got):\n%s", diff)
+		t.Errorf("docs/language.md's kinds row differs from screen.Kinds (-want +got):\n%s", diff)
 	}
 }
 
-// TestReadmePolicyExamples: the policy examples in the README parse, and
-// the operator's example and the task's behave as the README says.
+// TestReadmePolicyExamples: the policy examples of the language reference
+// (docs/language.md, once the README) parse, and the operator's example and
+// the task's behave as it says.
 func TestReadmePolicyExamples(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
+	b, err := os.ReadFile("../docs/language.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, sec, ok := strings.Cut(string(b), "\n## Policy\n")
 	if !ok {
-		t.Fatal("README has no ## Policy section")
+		t.Fatal("docs/language.md has no ## Policy section")
 	}
 	sec, _, _ = strings.Cut(sec, "\n## ")
 	var task *plan.Policy
@@ -236,19 +238,19 @@ func TestReadmePolicyExamples(t *testing.T) {
 		if strings.Contains(src, "\ntask ") || strings.HasPrefix(src, "task ") {
 			res, diags := ParseFile(f, Options{})
 			if diags.HasErrors() {
-				t.Fatalf("README task example:\n%s\n%v", src, diags)
+				t.Fatalf("docs/language.md task example:\n%s\n%v", src, diags)
 			}
 			task = res.Plan.Policy
 			continue
 		}
 		pol, _, diags := ParsePolicyFile(f, "--policy "+f)
 		if diags.HasErrors() {
-			t.Fatalf("README policy example:\n%s\n%v", src, diags)
+			t.Fatalf("docs/language.md policy example:\n%s\n%v", src, diags)
 		}
 		op = pol
 	}
 	if task == nil || op == nil {
-		t.Fatalf("README Policy section: want a task example and an operator example, found %d hcl blocks", len(blocks))
+		t.Fatalf("docs/language.md Policy section: want a task example and an operator example, found %d hcl blocks", len(blocks))
 	}
 	for _, tt := range []struct {
 		p     *plan.Policy

@@ -33,7 +33,7 @@ func (p *parser) taskProfiles(st *scope, blocks hcl.Blocks) map[string]string {
 				switch {
 				case !isString || !safeName(name):
 					p.diags = append(p.diags, exprDiag(a.Expr.Range(), "Invalid profile name",
-						fmt.Sprintf("%s takes the name of a model profile as a string, such as \"uitars-1.5\" or \"qwen2.5-vl\" (README: model profiles).", agent)))
+						fmt.Sprintf("%s takes the name of a model profile as a string, such as \"uitars-1.5\" or \"qwen2.5-vl\" (docs/profiles.md).", agent)))
 					continue
 				case p.opts.Profile != nil:
 					if err := p.opts.Profile(agent, name); err != nil {
