@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export PATH="/usr/local/go/bin:$PATH"
 go vet ./...
+# The core builds for every OS (the platform seam).
+bash scripts/crossbuild.sh
 # One package at a time: the desktop tests each start their own displays,
 # and 2 cores are better spent on one real run than on three racing ones.
 go test -p 1 -count=1 -timeout 80m ./... "$@"
