@@ -63,6 +63,23 @@ type LaunchReporter interface {
 	LaunchFailures() []string
 }
 
+// Resetter is a device that can return itself to a clean state between
+// the tasks of a suite (the Reset activity): it stops what the task
+// started, empties what the task wrote and reports what it did. An error
+// that retrying cannot mend (the device is a person's own desktop) is a
+// *RefusedError.
+type Resetter interface {
+	Reset(ctx context.Context) (*ResetResult, error)
+}
+
+// RefusedError is a request a device refuses for good: the activity fails
+// without retrying, with Reason as its message.
+type RefusedError struct {
+	Reason string
+}
+
+func (e *RefusedError) Error() string { return e.Reason }
+
 // ArtifactStore keeps screenshots and other large data out of history.
 type ArtifactStore interface {
 	Put(data []byte, ext string) (string, error)

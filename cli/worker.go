@@ -15,6 +15,7 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 
 	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/activities/x11"
 	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/worker"
 )
@@ -103,7 +104,7 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 		return 1
 	}
 	defer dev.Close()
-	if _, err := activities.PrepareScratch(); err != nil {
+	if _, err := x11.PrepareScratch(); err != nil {
 		fmt.Fprintf(e.stderr, "pcflow worker: device %s: %v\n", *device, err)
 		return 1
 	}

@@ -15,7 +15,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 
 	uiserver "github.com/temporalio/ui-server/v2/server"
@@ -127,7 +126,7 @@ func Start(o Options) (*Server, error) {
 		if err != nil {
 			return nil, fmt.Errorf("lock %s: %w", o.DatabaseFile, err)
 		}
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if err := lockFile(f); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("%s: %w (is another `pcflow server` or `pcflow run` using this state folder?)", o.DatabaseFile, ErrLocked)
 		}
@@ -217,7 +216,7 @@ func (s *Server) Stop() {
 
 func (s *Server) unlock() {
 	if s.lock != nil {
-		_ = syscall.Flock(int(s.lock.Fd()), syscall.LOCK_UN)
+		_ = unlockFile(s.lock)
 		s.lock.Close()
 		s.lock = nil
 	}

@@ -1,4 +1,4 @@
-package activities
+package x11
 
 import (
 	"os"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pcflow/pcflow/activities"
 )
 
 // TestOverlayScratch runs itself in a bubblewrap sandbox as `pcflow eval
@@ -28,7 +30,7 @@ func TestOverlayScratch(t *testing.T) {
 	os.WriteFile(filepath.Join(base, "fixture.txt"), []byte("from the base\n"), 0o644)
 	cmd := exec.Command("bwrap", "--dev-bind", "/", "/", "--cap-add", "ALL", "--die-with-parent", "--",
 		os.Args[0], "-test.run", "^TestOverlayScratch$", "-test.v")
-	cmd.Env = append(os.Environ(), "PCFLOW_OVERLAY_HELPER=1", ScratchEnv+"="+scratch, ScratchBaseEnv+"="+base)
+	cmd.Env = append(os.Environ(), "PCFLOW_OVERLAY_HELPER=1", activities.ScratchEnv+"="+scratch, ScratchBaseEnv+"="+base)
 	out, err := cmd.CombinedOutput()
 	t.Logf("%s", out)
 	if err != nil || !strings.Contains(string(out), "--- PASS") {
@@ -44,7 +46,7 @@ func TestOverlayScratch(t *testing.T) {
 		t.Error("the task's file reached the base")
 	}
 	// Outside a sandbox PrepareScratch refuses to mount on the host.
-	t.Setenv(ScratchEnv, scratch)
+	t.Setenv(activities.ScratchEnv, scratch)
 	t.Setenv(ScratchBaseEnv, base)
 	if _, err := PrepareScratch(); err == nil {
 		t.Error("PrepareScratch mounted in the host's mount namespace")
@@ -52,7 +54,7 @@ func TestOverlayScratch(t *testing.T) {
 }
 
 func overlayHelper(t *testing.T) {
-	scratch := os.Getenv(ScratchEnv)
+	scratch := os.Getenv(activities.ScratchEnv)
 	if _, err := PrepareScratch(); err != nil {
 		t.Fatal(err)
 	}

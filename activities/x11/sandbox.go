@@ -1,4 +1,4 @@
-package activities
+package x11
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/pcflow/pcflow/activities"
 )
 
 // ScratchBaseEnv names the base folder of a sandboxed device's scratch
@@ -28,7 +30,7 @@ func PrepareScratch() ([]string, error) {
 		return nil, errors.New(ScratchBaseEnv + " is set but this process shares the host's mount namespace: run it in the sandbox `pcflow eval` starts")
 	}
 	var done []string
-	for _, d := range filepath.SplitList(os.Getenv(ScratchEnv)) {
+	for _, d := range filepath.SplitList(os.Getenv(activities.ScratchEnv)) {
 		if d == "" {
 			continue
 		}

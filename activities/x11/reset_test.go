@@ -1,4 +1,4 @@
-package activities
+package x11
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"go.temporal.io/sdk/temporal"
+
+	"github.com/pcflow/pcflow/activities"
 )
 
 // TestResetRefusesAForeignDesktop: a worker serving a person's own
@@ -27,7 +29,7 @@ func TestResetRefusesAForeignDesktop(t *testing.T) {
 	t.Setenv("DISPLAY", ":4711")
 	t.Setenv("XDG_RUNTIME_DIR", filepath.Join(home, "run-user-1000"))
 	t.Setenv("XDG_CONFIG_HOME", config)
-	_, err := (&Activities{}).Reset(context.Background(), ResetInput{Device: "office"})
+	_, err := (&activities.Activities{Device: &Device{}}).Reset(context.Background(), activities.ResetInput{Device: "office"})
 	var appErr *temporal.ApplicationError
 	if !errors.As(err, &appErr) || !appErr.NonRetryable() || !strings.Contains(appErr.Message(), "not a desktop pcflow started") {
 		t.Fatalf("Reset on a foreign desktop = %v, want a non-retryable refusal", err)
@@ -35,13 +37,6 @@ func TestResetRefusesAForeignDesktop(t *testing.T) {
 	if b, err := os.ReadFile(keep); err != nil || string(b) != "mine" {
 		t.Errorf("the configuration folder was touched: %q, %v", b, err)
 	}
-}
-
-// goneDisplay is a device whose display no longer answers.
-type goneDisplay struct{ Device }
-
-func (goneDisplay) Windows(context.Context) ([]string, error) {
-	return nil, errors.New("display :4712: no X server answers any more")
 }
 
 // TestResetSaysTheDisplayIsGone: a reset that cannot list the windows
@@ -52,9 +47,9 @@ func TestResetSaysTheDisplayIsGone(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", filepath.Join(home, "pcflow-xdg-4712"))
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
 	t.Setenv("XDG_CACHE_HOME", "")
-	t.Setenv(ScratchEnv, "")
+	t.Setenv(activities.ScratchEnv, "")
 	t.Setenv(ScratchBaseEnv, "")
-	_, err := (&Activities{Device: goneDisplay{}}).Reset(context.Background(), ResetInput{Device: "office"})
+	_, err := (&activities.Activities{Device: &Device{}}).Reset(context.Background(), activities.ResetInput{Device: "office"})
 	if err == nil || !strings.Contains(err.Error(), "list the windows: display :4712: no X server answers") {
 		t.Fatalf("Reset with the display gone = %v, want it to say the windows could not be listed and why", err)
 	}

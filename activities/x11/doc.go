@@ -1,0 +1,15 @@
+// Package x11 is the device side on a Linux X11 desktop: actions through
+// robotgo, observation (screenshot, window titles, clipboard), the
+// accessibility tree over AT-SPI2 as Set-of-Marks elements, OCR with
+// tesseract, headless desktops under Xvfb, and the reset between the tasks
+// of a suite (applications stopped, folders emptied, an overlay sandbox
+// dropped). It is the Linux platform: it builds on Linux only, and what
+// only Linux has lives here, not in package activities.
+//
+// Files: device.go (the Device, Observe), act.go and input.go (actions),
+// wm.go (windows: titles, the active one, focus), launch.go (programs),
+// ocr.go, atspi.go (the tree over D-Bus), elements.go, layers.go and
+// naming.go (the tree as Set-of-Marks elements), health.go (display,
+// window manager, accessibility bus), desktop.go (headless desktops),
+// reset.go, sandbox.go and procs/ (the reset).
+package x11

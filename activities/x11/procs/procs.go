@@ -1,0 +1,203 @@
+// Package procs finds and stops the programs running on an X display of
+// a Linux desktop, from /proc and the windows' _NET_WM_PID: what a reset
+// stops between the tasks of a suite. Linux only, like the device that
+// uses it.
+package procs
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// protectedPrograms keep running across a reset: the desktop itself (and
+// x11vnc, the worker's live view of it).
+var protectedPrograms = map[string]bool{
+	"Xvfb": true, "openbox": true, "dbus-daemon": true, "dbus-launch": true,
+	"at-spi-bus-laun": true, "at-spi2-registr": true, "bwrap": true, "pcflow": true,
+	"x11vnc": true,
+}
+
+// StopApps stops every program on display except the desktop's own and
+// this process and its ancestors, and returns what it stopped.
+func StopApps(display string) []string {
+	var stopped []string
+	for _, v := range appsOn(display, ancestors()) {
+		_ = syscall.Kill(v.pid, syscall.SIGKILL)
+		stopped = append(stopped, fmt.Sprintf("%s(%d)", v.name, v.pid))
+	}
+	return stopped
+}
+
+// TermApps stops the same programs as StopApps, gently: SIGTERM first,
+// SIGKILL for those still running after grace. It returns what it
+// stopped, as "name(pid)".
+func TermApps(display string, grace time.Duration) []string {
+	victims := appsOn(display, ancestors())
+	var stopped []string
+	for _, v := range victims {
+		_ = syscall.Kill(v.pid, syscall.SIGTERM)
+		stopped = append(stopped, fmt.Sprintf("%s(%d)", v.name, v.pid))
+	}
+	deadline := time.Now().Add(grace)
+	for _, v := range victims {
+		for alive(v.pid) && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if alive(v.pid) {
+			_ = syscall.Kill(v.pid, syscall.SIGKILL)
+		}
+	}
+	return stopped
+}
+
+// ancestors is this process and its ancestors: a reset never stops the
+// worker that runs it.
+func ancestors() map[int]bool {
+	keep := map[int]bool{}
+	for p := os.Getpid(); p > 1; p = parentOf(p) {
+		keep[p] = true
+	}
+	return keep
+}
+
+type proc struct {
+	pid  int
+	name string
+}
+
+// appsOn lists the programs on display, except the desktop's own and
+// those in keep: every process whose environment names the display, every
+// process that owns a window on it (Chromium overwrites its environment
+// with its process titles), and every process in the same session as one
+// of those (an application started by Launch leads its own session).
+func appsOn(display string, keep map[int]bool) []proc {
+	entries, _ := os.ReadDir("/proc")
+	want := []byte("DISPLAY=" + display + "\x00")
+	type info struct {
+		name string
+		sid  int
+	}
+	all := map[int]info{}
+	seed := map[int]bool{}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		comm, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
+		all[pid] = info{strings.TrimSpace(string(comm)), sessionOf(pid)}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err == nil && (bytes.HasPrefix(env, want) || bytes.Contains(env, append([]byte{0}, want...))) {
+			seed[pid] = true
+		}
+	}
+	for _, pid := range windowPIDs(display) {
+		seed[pid] = true
+	}
+	keptSessions := map[int]bool{}
+	for pid := range keep {
+		keptSessions[all[pid].sid] = true
+	}
+	sessions := map[int]bool{}
+	for pid := range seed {
+		in, ok := all[pid]
+		if ok && !keep[pid] && !protectedPrograms[in.name] && in.sid > 0 && !keptSessions[in.sid] {
+			sessions[in.sid] = true
+		}
+	}
+	var out []proc
+	for pid, in := range all {
+		if keep[pid] || protectedPrograms[in.name] {
+			continue
+		}
+		if seed[pid] || sessions[in.sid] {
+			out = append(out, proc{pid, in.name})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].pid < out[j].pid })
+	return out
+}
+
+// windowPIDs returns the _NET_WM_PID of every client window on display.
+func windowPIDs(display string) []int {
+	out, err := exec.Command("xprop", "-display", display, "-root", "_NET_CLIENT_LIST").Output()
+	if err != nil {
+		return nil
+	}
+	_, list, ok := strings.Cut(string(out), "#")
+	if !ok {
+		return nil
+	}
+	var pids []int
+	for _, id := range strings.Split(list, ",") {
+		id = strings.TrimSpace(id)
+		if id == "" {
+			continue
+		}
+		o, err := exec.Command("xprop", "-display", display, "-id", id, "_NET_WM_PID").Output()
+		if err != nil {
+			continue
+		}
+		if _, v, ok := strings.Cut(string(o), "="); ok {
+			if pid, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
+}
+
+func sessionOf(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:]) // state ppid pgrp session ...
+	if len(f) < 4 {
+		return 0
+	}
+	n, _ := strconv.Atoi(f[3])
+	return n
+}
+
+func parentOf(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// pid (comm) state ppid ...; comm may hold spaces and parentheses.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 2 {
+		return 0
+	}
+	p, _ := strconv.Atoi(f[1])
+	return p
+}
+
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && len(s) > i+2 && s[i+2] != 'Z'
+}

@@ -1,0 +1,152 @@
+package x11
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jezek/xgb/xproto"
+	"github.com/jezek/xgbutil"
+	"github.com/jezek/xgbutil/ewmh"
+	"github.com/jezek/xgbutil/icccm"
+	"github.com/jezek/xgbutil/xwindow"
+)
+
+// windows lists window titles, the active one first.
+func (d *Device) windows() ([]string, string, error) {
+	xu, err := d.x()
+	if err != nil {
+		return nil, "", err
+	}
+	ids, err := ewmh.ClientListGet(xu)
+	if err != nil {
+		return nil, "", fmt.Errorf("list windows (is a window manager running? `pcflow desktop up` starts one): %w", err)
+	}
+	active := ""
+	if aw, err := ewmh.ActiveWindowGet(xu); err == nil && aw != 0 {
+		active = windowTitle(xu, aw)
+	}
+	var titles []string
+	for _, id := range ids {
+		if t := windowTitle(xu, id); t != "" {
+			titles = append(titles, t)
+		}
+	}
+	return titles, active, nil
+}
+
+// clientOrigin is where the client area of the window with a title lies
+// on the screen.
+func clientOrigin(xu *xgbutil.XUtil, title string) (int, int, bool) {
+	ids, err := ewmh.ClientListGet(xu)
+	if err != nil {
+		return 0, 0, false
+	}
+	for _, id := range ids {
+		if windowTitle(xu, id) != title {
+			continue
+		}
+		r, err := xproto.TranslateCoordinates(xu.Conn(), id, xu.RootWin(), 0, 0).Reply()
+		if err != nil {
+			return 0, 0, false
+		}
+		return int(r.DstX), int(r.DstY), true
+	}
+	return 0, 0, false
+}
+
+// activeApp names the application of the active window: its WM_CLASS
+// class ("Galculator", "firefox", "libreoffice-writer"), else its instance.
+func activeApp(xu *xgbutil.XUtil) string {
+	aw, err := ewmh.ActiveWindowGet(xu)
+	if err != nil || aw == 0 {
+		return ""
+	}
+	c, err := icccm.WmClassGet(xu, aw)
+	if err != nil {
+		return ""
+	}
+	if c.Class != "" {
+		return c.Class
+	}
+	return c.Instance
+}
+
+// windowTitle is a window's title: _NET_WM_NAME, or the legacy WM_NAME that
+// programs such as xterm set alone.
+func windowTitle(xu *xgbutil.XUtil, w xproto.Window) string {
+	if t, err := ewmh.WmNameGet(xu, w); err == nil && t != "" {
+		return t
+	}
+	t, _ := icccm.WmNameGet(xu, w)
+	return t
+}
+
+// Windows lists the open window titles, the active one first.
+func (d *Device) Windows(ctx context.Context) ([]string, error) {
+	wins, active, err := d.windows()
+	if err != nil {
+		return nil, err
+	}
+	if active == "" {
+		return wins, nil
+	}
+	out := []string{active}
+	for _, w := range wins {
+		if w != active {
+			out = append(out, w)
+		}
+	}
+	return out, nil
+}
+
+// focusAt activates the top-level window under (x, y) if it is not the
+// active one: applications such as LibreOffice ignore the first click into
+// a window that does not have the focus.
+func (d *Device) focusAt(x, y int) {
+	xu, err := d.x()
+	if err != nil {
+		return
+	}
+	wins, err := ewmh.ClientListStackingGet(xu)
+	if err != nil {
+		return
+	}
+	active, _ := ewmh.ActiveWindowGet(xu)
+	for i := len(wins) - 1; i >= 0; i-- {
+		g, err := xwindow.New(xu, wins[i]).DecorGeometry()
+		if err != nil || x < g.X() || y < g.Y() || x >= g.X()+g.Width() || y >= g.Y()+g.Height() {
+			continue
+		}
+		if wins[i] != active {
+			_ = ewmh.ActiveWindowReq(xu, wins[i])
+			time.Sleep(150 * time.Millisecond)
+		}
+		return
+	}
+}
+
+func (d *Device) switchWindow(title string) (string, error) {
+	xu, err := d.x()
+	if err != nil {
+		return "", err
+	}
+	ids, err := ewmh.ClientListGet(xu)
+	if err != nil {
+		return "", err
+	}
+	var titles []string
+	for _, id := range ids {
+		t := windowTitle(xu, id)
+		titles = append(titles, t)
+		if strings.Contains(strings.ToLower(t), strings.ToLower(title)) {
+			if err := ewmh.ActiveWindowReq(xu, id); err != nil {
+				return "", fmt.Errorf("activate %q: %w", t, err)
+			}
+			time.Sleep(100 * time.Millisecond)
+			return fmt.Sprintf("switched to %q", t), nil
+		}
+	}
+	return "", fmt.Errorf("no window title contains %q (open: %s)", title, strings.Join(titles, " | "))
+}
