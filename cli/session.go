@@ -23,7 +23,6 @@ import (
 	"github.com/pcflow/pcflow/activities/agents"
 	"github.com/pcflow/pcflow/activities/artifacts"
 	"github.com/pcflow/pcflow/activities/x11"
-	"github.com/pcflow/pcflow/specs"
 	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/worker"
 	"github.com/pcflow/pcflow/workflows"
@@ -216,14 +215,13 @@ func startWorker(g *engine, state, device, physical, queue string, dev activitie
 		// The name becomes a file name under the state folder.
 		return nil, fmt.Errorf("device name %q: %s", device, plan.NameRule)
 	}
-	log, err := activities.OpenActionLog(filepath.Join(state, "actions", device+".jsonl"))
+	acts, err := worker.NewActivities(worker.ActivitiesConfig{
+		Device: dev, Model: cfg, ActionLog: filepath.Join(state, "actions", device+".jsonl"),
+		Artifacts: artifacts.Dir{Root: filepath.Join(state, "artifacts")}, Logger: logger, Secrets: secrets,
+		RecordExchanges: record || os.Getenv("PCFLOW_RECORD") == "1", SettleDelay: 300 * time.Millisecond,
+	})
 	if err != nil {
 		return nil, err
-	}
-	acts := &activities.Activities{
-		Device: dev, Model: agents.New(cfg), Artifacts: artifacts.Dir{Root: filepath.Join(state, "artifacts")},
-		Log: log, Logger: logger, Secrets: secrets, SettleDelay: 300 * time.Millisecond, CompileInstruction: specs.ParseTemplate,
-		RecordExchanges: record || os.Getenv("PCFLOW_RECORD") == "1",
 	}
 	for _, t := range tweak {
 		t(acts)

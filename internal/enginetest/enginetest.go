@@ -21,7 +21,6 @@ import (
 	"github.com/pcflow/pcflow/activities/agents/scripted"
 	"github.com/pcflow/pcflow/activities/artifacts"
 	"github.com/pcflow/pcflow/internal/tserver"
-	"github.com/pcflow/pcflow/specs"
 	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/worker"
 	"github.com/pcflow/pcflow/workflows"
@@ -85,12 +84,12 @@ func (e *Env) ModelConfig() agents.Config {
 // Activities builds the activities for one device.
 func (e *Env) Activities(dev activities.Device, name string, cfg agents.Config) *activities.Activities {
 	e.t.Helper()
-	log, err := activities.OpenActionLog(filepath.Join(e.Dir, "actions-"+name+".jsonl"))
+	acts, err := worker.NewActivities(worker.ActivitiesConfig{Device: dev, Model: cfg, ActionLog: filepath.Join(e.Dir, "actions-"+name+".jsonl"),
+		Artifacts: e.Artifacts, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	return &activities.Activities{Device: dev, Model: agents.New(cfg), Artifacts: e.Artifacts, Log: log,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), CompileInstruction: specs.ParseTemplate}
+	return acts
 }
 
 // Serve starts a worker; workflows says whether it also polls the shared queue.

@@ -1,0 +1,257 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/pcflow/pcflow/activities/screen"
+	"github.com/pcflow/pcflow/internal/text"
+)
+
+// SetupInput is one rendered setup step.
+type SetupInput struct {
+	Name          string        `json:"name"`
+	WriteFiles    []FileWrite   `json:"write_files,omitempty"`
+	Command       []string      `json:"command,omitempty"`
+	Launch        []string      `json:"launch,omitempty"`
+	WaitForWindow string        `json:"wait_for_window,omitempty"`
+	WaitTimeout   time.Duration `json:"wait_timeout,omitempty"`
+	Commands      [][]string    `json:"commands,omitempty"`
+	Presses       []KeyPress    `json:"presses,omitempty"`
+	CloseWindow   string        `json:"close_window,omitempty"`
+	Sleep         time.Duration `json:"sleep,omitempty"`
+}
+
+// KeyPress is a key combination sent to the window whose title matches
+// Window ("" is the active window).
+type KeyPress struct {
+	Window string   `json:"window,omitempty"`
+	Keys   []string `json:"keys"`
+}
+
+// FileWrite is a file a setup step writes.
+type FileWrite struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+// SetupResult says what a setup step did.
+type SetupResult struct {
+	Notes []string `json:"notes"`
+}
+
+// Setup prepares the device: writes files, runs a command, launches a
+// program (unless a window matching wait_for_window is already open, so a
+// retry does not launch it twice) and waits for its window.
+func (a *Activities) Setup(ctx context.Context, in SetupInput) (*SetupResult, error) {
+	defer heartbeat(ctx)()
+	res := &SetupResult{}
+	red := a.redactor()
+	// fail keeps the cause, redacted: its text reaches history too.
+	fail := func(cause error, format string, args ...any) error {
+		msg := red.String(fmt.Sprintf("setup %q: ", in.Name) + fmt.Sprintf(format, args...))
+		if cause != nil {
+			cause = errors.New(red.String(cause.Error()))
+		}
+		return temporal.NewNonRetryableApplicationError(msg, ErrTypeSetup, cause)
+	}
+	for _, w := range in.WriteFiles {
+		path, err := red.Resolve(w.Path, a.Secrets)
+		if err != nil {
+			return nil, err
+		}
+		content, err := red.Resolve(w.Content, a.Secrets)
+		if err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, fail(err, "%v", err)
+		}
+		// A file that holds a secret is readable by its owner only.
+		mode := os.FileMode(0o644)
+		if content != w.Content {
+			mode = 0o600
+		}
+		if err := writeFileMode(path, []byte(content), mode); err != nil {
+			return nil, fail(err, "%v", err)
+		}
+		res.Notes = append(res.Notes, "wrote "+w.Path)
+	}
+	for _, cmd := range append([][]string{in.Command}, in.Commands...) {
+		if len(cmd) == 0 {
+			continue
+		}
+		argv, err := a.resolveArgv(cmd)
+		if err != nil {
+			return nil, err
+		}
+		out, code, err := runCommand(ctx, argv, a.secretEnv())
+		if err != nil || code != 0 {
+			return nil, fail(err, "command %s exited %d: %v %s", strings.Join(cmd, " "), code, err, text.Trunc(red.String(out), 300))
+		}
+		res.Notes = append(res.Notes, "ran "+strings.Join(cmd, " "))
+	}
+	var re *regexp.Regexp
+	if in.WaitForWindow != "" {
+		var err error
+		if re, err = regexp.Compile(in.WaitForWindow); err != nil {
+			return nil, fail(err, "wait_for_window: %v", err)
+		}
+	}
+	if len(in.Launch) > 0 {
+		already := false
+		if re != nil {
+			if wins, err := a.Device.Windows(ctx); err == nil {
+				already = matchAny(re, wins)
+			}
+		}
+		if !already {
+			argv, err := a.resolveArgv(in.Launch)
+			if err != nil {
+				return nil, err
+			}
+			if err := a.Device.Launch(ctx, argv); err != nil {
+				return nil, fail(err, "launch %s: %v", strings.Join(in.Launch, " "), err)
+			}
+			res.Notes = append(res.Notes, "launched "+strings.Join(in.Launch, " "))
+		}
+	}
+	if re != nil {
+		timeout := in.WaitTimeout
+		if timeout == 0 {
+			timeout = 60 * time.Second
+		}
+		deadline := time.Now().Add(timeout)
+		var wins []string
+		for {
+			var err error
+			wins, err = a.Device.Windows(ctx)
+			if err == nil && matchAny(re, wins) {
+				break
+			}
+			if time.Now().After(deadline) {
+				why := ""
+				if r, ok := a.Device.(LaunchReporter); ok {
+					if exits := r.LaunchFailures(); len(exits) > 0 {
+						why = "; a launched program failed: " + exits[len(exits)-1]
+					}
+				}
+				return nil, fail(nil, "no window matching %q after %s (open windows: %s)%s", in.WaitForWindow, timeout, strings.Join(wins, " | "), why)
+			}
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+		res.Notes = append(res.Notes, "window "+in.WaitForWindow+" is open")
+	}
+	for _, kp := range in.Presses {
+		if err := a.toFront(ctx, kp.Window); err != nil {
+			return nil, fail(err, "press %s: %v", strings.Join(kp.Keys, "+"), err)
+		}
+		if _, err := a.Device.Act(ctx, screen.Action{Kind: screen.ActHotkey, Keys: kp.Keys}); err != nil {
+			return nil, fail(err, "press %s: %v", strings.Join(kp.Keys, "+"), err)
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf("pressed %s in %q", strings.Join(kp.Keys, "+"), kp.Window))
+	}
+	if in.CloseWindow != "" {
+		if err := a.closeWindows(ctx, in.CloseWindow, in.WaitTimeout); err != nil {
+			return nil, fail(err, "close_window: %v", err)
+		}
+		res.Notes = append(res.Notes, "closed "+in.CloseWindow)
+	}
+	if in.Sleep > 0 {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(in.Sleep):
+		}
+		res.Notes = append(res.Notes, "slept "+in.Sleep.String())
+	}
+	return res, nil
+}
+
+// toFront brings the first window whose title matches pattern to the
+// front ("" leaves the active window).
+func (a *Activities) toFront(ctx context.Context, pattern string) error {
+	if pattern == "" {
+		return nil
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return err
+	}
+	wins, err := a.Device.Windows(ctx)
+	if err != nil {
+		return err
+	}
+	for _, w := range wins {
+		if re.MatchString(w) {
+			_, err := a.Device.Act(ctx, screen.Action{Kind: screen.ActSwitchWindow, Title: w})
+			return err
+		}
+	}
+	return fmt.Errorf("no window matching %q (open windows: %s)", pattern, strings.Join(wins, " | "))
+}
+
+// closeWindows closes every window whose title matches pattern with
+// alt+F4 and waits (up to timeout, default 10s) until none is left. No
+// matching window is not an error: the application may have closed.
+func (a *Activities) closeWindows(ctx context.Context, pattern string, timeout time.Duration) error {
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return err
+	}
+	if timeout == 0 {
+		timeout = 10 * time.Second
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		wins, err := a.Device.Windows(ctx)
+		if err != nil {
+			return err
+		}
+		var open string
+		for _, w := range wins {
+			if re.MatchString(w) {
+				open = w
+				break
+			}
+		}
+		if open == "" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%q is still open after %s (a dialog may ask to save)", open, timeout)
+		}
+		if _, err := a.Device.Act(ctx, screen.Action{Kind: screen.ActSwitchWindow, Title: open}); err != nil {
+			return err
+		}
+		if _, err := a.Device.Act(ctx, screen.Action{Kind: screen.ActHotkey, Keys: []string{"alt", "F4"}}); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+func matchAny(re *regexp.Regexp, s []string) bool {
+	for _, x := range s {
+		if re.MatchString(x) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,54 @@
+package worker
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/activities/agents"
+	"github.com/pcflow/pcflow/specs"
+)
+
+// ActivitiesConfig is what the activities of one process are made of.
+type ActivitiesConfig struct {
+	// Device is the device they drive; nil for a process that serves none.
+	Device activities.Device
+	// Model configures the agents of every role (endpoints, models,
+	// profiles).
+	Model agents.Config
+	// ActionLog is the file of the device's action log, which keeps every
+	// action to at most one execution.
+	ActionLog string
+	// Artifacts keeps screenshots, element lists and model exchanges.
+	Artifacts activities.ArtifactStore
+	Logger    *slog.Logger
+	// Secrets are the values of the sensitive variables this process
+	// substitutes.
+	Secrets map[string]string
+	// RecordExchanges stores every model request and answer as artifacts.
+	RecordExchanges bool
+	// SettleDelay is how long Reflect waits for the screen to settle.
+	SettleDelay time.Duration
+}
+
+// NewActivities wires the activities of one process: the agents over
+// cfg.Model, the device's action log, and the task language's compiler for
+// the Manager's instructions (specs.ParseTemplate). Every process that
+// serves activities, and every engine test, builds them here.
+func NewActivities(cfg ActivitiesConfig) (*activities.Activities, error) {
+	log, err := activities.OpenActionLog(cfg.ActionLog)
+	if err != nil {
+		return nil, err
+	}
+	return &activities.Activities{
+		Device:             cfg.Device,
+		Model:              agents.New(cfg.Model),
+		Artifacts:          cfg.Artifacts,
+		Log:                log,
+		Logger:             cfg.Logger,
+		CompileInstruction: specs.ParseTemplate,
+		Secrets:            cfg.Secrets,
+		RecordExchanges:    cfg.RecordExchanges,
+		SettleDelay:        cfg.SettleDelay,
+	}, nil
+}
