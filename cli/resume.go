@@ -18,6 +18,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/pcflow/pcflow/internal/control"
+	"github.com/pcflow/pcflow/internal/text"
 	"github.com/pcflow/pcflow/specs"
 	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/workflows"
@@ -112,10 +113,10 @@ applications are stopped when it ends). Sensitive variables must be given again
 	in := *t.Input
 	if !running && *from == "" {
 		if t.Result == nil {
-			fmt.Fprintf(e.stderr, "pcflow resume: run %s ended without a result (%s); start it again with pcflow run\n", id, t.Ended)
+			fmt.Fprintf(e.stderr, "pcflow resume: run %s ended without a result (%s); start it again with pcflow run\n", id, text.Printable(t.Ended))
 			return 1
 		}
-		code := printResult(e, id, t.Result, sess.eng.uiURL)
+		code := printResult(e.stdout, id, t.Result, sess.eng.uiURL)
 		if code != 0 {
 			fmt.Fprintf(e.stdout, "to run it again from a subtask: pcflow resume %s --from SUBTASK\n", id)
 		}
@@ -142,7 +143,7 @@ applications are stopped when it ends). Sensitive variables must be given again
 		return sess.ended(e, id, sess.follow(ctx, e, id, "", rf.quiet, w), !rf.noWorker)
 	}
 	if t.Result == nil {
-		fmt.Fprintf(e.stderr, "pcflow resume: run %s ended without a result (%s); start it again with pcflow run\n", id, t.Ended)
+		fmt.Fprintf(e.stderr, "pcflow resume: run %s ended without a result (%s); start it again with pcflow run\n", id, text.Printable(t.Ended))
 		return 1
 	}
 	if len(in.Plan.Subtasks) == 0 {
