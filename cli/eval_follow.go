@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/pcflow/pcflow/internal/report"
+	"github.com/pcflow/pcflow/internal/text"
 	"github.com/pcflow/pcflow/workflows"
 )
 
@@ -37,6 +39,10 @@ func followSuite(ctx context.Context, e *env, s *suiteSession, rec suiteRecord, 
 				}
 				fmt.Fprintf(e.stderr, "suite %s: %v\n", rec.ID, err)
 				return 1
+			}
+			if !quiet {
+				// A task run that ended after the last poll has no line yet.
+				printSuiteChanges(e.stdout, workflows.SuiteLive{Suite: res.Suite, Started: res.Started, Removed: res.Removed, Runs: res.Runs}, seen, time.Now())
 			}
 			return finishSuite(ctx, e, s.eng.client, rec, &res, noReport, state)
 		case <-ctx.Done():
@@ -71,6 +77,14 @@ func suiteProgress(ctx context.Context, e *env, c client.Client, id string, seen
 	if v.Get(&live) != nil {
 		return
 	}
+	printSuiteChanges(e.stdout, live, seen, time.Now())
+}
+
+// printSuiteChanges prints a line for each task run whose status changed
+// since seen (▶ started, ✓ succeeded, ✗ failed) and each device that left
+// the pool, then the counts when anything changed. seen records what was
+// printed, so the suite's final result prints the lines the polls missed.
+func printSuiteChanges(w io.Writer, live workflows.SuiteLive, seen map[string]string, now time.Time) {
 	changed := false
 	for _, r := range live.Runs {
 		if seen[r.Key] == r.Status {
@@ -79,22 +93,23 @@ func suiteProgress(ctx context.Context, e *env, c client.Client, id string, seen
 		seen[r.Key] = r.Status
 		changed = true
 		switch r.Status {
+		case workflows.StatusQueued:
 		case workflows.StatusRunning:
-			fmt.Fprintf(e.stdout, "▶ %-24s on %s\n", r.Key, devicesOf(r.Devices))
+			fmt.Fprintf(w, "▶ %-24s on %s\n", r.Key, devicesOf(r.Devices))
 		case workflows.StatusSucceeded:
-			fmt.Fprintf(e.stdout, "✓ %-24s %5.1fs\n", r.Key, r.Ended.Sub(r.Started).Seconds())
-		case workflows.StatusFailed:
-			fmt.Fprintf(e.stdout, "✗ %-24s %5.1fs  %s: %s\n", r.Key, r.Ended.Sub(r.Started).Seconds(), r.Reason, oneLine(r.Error, 120))
+			fmt.Fprintf(w, "✓ %-24s %5.1fs\n", r.Key, r.Ended.Sub(r.Started).Seconds())
+		default:
+			fmt.Fprintf(w, "✗ %-24s %5.1fs  %s: %s\n", r.Key, r.Ended.Sub(r.Started).Seconds(), text.Printable(r.Reason), oneLine(r.Error, 120))
 		}
 	}
 	for _, d := range live.Removed {
 		if seen["#removed "+d.Device] == "" {
 			seen["#removed "+d.Device] = "1"
-			fmt.Fprintf(e.stdout, "! device %s left the pool: its reset after %s failed: %s\n", d.Device, d.After, oneLine(d.Error, 160))
+			fmt.Fprintf(w, "! device %s left the pool: its reset after %s failed: %s\n", d.Device, d.After, oneLine(d.Error, 160))
 		}
 	}
 	if changed {
-		fmt.Fprintln(e.stdout, progressLine(live, time.Now()))
+		fmt.Fprintln(w, progressLine(live, now))
 	}
 }
 
@@ -158,7 +173,7 @@ func printSuiteSummary(e *env, r *report.Results) {
 		fmt.Fprintf(e.stdout, "pass@%d = %.2f, pass^%d = %.2f over %d tasks\n", r.PassK.K, r.PassK.PassAt, r.PassK.K, r.PassK.PassAll, r.PassK.Tasks)
 	}
 	for _, d := range r.Removed {
-		fmt.Fprintf(e.stdout, "device %s left the pool after %s: %s\n", d.Device, d.After, d.Error)
+		fmt.Fprintf(e.stdout, "device %s left the pool after %s: %s\n", d.Device, d.After, text.Printable(d.Error))
 	}
 }
 

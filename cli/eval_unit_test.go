@@ -85,3 +85,49 @@ func TestSecretValues(t *testing.T) {
 		t.Errorf("secretValues(missing) = %v, want an error naming PCFLOW_VAR_missing", err)
 	}
 }
+
+// TestSuiteFinalLinesPrintWhatPollsMissed: a task run that ends between
+// two progress polls (here: the only poll saw it running, or saw nothing)
+// gets its ✓ or ✗ line from the suite's final result, once; a run the
+// polls already printed as ended is not printed again.
+func TestSuiteFinalLinesPrintWhatPollsMissed(t *testing.T) {
+	start := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	run := func(key, status string) workflows.SuiteRun {
+		r := workflows.SuiteRun{Key: key, Status: status, Started: start, Devices: map[string]string{"main": "local-1"}}
+		if status != workflows.StatusRunning {
+			r.Ended = start.Add(3 * time.Second)
+		}
+		if status == workflows.StatusFailed {
+			r.Reason, r.Error = "check_failed", "the file holds 41"
+		}
+		return r
+	}
+	seen := map[string]string{}
+	var out strings.Builder
+	printSuiteChanges(&out, workflows.SuiteLive{Started: start, Runs: []workflows.SuiteRun{
+		run("early", workflows.StatusRunning), run("done", workflows.StatusSucceeded), run("late", workflows.StatusQueued)}}, seen, start)
+	if !strings.Contains(out.String(), "▶ early") || !strings.Contains(out.String(), "✓ done") {
+		t.Fatalf("first poll printed:\n%s", out.String())
+	}
+	out.Reset()
+	// The suite ends before the next poll: every run has ended.
+	final := workflows.SuiteLive{Started: start, Runs: []workflows.SuiteRun{
+		run("early", workflows.StatusSucceeded), run("done", workflows.StatusSucceeded), run("late", workflows.StatusFailed)}}
+	printSuiteChanges(&out, final, seen, start.Add(time.Minute))
+	got := out.String()
+	for _, want := range []string{"✓ early", "✗ late", "check_failed: the file holds 41", "[3/3 done · 0 running · 0 queued] pass 2/3"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("final lines = %q, want %q in them", got, want)
+		}
+	}
+	if strings.Contains(got, "✓ done") {
+		t.Errorf("final lines printed the already printed run again:\n%s", got)
+	}
+
+	// One task that starts and ends between two polls of a single-task eval.
+	out.Reset()
+	printSuiteChanges(&out, workflows.SuiteLive{Started: start, Runs: []workflows.SuiteRun{run("only", workflows.StatusSucceeded)}}, map[string]string{}, start)
+	if !strings.Contains(out.String(), "✓ only") {
+		t.Errorf("a single task that ended unseen printed %q, want its ✓ line", out.String())
+	}
+}
