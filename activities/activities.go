@@ -22,7 +22,6 @@ import (
 
 	"github.com/pcflow/pcflow/activities/agent"
 	"github.com/pcflow/pcflow/activities/screen"
-	"github.com/pcflow/pcflow/internal/text"
 	"github.com/pcflow/pcflow/specs/plan"
 )
 
@@ -713,7 +712,7 @@ func (a *Activities) Setup(ctx context.Context, in SetupInput) (*SetupResult, er
 		}
 		out, code, err := runCommand(ctx, argv, a.secretEnv())
 		if err != nil || code != 0 {
-			return nil, fail(err, "command %s exited %d: %v %s", strings.Join(cmd, " "), code, err, text.Trunc(red.String(out), 300))
+			return nil, fail(err, "%s", commandFailure(cmd, code, err, red.String(out)))
 		}
 		res.Notes = append(res.Notes, "ran "+strings.Join(cmd, " "))
 	}
