@@ -293,6 +293,14 @@ Examples:
 	if !rec.Local && len(rec.Secrets) > 0 {
 		fmt.Fprintf(e.stdout, "the tasks use sensitive variables (%s): the pool's workers substitute them; start each with --secret NAME for every one and its value in PCFLOW_VAR_NAME or a --var-file\n", strings.Join(rec.Secrets, ", "))
 	}
+	if !f.detach {
+		lk, err := lockSuite(f.eng.state, id, "pcflow eval "+st.name)
+		if err != nil {
+			fmt.Fprintln(e.stderr, "pcflow eval:", err)
+			return 1
+		}
+		defer lk.Release()
+	}
 	sess, code := startSuiteSession(ctx, e, &f, &rec, st.secrets)
 	if code >= 0 {
 		return code

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -205,6 +206,32 @@ running ones continue where they were, queued ones start.`)
 		fmt.Fprintln(e.stderr, "pcflow eval resume:", err)
 		return 1
 	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if msg := resumeFlags(rec, set, f.displays); msg != "" {
+		fmt.Fprintln(e.stderr, "pcflow eval resume:", msg)
+		return 2
+	}
+	if set["out"] && f.out != "" {
+		rec.Out, _ = filepath.Abs(f.out)
+	}
+	if set["displays"] && len(rec.Displays) == 0 && f.displays != "" {
+		rec.Displays = strings.Split(f.displays, ",") // no desktop came up before
+	}
+	lk, err := lockSuite(f.eng.state, rec.ID, "pcflow eval resume")
+	if err != nil {
+		fmt.Fprintln(e.stderr, "pcflow eval resume:", err)
+		return 1
+	}
+	defer lk.Release()
+	if set["out"] {
+		// Its results and report go there, this time and the next.
+		if err := saveSuite(f.eng.state, rec); err != nil {
+			fmt.Fprintln(e.stderr, "pcflow eval resume:", err)
+			return 1
+		}
+		fmt.Fprintf(e.stdout, "results of suite %s go to %s\n", rec.ID, rec.Out)
+	}
 	if rec.Temporal != "" && f.eng.temporal == "" {
 		f.eng.temporal = rec.Temporal
 	}
@@ -232,6 +259,36 @@ running ones continue where they were, queued ones start.`)
 	}
 	fmt.Fprintf(e.stdout, "resuming suite %s\n", rec.ID)
 	return followSuite(ctx, e, sess, rec, desc.WorkflowExecutionInfo.Execution.RunId, f.quiet, f.noReport, f.eng.state)
+}
+
+// resumeFixed are the eval flags that say how a suite runs: they are in
+// its workflow's input and its record from its start, and a resume cannot
+// change them.
+var resumeFixed = []string{"devices", "pool", "repeat", "filter", "id", "detach", "sandbox", "scratch-base", "reset",
+	"device-timeout", "model-latency", "script", "replay", "record", "profile", "policy"}
+
+// resumeFlags says what is wrong with the flags set for `eval resume` of
+// rec, or "": --out is honoured, --displays only where the suite's
+// desktops are, the others that shape a suite are refused.
+func resumeFlags(rec suiteRecord, set map[string]bool, displays string) string {
+	var fixed []string
+	for _, name := range resumeFixed {
+		if set[name] {
+			fixed = append(fixed, "--"+name)
+		}
+	}
+	if len(fixed) > 0 {
+		return fmt.Sprintf("%s cannot change on a resume: suite %s goes on as it was started; start a new suite with `pcflow eval` for other settings",
+			strings.Join(fixed, ", "), rec.ID)
+	}
+	if set["displays"] && displays != strings.Join(rec.Displays, ",") && !(rec.Local && len(rec.Displays) == 0) {
+		if !rec.Local {
+			return fmt.Sprintf("--displays is for local devices; suite %s runs on the pool %s", rec.ID, strings.Join(rec.Devices, ", "))
+		}
+		return fmt.Sprintf("--displays %s: suite %s's devices are on %s, where their desktops stay up with the running tasks' applications, and the resume brings them back there; stop them with `pcflow desktop down --display :N` to free those displays, and leave --displays out",
+			displays, rec.ID, strings.Join(rec.Displays, ","))
+	}
+	return ""
 }
 
 func cmdEvalStatus(ctx context.Context, e *env, args []string) int {

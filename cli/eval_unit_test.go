@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,5 +130,71 @@ func TestSuiteFinalLinesPrintWhatPollsMissed(t *testing.T) {
 	printSuiteChanges(&out, workflows.SuiteLive{Started: start, Runs: []workflows.SuiteRun{run("only", workflows.StatusSucceeded)}}, map[string]string{}, start)
 	if !strings.Contains(out.String(), "✓ only") {
 		t.Errorf("a single task that ended unseen printed %q, want its ✓ line", out.String())
+	}
+}
+
+// TestEvalResumeFlags: eval resume honours --out, and --displays where the
+// suite's desktops are; flags that shape the suite are refused by name
+// (was: all of them ignored silently).
+func TestEvalResumeFlags(t *testing.T) {
+	local := suiteRecord{ID: "smoke-1", Local: true, Devices: []string{"smoke-1-d1", "smoke-1-d2"}, Displays: []string{":90", ":91"}}
+	pool := suiteRecord{ID: "nightly", Devices: []string{"office-1", "office-2"}}
+	for _, tc := range []struct {
+		name     string
+		rec      suiteRecord
+		set      []string
+		displays string
+		want     string // "" when accepted
+	}{
+		{"out", local, []string{"out", "quiet", "state"}, "", ""},
+		{"same displays", local, []string{"displays"}, ":90,:91", ""},
+		{"other displays", local, []string{"displays"}, ":95,:96", "devices are on :90,:91"},
+		{"displays of a pool", pool, []string{"displays"}, ":95", "--displays is for local devices"},
+		{"shape of the suite", local, []string{"devices", "filter", "out"}, "", "--devices, --filter cannot change on a resume"},
+		{"model", pool, []string{"profile"}, "", "--profile cannot change"},
+	} {
+		set := map[string]bool{}
+		for _, n := range tc.set {
+			set[n] = true
+		}
+		got := resumeFlags(tc.rec, set, tc.displays)
+		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%s: resumeFlags = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestSecondProcessIsRefused: while one process holds a run's (or a
+// suite's) lock, a second is refused with a message naming the first and
+// what to do; once released, the lock is free.
+func TestSecondProcessIsRefused(t *testing.T) {
+	state := t.TempDir()
+	l, err := lockRun(state, "calc-1", "pcflow run calc.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = lockRun(state, "calc-1", "pcflow resume")
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("run calc-1 is served by process %d (pcflow run calc.hcl", os.Getpid())) ||
+		!strings.Contains(err.Error(), "pcflow status calc-1") {
+		t.Errorf("second lockRun = %v, want it refused naming process %d", err, os.Getpid())
+	}
+	if other, err := lockRun(state, "calc-2", "pcflow run calc.hcl"); err != nil {
+		t.Errorf("lockRun of another run = %v", err)
+	} else {
+		other.Release()
+	}
+	l.Release()
+	if l, err = lockRun(state, "calc-1", "pcflow resume"); err != nil {
+		t.Errorf("lockRun after release = %v", err)
+	}
+	l.Release()
+
+	s, err := lockSuite(state, "smoke/1", "pcflow eval smoke")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Release()
+	if _, err := lockSuite(state, "smoke/1", "pcflow eval resume"); err == nil || !strings.Contains(err.Error(), "suite smoke/1 is followed by process") {
+		t.Errorf("second lockSuite = %v, want it refused", err)
 	}
 }

@@ -132,6 +132,14 @@ applications are stopped when it ends). Sensitive variables must be given again
 	if running {
 		l := laneOf(in.Options)
 		if !rf.noWorker {
+			// A second worker for a run whose process lives would act on
+			// the same desktop beside the first.
+			lk, err := lockRun(rf.eng.state, id, "pcflow resume")
+			if err != nil {
+				fmt.Fprintln(e.stderr, "pcflow resume:", err)
+				return 1
+			}
+			defer lk.Release()
 			if code := sess.serve(ctx, e, &rf, device, l, secrets); code >= 0 {
 				return code
 			}
@@ -158,6 +166,12 @@ applications are stopped when it ends). Sensitive variables must be given again
 	newID := fmt.Sprintf("%s-from-%s-%s", id, *from, time.Now().Format("150405"))
 	var l lane
 	if !rf.noWorker {
+		lk, err := lockRun(rf.eng.state, newID, "pcflow resume --from "+*from)
+		if err != nil {
+			fmt.Fprintln(e.stderr, "pcflow resume:", err)
+			return 1
+		}
+		defer lk.Release()
 		l = privateLane(newID, device)
 		if code := sess.serve(ctx, e, &rf, device, l, secrets); code >= 0 {
 			return code

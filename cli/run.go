@@ -111,6 +111,12 @@ OpenAI-compatible endpoint. Without a key, pcflow plays a scripted model
 	}
 	var l lane
 	if !rf.noWorker {
+		lk, err := lockRun(rf.eng.state, id, "pcflow run "+filepath.Base(abs))
+		if err != nil {
+			fmt.Fprintln(e.stderr, "pcflow run:", err)
+			return 1
+		}
+		defer lk.Release()
 		l = privateLane(id, device)
 		if code := sess.serve(ctx, e, &rf, device, l, res.Secrets); code >= 0 {
 			return code
