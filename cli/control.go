@@ -189,7 +189,8 @@ func decideCmd(ctx context.Context, e *env, args []string, approve bool) int {
 		return code
 	}
 	defer pc.g.close()
-	ap := workflows.Approval{Approve: approve, By: control.By()}
+	me := control.Me()
+	ap := workflows.Approval{Approve: approve, By: me.By(), UID: me.UID}
 	if reason != nil {
 		ap.Reason = *reason
 	}
@@ -217,7 +218,7 @@ func cmdAnswer(ctx context.Context, e *env, args []string) int {
 	defer pc.g.close()
 	pos := pc.args
 	answer := strings.Join(pos[1:], " ")
-	s, out, err := control.Answer(ctx, pc.g.client, pos[0], pc.subtask, workflows.Answer{Text: answer, By: control.By()})
+	s, out, err := control.Answer(ctx, pc.g.client, pos[0], pc.subtask, workflows.Answer{Text: answer, By: control.Me().By(), UID: control.Me().UID})
 	if err != nil {
 		fmt.Fprintln(e.stderr, "pcflow answer:", err)
 		return 1

@@ -265,7 +265,7 @@ running ones continue where they were, queued ones start.`)
 // its workflow's input and its record from its start, and a resume cannot
 // change them.
 var resumeFixed = []string{"devices", "pool", "repeat", "filter", "id", "detach", "sandbox", "scratch-base", "reset",
-	"device-timeout", "model-latency", "script", "replay", "record", "profile", "policy"}
+	"device-timeout", "model-latency", "script", "replay", "record", "profile", "policy", "approvers"}
 
 // resumeFlags says what is wrong with the flags set for `eval resume` of
 // rec, or "": --out is honoured, --displays only where the suite's

@@ -134,7 +134,7 @@ func SubtaskWorkflow(ctx workflow.Context, in SubtaskInput) (*SubtaskResult, err
 	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (SubtaskLive, error) { return live, nil }); err != nil {
 		return nil, err
 	}
-	pp := &person{hold: &st.Hold, where: func() string {
+	pp := &person{hold: &st.Hold, approvers: o.Approvers, where: func() string {
 		return fmt.Sprintf("subtask %s is at step %d, %s", s.Name, live.Step, live.Phase)
 	}}
 	signals, err := pp.register(ctx)
