@@ -1,7 +1,7 @@
 // Package proclock is a lock file a process holds while it does something
 // only one process may do at a time, such as serving a run's worker. The
-// lock is an flock(2) on the file, which the kernel drops when its holder
-// exits however it exits, so a file left by a killed process never blocks;
+// lock is an flock(2) on the file (LockFileEx on Windows), which the
+// kernel drops when its holder exits however it exits, so a file left by a killed process never blocks;
 // the file names its holder (pid, command, since when) for the message of
 // the process that finds it taken.
 package proclock
@@ -13,11 +13,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
+
+// errHeld is lockFile's error when another process holds the lock.
+var errHeld = errors.New("held by another process")
 
 // Lock is a lock this process holds.
 type Lock struct {
@@ -78,10 +78,10 @@ func Take(path, command string) (*Lock, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		if err := lockFile(f); err != nil {
 			h := readHolder(f)
 			f.Close()
-			if errors.Is(err, unix.EWOULDBLOCK) {
+			if errors.Is(err, errHeld) {
 				return nil, &HeldError{Path: path, Holder: h}
 			}
 			return nil, fmt.Errorf("lock %s: %w", path, err)
@@ -121,12 +121,7 @@ func samePath(f *os.File, path string) bool {
 		return false
 	}
 	b, err := os.Stat(path)
-	if err != nil {
-		return false
-	}
-	as, aok := a.Sys().(*syscall.Stat_t)
-	bs, bok := b.Sys().(*syscall.Stat_t)
-	return aok && bok && as.Dev == bs.Dev && as.Ino == bs.Ino
+	return err == nil && os.SameFile(a, b)
 }
 
 // readHolder reads what the holder wrote: pid, command, start time.
