@@ -13,7 +13,6 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/pcflow/pcflow/activities/screen"
-	"github.com/pcflow/pcflow/internal/text"
 )
 
 // SetupInput is one rendered setup step.
@@ -95,7 +94,7 @@ func (a *Activities) Setup(ctx context.Context, in SetupInput) (*SetupResult, er
 		}
 		out, code, err := runCommand(ctx, argv, a.secretEnv())
 		if err != nil || code != 0 {
-			return nil, fail(err, "command %s exited %d: %v %s", strings.Join(cmd, " "), code, err, text.Trunc(red.String(out), 300))
+			return nil, fail(err, "%s", commandFailure(cmd, code, err, red.String(out)))
 		}
 		res.Notes = append(res.Notes, "ran "+strings.Join(cmd, " "))
 	}

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/pcflow/pcflow/internal/control"
+	"github.com/pcflow/pcflow/internal/text"
 	"github.com/pcflow/pcflow/workflows"
 )
 
@@ -118,7 +119,7 @@ func sendControl(ctx context.Context, e *env, c client.Client, run, subtask stri
 				want = workflows.WaitTakeover
 			}
 			if w := s.Live.Waiting; w != nil && (w.Kind == workflows.WaitApproval || w.Kind == workflows.WaitAnswer) {
-				fmt.Fprintf(e.stdout, "subtask %s of run %s waits for %s; it stops once that is decided (pcflow status %s)\n", s.Name, run, control.Describe(w), run)
+				fmt.Fprintf(e.stdout, "subtask %s of run %s waits for %s; it stops once that is decided (pcflow status %s)\n", s.Name, run, text.Printable(control.Describe(w)), run)
 				continue
 			}
 			stopped := awaitKind(ctx, c, run, s.Name, want, time.Minute)
@@ -188,7 +189,8 @@ func decideCmd(ctx context.Context, e *env, args []string, approve bool) int {
 		return code
 	}
 	defer pc.g.close()
-	ap := workflows.Approval{Approve: approve, By: control.By()}
+	me := control.Me()
+	ap := workflows.Approval{Approve: approve, By: me.By(), UID: me.UID}
 	if reason != nil {
 		ap.Reason = *reason
 	}
@@ -197,7 +199,7 @@ func decideCmd(ctx context.Context, e *env, args []string, approve bool) int {
 		fmt.Fprintf(e.stderr, "pcflow %s: %v\n", name, err)
 		return 1
 	}
-	fmt.Fprintf(e.stdout, "subtask %s of run %s: %s\n", s.Name, pc.args[0], out)
+	fmt.Fprintf(e.stdout, "subtask %s of run %s: %s\n", s.Name, pc.args[0], text.Printable(out))
 	return 0
 }
 
@@ -215,13 +217,13 @@ func cmdAnswer(ctx context.Context, e *env, args []string) int {
 	}
 	defer pc.g.close()
 	pos := pc.args
-	text := strings.Join(pos[1:], " ")
-	s, out, err := control.Answer(ctx, pc.g.client, pos[0], pc.subtask, workflows.Answer{Text: text, By: control.By()})
+	answer := strings.Join(pos[1:], " ")
+	s, out, err := control.Answer(ctx, pc.g.client, pos[0], pc.subtask, workflows.Answer{Text: answer, By: control.Me().By(), UID: control.Me().UID})
 	if err != nil {
 		fmt.Fprintln(e.stderr, "pcflow answer:", err)
 		return 1
 	}
-	fmt.Fprintf(e.stdout, "subtask %s of run %s: %s\n", s.Name, pos[0], out)
+	fmt.Fprintf(e.stdout, "subtask %s of run %s: %s\n", s.Name, pos[0], text.Printable(out))
 	return 0
 }
 
@@ -256,5 +258,9 @@ func waitingLines(run string, w *workflows.Waiting, shot func(string) string) []
 	if w.Screenshot != "" && shot != nil {
 		lines = append(lines, "screen:  "+shot(w.Screenshot))
 	}
-	return append(lines, "do:      "+do)
+	lines = append(lines, "do:      "+do)
+	for i, l := range lines {
+		lines[i] = text.Printable(l) // the action, question, element: a model's words
+	}
+	return lines
 }

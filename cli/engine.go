@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -52,7 +53,7 @@ type engineFlags struct {
 func (f *engineFlags) register(fs *flag.FlagSet, e *env, ui bool) {
 	stateFlag(fs, e, &f.state)
 	fs.StringVar(&f.temporal, "temporal", e.getenv("PCFLOW_TEMPORAL"), "`HOST:PORT` of an existing Temporal frontend (default: the embedded server; $PCFLOW_TEMPORAL)")
-	fs.IntVar(&f.port, "port", 7233, "`PORT` of the embedded server's frontend on 127.0.0.1")
+	portVar(fs, &f.port, "port", 7233, false, "`PORT` of the embedded server's frontend on 127.0.0.1")
 	f.uiPort, f.uiIP = 8233, "127.0.0.1"
 	if ui {
 		uiFlags(fs, &f.uiPort, &f.uiIP)
@@ -61,8 +62,44 @@ func (f *engineFlags) register(fs *flag.FlagSet, e *env, ui bool) {
 
 // uiFlags registers the Web UI's port and address.
 func uiFlags(fs *flag.FlagSet, port *int, ip *string) {
-	fs.IntVar(port, "ui-port", 8233, "`PORT` of the embedded server's Web UI (0: no UI)")
+	portVar(fs, port, "ui-port", 8233, true, "`PORT` of the embedded server's Web UI (0: no UI)")
 	fs.StringVar(ip, "ui-ip", "127.0.0.1", "`IP` address the Web UI and its HTTP API listen on; they have no authentication, so anything but 127.0.0.1 lets everyone who can reach it read and control every run")
+}
+
+// portVar registers a TCP port flag whose value is checked when the flags
+// are parsed: 1–65535, or also 0 when zero says "none".
+func portVar(fs *flag.FlagSet, p *int, name string, def int, zero bool, usage string) {
+	*p = def
+	fs.Var(portValue{p: p, zero: zero}, name, usage)
+}
+
+// portValue is a flag.Value holding a TCP port.
+type portValue struct {
+	p    *int
+	zero bool
+}
+
+func (v portValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return strconv.Itoa(*v.p)
+}
+
+func (v portValue) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("not a port number (1–65535)")
+	}
+	lo := 1
+	if v.zero {
+		lo = 0
+	}
+	if n < lo || n > 65535 {
+		return fmt.Errorf("port %d is out of range %d–65535", n, lo)
+	}
+	*v.p = n
+	return nil
 }
 
 // engine is a connection to Temporal, and the embedded server if this

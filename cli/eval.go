@@ -105,6 +105,7 @@ type evalFlags struct {
 	noReport  bool
 	reset     bool
 	quiet     bool
+	approvers string
 	modelFlag modelFlags
 	// newID is set when starting a new suite run under this id.
 	newID string
@@ -128,6 +129,7 @@ func (f *evalFlags) register(e *env, fs *flag.FlagSet) {
 	fs.BoolVar(&f.noReport, "no-report", false, "write results but no HTML report")
 	fs.BoolVar(&f.reset, "reset", true, "reset each device between tasks (false: a task sees what the previous one left)")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only the summary")
+	fs.StringVar(&f.approvers, "approvers", "", "only these people may approve, reject and answer for the task runs: `NAME[=UID],...` (default $"+approversEnv+", else the state folder's approvers file; none: anyone)")
 	f.modelFlag.register(fs)
 	f.vars.register(fs)
 	f.vars.registerPolicy(fs)
@@ -216,6 +218,11 @@ Examples:
 	if code >= 0 {
 		return code
 	}
+	who, _, err := approverList(f.approvers, e.getenv, f.eng.state)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "pcflow eval:", err)
+		return 2
+	}
 	for _, k := range sortedKeys(st.secrets) {
 		// Nothing this process starts (desktops, workers) inherits them.
 		_ = os.Unsetenv("PCFLOW_VAR_" + k)
@@ -293,6 +300,14 @@ Examples:
 	if !rec.Local && len(rec.Secrets) > 0 {
 		fmt.Fprintf(e.stdout, "the tasks use sensitive variables (%s): the pool's workers substitute them; start each with --secret NAME for every one and its value in PCFLOW_VAR_NAME or a --var-file\n", strings.Join(rec.Secrets, ", "))
 	}
+	if !f.detach {
+		lk, err := lockSuite(f.eng.state, id, "pcflow eval "+st.name)
+		if err != nil {
+			fmt.Fprintln(e.stderr, "pcflow eval:", err)
+			return 1
+		}
+		defer lk.Release()
+	}
 	sess, code := startSuiteSession(ctx, e, &f, &rec, st.secrets)
 	if code >= 0 {
 		return code
@@ -325,7 +340,7 @@ Examples:
 		return 1
 	}
 	in := workflows.SuiteInput{Suite: st.name, Tasks: st.tasks, Plans: packed, Devices: rec.Devices, NoReset: !f.reset,
-		Options: workflows.Options{DeviceTimeout: f.devTO, SearchAttributes: hasSearchAttributes(ctx, sess.eng.client)}}
+		Options: workflows.Options{DeviceTimeout: f.devTO, SearchAttributes: hasSearchAttributes(ctx, sess.eng.client), Approvers: who}}
 	run, err := sess.eng.client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue, WorkflowExecutionErrorWhenAlreadyStarted: true,
 		StaticSummary: fmt.Sprintf("suite %s: %d task runs on %d devices", st.name, len(st.tasks), len(rec.Devices))}, workflows.SuiteWorkflowName, in)
 	if err != nil {

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/pcflow/pcflow/internal/report"
+	"github.com/pcflow/pcflow/internal/text"
 	"github.com/pcflow/pcflow/workflows"
 )
 
@@ -37,6 +40,10 @@ func followSuite(ctx context.Context, e *env, s *suiteSession, rec suiteRecord, 
 				}
 				fmt.Fprintf(e.stderr, "suite %s: %v\n", rec.ID, err)
 				return 1
+			}
+			if !quiet {
+				// A task run that ended after the last poll has no line yet.
+				printSuiteChanges(e.stdout, workflows.SuiteLive{Suite: res.Suite, Started: res.Started, Removed: res.Removed, Runs: res.Runs}, seen, time.Now())
 			}
 			return finishSuite(ctx, e, s.eng.client, rec, &res, noReport, state)
 		case <-ctx.Done():
@@ -71,6 +78,14 @@ func suiteProgress(ctx context.Context, e *env, c client.Client, id string, seen
 	if v.Get(&live) != nil {
 		return
 	}
+	printSuiteChanges(e.stdout, live, seen, time.Now())
+}
+
+// printSuiteChanges prints a line for each task run whose status changed
+// since seen (▶ started, ✓ succeeded, ✗ failed) and each device that left
+// the pool, then the counts when anything changed. seen records what was
+// printed, so the suite's final result prints the lines the polls missed.
+func printSuiteChanges(w io.Writer, live workflows.SuiteLive, seen map[string]string, now time.Time) {
 	changed := false
 	for _, r := range live.Runs {
 		if seen[r.Key] == r.Status {
@@ -79,22 +94,23 @@ func suiteProgress(ctx context.Context, e *env, c client.Client, id string, seen
 		seen[r.Key] = r.Status
 		changed = true
 		switch r.Status {
+		case workflows.StatusQueued:
 		case workflows.StatusRunning:
-			fmt.Fprintf(e.stdout, "▶ %-24s on %s\n", r.Key, devicesOf(r.Devices))
+			fmt.Fprintf(w, "▶ %-24s on %s\n", r.Key, devicesOf(r.Devices))
 		case workflows.StatusSucceeded:
-			fmt.Fprintf(e.stdout, "✓ %-24s %5.1fs\n", r.Key, r.Ended.Sub(r.Started).Seconds())
-		case workflows.StatusFailed:
-			fmt.Fprintf(e.stdout, "✗ %-24s %5.1fs  %s: %s\n", r.Key, r.Ended.Sub(r.Started).Seconds(), r.Reason, oneLine(r.Error, 120))
+			fmt.Fprintf(w, "✓ %-24s %5.1fs\n", r.Key, r.Ended.Sub(r.Started).Seconds())
+		default:
+			fmt.Fprintf(w, "✗ %-24s %5.1fs  %s: %s\n", r.Key, r.Ended.Sub(r.Started).Seconds(), text.Printable(r.Reason), oneLine(r.Error, 120))
 		}
 	}
 	for _, d := range live.Removed {
 		if seen["#removed "+d.Device] == "" {
 			seen["#removed "+d.Device] = "1"
-			fmt.Fprintf(e.stdout, "! device %s left the pool: its reset after %s failed: %s\n", d.Device, d.After, oneLine(d.Error, 160))
+			fmt.Fprintf(w, "! device %s left the pool: its reset after %s failed: %s\n", d.Device, d.After, oneLine(d.Error, 160))
 		}
 	}
 	if changed {
-		fmt.Fprintln(e.stdout, progressLine(live, time.Now()))
+		fmt.Fprintln(w, progressLine(live, now))
 	}
 }
 
@@ -158,7 +174,7 @@ func printSuiteSummary(e *env, r *report.Results) {
 		fmt.Fprintf(e.stdout, "pass@%d = %.2f, pass^%d = %.2f over %d tasks\n", r.PassK.K, r.PassK.PassAt, r.PassK.K, r.PassK.PassAll, r.PassK.Tasks)
 	}
 	for _, d := range r.Removed {
-		fmt.Fprintf(e.stdout, "device %s left the pool after %s: %s\n", d.Device, d.After, d.Error)
+		fmt.Fprintf(e.stdout, "device %s left the pool after %s: %s\n", d.Device, d.After, text.Printable(d.Error))
 	}
 }
 
@@ -190,6 +206,32 @@ running ones continue where they were, queued ones start.`)
 		fmt.Fprintln(e.stderr, "pcflow eval resume:", err)
 		return 1
 	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if msg := resumeFlags(rec, set, f.displays); msg != "" {
+		fmt.Fprintln(e.stderr, "pcflow eval resume:", msg)
+		return 2
+	}
+	if set["out"] && f.out != "" {
+		rec.Out, _ = filepath.Abs(f.out)
+	}
+	if set["displays"] && len(rec.Displays) == 0 && f.displays != "" {
+		rec.Displays = strings.Split(f.displays, ",") // no desktop came up before
+	}
+	lk, err := lockSuite(f.eng.state, rec.ID, "pcflow eval resume")
+	if err != nil {
+		fmt.Fprintln(e.stderr, "pcflow eval resume:", err)
+		return 1
+	}
+	defer lk.Release()
+	if set["out"] {
+		// Its results and report go there, this time and the next.
+		if err := saveSuite(f.eng.state, rec); err != nil {
+			fmt.Fprintln(e.stderr, "pcflow eval resume:", err)
+			return 1
+		}
+		fmt.Fprintf(e.stdout, "results of suite %s go to %s\n", rec.ID, rec.Out)
+	}
 	if rec.Temporal != "" && f.eng.temporal == "" {
 		f.eng.temporal = rec.Temporal
 	}
@@ -217,6 +259,36 @@ running ones continue where they were, queued ones start.`)
 	}
 	fmt.Fprintf(e.stdout, "resuming suite %s\n", rec.ID)
 	return followSuite(ctx, e, sess, rec, desc.WorkflowExecutionInfo.Execution.RunId, f.quiet, f.noReport, f.eng.state)
+}
+
+// resumeFixed are the eval flags that say how a suite runs: they are in
+// its workflow's input and its record from its start, and a resume cannot
+// change them.
+var resumeFixed = []string{"devices", "pool", "repeat", "filter", "id", "detach", "sandbox", "scratch-base", "reset",
+	"device-timeout", "model-latency", "script", "replay", "record", "profile", "policy", "approvers"}
+
+// resumeFlags says what is wrong with the flags set for `eval resume` of
+// rec, or "": --out is honoured, --displays only where the suite's
+// desktops are, the others that shape a suite are refused.
+func resumeFlags(rec suiteRecord, set map[string]bool, displays string) string {
+	var fixed []string
+	for _, name := range resumeFixed {
+		if set[name] {
+			fixed = append(fixed, "--"+name)
+		}
+	}
+	if len(fixed) > 0 {
+		return fmt.Sprintf("%s cannot change on a resume: suite %s goes on as it was started; start a new suite with `pcflow eval` for other settings",
+			strings.Join(fixed, ", "), rec.ID)
+	}
+	if set["displays"] && displays != strings.Join(rec.Displays, ",") && !(rec.Local && len(rec.Displays) == 0) {
+		if !rec.Local {
+			return fmt.Sprintf("--displays is for local devices; suite %s runs on the pool %s", rec.ID, strings.Join(rec.Devices, ", "))
+		}
+		return fmt.Sprintf("--displays %s: suite %s's devices are on %s, where their desktops stay up with the running tasks' applications, and the resume brings them back there; stop them with `pcflow desktop down --display :N` to free those displays, and leave --displays out",
+			displays, rec.ID, strings.Join(rec.Displays, ","))
+	}
+	return ""
 }
 
 func cmdEvalStatus(ctx context.Context, e *env, args []string) int {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,5 +84,117 @@ func TestSecretValues(t *testing.T) {
 	}
 	if _, err := secretValues(e, []string{"missing"}, &varFlags{}); err == nil || !strings.Contains(err.Error(), "PCFLOW_VAR_missing") {
 		t.Errorf("secretValues(missing) = %v, want an error naming PCFLOW_VAR_missing", err)
+	}
+}
+
+// TestSuiteFinalLinesPrintWhatPollsMissed: a task run that ends between
+// two progress polls (here: the only poll saw it running, or saw nothing)
+// gets its ✓ or ✗ line from the suite's final result, once; a run the
+// polls already printed as ended is not printed again.
+func TestSuiteFinalLinesPrintWhatPollsMissed(t *testing.T) {
+	start := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	run := func(key, status string) workflows.SuiteRun {
+		r := workflows.SuiteRun{Key: key, Status: status, Started: start, Devices: map[string]string{"main": "local-1"}}
+		if status != workflows.StatusRunning {
+			r.Ended = start.Add(3 * time.Second)
+		}
+		if status == workflows.StatusFailed {
+			r.Reason, r.Error = "check_failed", "the file holds 41"
+		}
+		return r
+	}
+	seen := map[string]string{}
+	var out strings.Builder
+	printSuiteChanges(&out, workflows.SuiteLive{Started: start, Runs: []workflows.SuiteRun{
+		run("early", workflows.StatusRunning), run("done", workflows.StatusSucceeded), run("late", workflows.StatusQueued)}}, seen, start)
+	if !strings.Contains(out.String(), "▶ early") || !strings.Contains(out.String(), "✓ done") {
+		t.Fatalf("first poll printed:\n%s", out.String())
+	}
+	out.Reset()
+	// The suite ends before the next poll: every run has ended.
+	final := workflows.SuiteLive{Started: start, Runs: []workflows.SuiteRun{
+		run("early", workflows.StatusSucceeded), run("done", workflows.StatusSucceeded), run("late", workflows.StatusFailed)}}
+	printSuiteChanges(&out, final, seen, start.Add(time.Minute))
+	got := out.String()
+	for _, want := range []string{"✓ early", "✗ late", "check_failed: the file holds 41", "[3/3 done · 0 running · 0 queued] pass 2/3"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("final lines = %q, want %q in them", got, want)
+		}
+	}
+	if strings.Contains(got, "✓ done") {
+		t.Errorf("final lines printed the already printed run again:\n%s", got)
+	}
+
+	// One task that starts and ends between two polls of a single-task eval.
+	out.Reset()
+	printSuiteChanges(&out, workflows.SuiteLive{Started: start, Runs: []workflows.SuiteRun{run("only", workflows.StatusSucceeded)}}, map[string]string{}, start)
+	if !strings.Contains(out.String(), "✓ only") {
+		t.Errorf("a single task that ended unseen printed %q, want its ✓ line", out.String())
+	}
+}
+
+// TestEvalResumeFlags: eval resume honours --out, and --displays where the
+// suite's desktops are; flags that shape the suite are refused by name
+// (was: all of them ignored silently).
+func TestEvalResumeFlags(t *testing.T) {
+	local := suiteRecord{ID: "smoke-1", Local: true, Devices: []string{"smoke-1-d1", "smoke-1-d2"}, Displays: []string{":90", ":91"}}
+	pool := suiteRecord{ID: "nightly", Devices: []string{"office-1", "office-2"}}
+	for _, tc := range []struct {
+		name     string
+		rec      suiteRecord
+		set      []string
+		displays string
+		want     string // "" when accepted
+	}{
+		{"out", local, []string{"out", "quiet", "state"}, "", ""},
+		{"same displays", local, []string{"displays"}, ":90,:91", ""},
+		{"other displays", local, []string{"displays"}, ":95,:96", "devices are on :90,:91"},
+		{"displays of a pool", pool, []string{"displays"}, ":95", "--displays is for local devices"},
+		{"shape of the suite", local, []string{"devices", "filter", "out"}, "", "--devices, --filter cannot change on a resume"},
+		{"model", pool, []string{"profile"}, "", "--profile cannot change"},
+	} {
+		set := map[string]bool{}
+		for _, n := range tc.set {
+			set[n] = true
+		}
+		got := resumeFlags(tc.rec, set, tc.displays)
+		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%s: resumeFlags = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestSecondProcessIsRefused: while one process holds a run's (or a
+// suite's) lock, a second is refused with a message naming the first and
+// what to do; once released, the lock is free.
+func TestSecondProcessIsRefused(t *testing.T) {
+	state := t.TempDir()
+	l, err := lockRun(state, "calc-1", "pcflow run calc.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = lockRun(state, "calc-1", "pcflow resume")
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("run calc-1 is served by process %d (pcflow run calc.hcl", os.Getpid())) ||
+		!strings.Contains(err.Error(), "pcflow status calc-1") {
+		t.Errorf("second lockRun = %v, want it refused naming process %d", err, os.Getpid())
+	}
+	if other, err := lockRun(state, "calc-2", "pcflow run calc.hcl"); err != nil {
+		t.Errorf("lockRun of another run = %v", err)
+	} else {
+		other.Release()
+	}
+	l.Release()
+	if l, err = lockRun(state, "calc-1", "pcflow resume"); err != nil {
+		t.Errorf("lockRun after release = %v", err)
+	}
+	l.Release()
+
+	s, err := lockSuite(state, "smoke/1", "pcflow eval smoke")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Release()
+	if _, err := lockSuite(state, "smoke/1", "pcflow eval resume"); err == nil || !strings.Contains(err.Error(), "suite smoke/1 is followed by process") {
+		t.Errorf("second lockSuite = %v, want it refused", err)
 	}
 }

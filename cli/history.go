@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/artifacts"
 	"github.com/pcflow/pcflow/activities/screen"
+	"github.com/pcflow/pcflow/internal/text"
 	"github.com/pcflow/pcflow/workflows"
 )
 
@@ -353,34 +355,43 @@ func cmdHistory(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintln(e.stdout, string(b))
 		return 0
 	}
+	printHistory(e.stdout, h, t)
+	return 0
+}
+
+// printHistory prints a run's steps and its end. Every text a model, a
+// person, a device or a check wrote is shown through text.Printable: a
+// thought holding escape sequences must not drive the terminal.
+func printHistory(w io.Writer, h *History, t *runTrace) {
+	p := text.Printable
 	cur := ""
 	for _, s := range h.Steps {
 		if s.Subtask != cur {
 			cur = s.Subtask
-			fmt.Fprintf(e.stdout, "\nsubtask %s on %s\n", s.Subtask, s.Device)
+			fmt.Fprintf(w, "\nsubtask %s on %s\n", p(s.Subtask), p(s.Device))
 		}
-		fmt.Fprintf(e.stdout, "  step %d\n", s.Step)
+		fmt.Fprintf(w, "  step %d\n", s.Step)
 		if s.Thought != "" {
-			fmt.Fprintf(e.stdout, "    thought:  %s\n", oneLine(s.Thought, 160))
+			fmt.Fprintf(w, "    thought:  %s\n", oneLine(s.Thought, 160))
 		}
-		fmt.Fprintf(e.stdout, "    action:   %s\n", s.Action)
+		fmt.Fprintf(w, "    action:   %s\n", p(s.Action))
 		for i, b := range s.Batch {
-			fmt.Fprintf(e.stdout, "      %d. %s\n", i+1, b)
+			fmt.Fprintf(w, "      %d. %s\n", i+1, p(b))
 		}
 		if s.Outcome != "" {
-			fmt.Fprintf(e.stdout, "    device:   %s\n", s.Outcome)
+			fmt.Fprintf(w, "    device:   %s\n", p(s.Outcome))
 		}
 		if s.Verdict != "" {
-			fmt.Fprintf(e.stdout, "    verdict:  %s — %s\n", s.Verdict, oneLine(s.Reason, 140))
+			fmt.Fprintf(w, "    verdict:  %s — %s\n", p(s.Verdict), oneLine(s.Reason, 140))
 		}
-		for _, p := range s.Person {
-			fmt.Fprintf(e.stdout, "    person:   %s\n", oneLine(p, 200))
+		for _, pe := range s.Person {
+			fmt.Fprintf(w, "    person:   %s\n", oneLine(pe, 200))
 		}
 		if s.Progress != "" {
-			fmt.Fprintf(e.stdout, "    progress: %s\n", oneLine(s.Progress, 160))
+			fmt.Fprintf(w, "    progress: %s\n", oneLine(s.Progress, 160))
 		}
 		if s.Memory != "" {
-			fmt.Fprintf(e.stdout, "    memory:   %s\n", oneLine(s.Memory, 160))
+			fmt.Fprintf(w, "    memory:   %s\n", oneLine(s.Memory, 160))
 		}
 		keys := make([]string, 0, len(s.Artifacts))
 		for k := range s.Artifacts {
@@ -388,24 +399,20 @@ func cmdHistory(ctx context.Context, e *env, args []string) int {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			fmt.Fprintf(e.stdout, "    %-9s %s\n", k+":", s.Artifacts[k])
+			fmt.Fprintf(w, "    %-9s %s\n", k+":", p(s.Artifacts[k]))
 		}
 	}
 	if h.Result != nil {
-		fmt.Fprintln(e.stdout)
-		printResult(e, h.Run, h.Result, "")
+		fmt.Fprintln(w)
+		printResult(w, h.Run, h.Result, "")
 	} else if t.Ended != "" {
-		fmt.Fprintf(e.stdout, "\nrun %s %s\n", t.ID, t.Ended)
+		fmt.Fprintf(w, "\nrun %s %s\n", t.ID, p(t.Ended))
 	}
-	return 0
 }
 
+// oneLine is s on one line of at most n runes, printable.
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len([]rune(s)) > n {
-		return string([]rune(s)[:n]) + "…"
-	}
-	return s
+	return text.Printable(text.Trunc(strings.Join(strings.Fields(s), " "), n))
 }
 
 // errSuiteRun is the answer of the single-run commands (status, history,

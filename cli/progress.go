@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/pcflow/pcflow/internal/text"
 	"github.com/pcflow/pcflow/workflows"
 )
 
@@ -40,10 +42,10 @@ func (s *session) follow(ctx context.Context, e *env, id, runID string, quiet bo
 				if ctx.Err() != nil {
 					return interrupted(e, id)
 				}
-				fmt.Fprintf(e.stderr, "run %s: %v\n", id, err)
+				fmt.Fprintf(e.stderr, "run %s: %s\n", id, text.Printable(err.Error()))
 				return 1
 			}
-			return printResult(e, id, &res, s.eng.uiURL)
+			return printResult(e.stdout, id, &res, s.eng.uiURL)
 		case <-ctx.Done():
 			return interrupted(e, id)
 		case <-tick.C:
@@ -102,7 +104,7 @@ func (s *session) progress(ctx context.Context, e *env, id string, seen map[stri
 					// The step that ended first: a wait comes after it.
 					if key := fmt.Sprintf("%d", sl.Done); sl.Done > 0 && seen[n+"#step"] != key {
 						seen[n+"#step"] = key
-						fmt.Fprintf(e.stdout, "  %-14s step %d/%d  %-28s → %s\n", n, sl.Done, sl.MaxSteps, sl.LastAction, sl.Verdict)
+						fmt.Fprintln(e.stdout, stepLine(n, sl))
 					}
 					wkey := ""
 					if sl.Waiting != nil {
@@ -123,41 +125,59 @@ func (s *session) progress(ctx context.Context, e *env, id string, seen map[stri
 		}
 		if seen[n] != st {
 			seen[n] = st
-			switch st {
-			case workflows.StatusRunning:
-				fmt.Fprintf(e.stdout, "▶ %s started\n", n)
-			case workflows.StatusSucceeded:
-				fmt.Fprintf(e.stdout, "✓ %s succeeded\n", n)
-			case workflows.StatusFailed:
-				fmt.Fprintf(e.stdout, "✗ %s failed: %s\n", n, live.Reasons[n])
-			case workflows.StatusSkipped:
-				fmt.Fprintf(e.stdout, "- %s skipped\n", n)
+			if l := subtaskLine(n, st, live.Reasons[n]); l != "" {
+				fmt.Fprintln(e.stdout, l)
 			}
 		}
 	}
 }
 
-func printResult(e *env, id string, r *workflows.InstructionResult, ui string) int {
-	fmt.Fprintf(e.stdout, "\nrun %s: %s (%s)\n", id, strings.ToUpper(r.Status), r.Reason)
-	if r.Error != "" {
-		fmt.Fprintf(e.stdout, "  %s\n", r.Error)
+// stepLine is the progress line of subtask n's last finished step; the
+// action and verdict, a model's words, are shown through text.Printable.
+func stepLine(n string, sl workflows.SubtaskLive) string {
+	return fmt.Sprintf("  %-14s step %d/%d  %-28s → %s", n, sl.Done, sl.MaxSteps, text.Printable(sl.LastAction), text.Printable(sl.Verdict))
+}
+
+// subtaskLine is the progress line of subtask n entering status st (""
+// for a status with no line); a failure's reason is shown printable.
+func subtaskLine(n, st, reason string) string {
+	switch st {
+	case workflows.StatusRunning:
+		return fmt.Sprintf("▶ %s started", n)
+	case workflows.StatusSucceeded:
+		return fmt.Sprintf("✓ %s succeeded", n)
+	case workflows.StatusFailed:
+		return fmt.Sprintf("✗ %s failed: %s", n, text.Printable(reason))
+	case workflows.StatusSkipped:
+		return fmt.Sprintf("- %s skipped", n)
 	}
-	fmt.Fprintf(e.stdout, "%-16s %-10s %-10s %-16s %5s %7s  %s\n", "SUBTASK", "DEVICE", "STATUS", "REASON", "STEPS", "TOKENS", "OUTPUTS")
+	return ""
+}
+
+// printResult prints a run's result; reasons, errors and check details
+// are shown through text.Printable.
+func printResult(w io.Writer, id string, r *workflows.InstructionResult, ui string) int {
+	p := text.Printable
+	fmt.Fprintf(w, "\nrun %s: %s (%s)\n", id, strings.ToUpper(p(r.Status)), p(r.Reason))
+	if r.Error != "" {
+		fmt.Fprintf(w, "  %s\n", p(r.Error))
+	}
+	fmt.Fprintf(w, "%-16s %-10s %-10s %-16s %5s %7s  %s\n", "SUBTASK", "DEVICE", "STATUS", "REASON", "STEPS", "TOKENS", "OUTPUTS")
 	for _, s := range r.Subtasks {
-		fmt.Fprintf(e.stdout, "%-16s %-10s %-10s %-16s %5d %7d  %s\n", s.Name, s.Device, s.Status, s.Reason, s.Steps, s.Usage.Total(), formatOutputs(s.Outputs))
+		fmt.Fprintf(w, "%-16s %-10s %-10s %-16s %5d %7d  %s\n", p(s.Name), p(s.Device), p(s.Status), p(s.Reason), s.Steps, s.Usage.Total(), formatOutputs(s.Outputs))
 		for _, c := range s.Checks {
-			fmt.Fprintf(e.stdout, "    check %-12s %s  %s\n", c.Name, passMark(c.Passed, c.Skipped), c.Detail)
+			fmt.Fprintf(w, "    check %-12s %s  %s\n", p(c.Name), passMark(c.Passed, c.Skipped), p(c.Detail))
 		}
 	}
 	for _, c := range r.Checks {
-		fmt.Fprintf(e.stdout, "task check %-12s %s  %s\n", c.Name, passMark(c.Passed, c.Skipped), c.Detail)
+		fmt.Fprintf(w, "task check %-12s %s  %s\n", p(c.Name), passMark(c.Passed, c.Skipped), p(c.Detail))
 	}
 	m := r.Metrics
-	fmt.Fprintf(e.stdout, "metrics: SR=%.0f SSR=%.2f CR=%.2f EE=%.3f CE=%.3f  steps=%d tokens=%d model calls=%d\n",
+	fmt.Fprintf(w, "metrics: SR=%.0f SSR=%.2f CR=%.2f EE=%.3f CE=%.3f  steps=%d tokens=%d model calls=%d\n",
 		m.SR, m.SSR, m.CR, m.EE, m.CE, r.Steps, r.Usage.Total(), r.Usage.Calls)
-	fmt.Fprintf(e.stdout, "every step: pcflow history %s\n", id)
+	fmt.Fprintf(w, "every step: pcflow history %s\n", id)
 	if ui != "" {
-		fmt.Fprintf(e.stdout, "in the UI:  %s/namespaces/default/workflows/%s\n", ui, id)
+		fmt.Fprintf(w, "in the UI:  %s/namespaces/default/workflows/%s\n", ui, id)
 	}
 	if r.Status == workflows.StatusSucceeded {
 		return 0

@@ -18,6 +18,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/pcflow/pcflow/internal/control"
+	"github.com/pcflow/pcflow/internal/text"
 	"github.com/pcflow/pcflow/specs"
 	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/workflows"
@@ -112,10 +113,10 @@ applications are stopped when it ends). Sensitive variables must be given again
 	in := *t.Input
 	if !running && *from == "" {
 		if t.Result == nil {
-			fmt.Fprintf(e.stderr, "pcflow resume: run %s ended without a result (%s); start it again with pcflow run\n", id, t.Ended)
+			fmt.Fprintf(e.stderr, "pcflow resume: run %s ended without a result (%s); start it again with pcflow run\n", id, text.Printable(t.Ended))
 			return 1
 		}
-		code := printResult(e, id, t.Result, sess.eng.uiURL)
+		code := printResult(e.stdout, id, t.Result, sess.eng.uiURL)
 		if code != 0 {
 			fmt.Fprintf(e.stdout, "to run it again from a subtask: pcflow resume %s --from SUBTASK\n", id)
 		}
@@ -131,6 +132,14 @@ applications are stopped when it ends). Sensitive variables must be given again
 	if running {
 		l := laneOf(in.Options)
 		if !rf.noWorker {
+			// A second worker for a run whose process lives would act on
+			// the same desktop beside the first.
+			lk, err := lockRun(rf.eng.state, id, "pcflow resume")
+			if err != nil {
+				fmt.Fprintln(e.stderr, "pcflow resume:", err)
+				return 1
+			}
+			defer lk.Release()
 			if code := sess.serve(ctx, e, &rf, device, l, secrets); code >= 0 {
 				return code
 			}
@@ -142,7 +151,7 @@ applications are stopped when it ends). Sensitive variables must be given again
 		return sess.ended(e, id, sess.follow(ctx, e, id, "", rf.quiet, w), !rf.noWorker)
 	}
 	if t.Result == nil {
-		fmt.Fprintf(e.stderr, "pcflow resume: run %s ended without a result (%s); start it again with pcflow run\n", id, t.Ended)
+		fmt.Fprintf(e.stderr, "pcflow resume: run %s ended without a result (%s); start it again with pcflow run\n", id, text.Printable(t.Ended))
 		return 1
 	}
 	if len(in.Plan.Subtasks) == 0 {
@@ -157,6 +166,12 @@ applications are stopped when it ends). Sensitive variables must be given again
 	newID := fmt.Sprintf("%s-from-%s-%s", id, *from, time.Now().Format("150405"))
 	var l lane
 	if !rf.noWorker {
+		lk, err := lockRun(rf.eng.state, newID, "pcflow resume --from "+*from)
+		if err != nil {
+			fmt.Fprintln(e.stderr, "pcflow resume:", err)
+			return 1
+		}
+		defer lk.Release()
 		l = privateLane(newID, device)
 		if code := sess.serve(ctx, e, &rf, device, l, secrets); code >= 0 {
 			return code

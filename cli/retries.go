@@ -22,6 +22,6 @@ func (s *session) retries(ctx context.Context, e *env, id, label string, seen ma
 			continue
 		}
 		seen[key] = attempt
-		fmt.Fprintf(e.stdout, "  ↻ %-14s %s: attempt %d after: %s\n", label, pa.GetActivityType().GetName(), pa.GetAttempt(), pa.GetLastFailure().GetMessage())
+		fmt.Fprintf(e.stdout, "  ↻ %-14s %s: attempt %d after: %s\n", label, pa.GetActivityType().GetName(), pa.GetAttempt(), oneLine(pa.GetLastFailure().GetMessage(), 300))
 	}
 }

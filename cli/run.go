@@ -59,6 +59,7 @@ OpenAI-compatible endpoint. Without a key, pcflow plays a scripted model
 	rf.vars.registerPolicy(fs)
 	fs.StringVar(&rf.id, "id", "", "run `ID` (default: TASK-YYYYMMDD-HHMMSS)")
 	fs.BoolVar(&rf.detach, "detach", false, "start the run and return (needs --temporal and 'pcflow worker' processes; implies --no-worker)")
+	approvers := fs.String("approvers", "", "only these people may approve, reject and answer for the run: `NAME[=UID],...` (default $"+approversEnv+", else the state folder's approvers file; none: anyone)")
 	files, code := parseFlags(fs, args)
 	if code >= 0 {
 		return code
@@ -74,6 +75,11 @@ OpenAI-compatible endpoint. Without a key, pcflow plays a scripted model
 	res := loadSpec(e, files[0], &rf.vars)
 	if res == nil {
 		return 1
+	}
+	who, whoFrom, err := approverList(*approvers, e.getenv, rf.eng.state)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "pcflow run:", err)
+		return 2
 	}
 	p := *res.Plan
 	device := rf.device
@@ -111,6 +117,12 @@ OpenAI-compatible endpoint. Without a key, pcflow plays a scripted model
 	}
 	var l lane
 	if !rf.noWorker {
+		lk, err := lockRun(rf.eng.state, id, "pcflow run "+filepath.Base(abs))
+		if err != nil {
+			fmt.Fprintln(e.stderr, "pcflow run:", err)
+			return 1
+		}
+		defer lk.Release()
 		l = privateLane(id, device)
 		if code := sess.serve(ctx, e, &rf, device, l, res.Secrets); code >= 0 {
 			return code
@@ -120,7 +132,10 @@ OpenAI-compatible endpoint. Without a key, pcflow plays a scripted model
 		fmt.Fprintln(e.stderr, "pcflow run:", err)
 		return 1
 	}
-	opts := workflows.Options{DeviceTimeout: rf.devTO, SearchAttributes: hasSearchAttributes(ctx, sess.eng.client)}
+	opts := workflows.Options{DeviceTimeout: rf.devTO, SearchAttributes: hasSearchAttributes(ctx, sess.eng.client), Approvers: who}
+	if len(who) > 0 && !rf.quiet {
+		fmt.Fprintf(e.stdout, "approvers: %s (%s)\n", strings.Join(who, ", "), whoFrom)
+	}
 	l.apply(&opts)
 	start := client.StartWorkflowOptions{ID: id, TaskQueue: l.queue(),
 		StaticSummary: fmt.Sprintf("task %s (%d subtasks)", p.Task, len(p.Subtasks)),

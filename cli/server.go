@@ -14,7 +14,7 @@ import (
 
 func cmdServer(ctx context.Context, e *env, args []string) int {
 	var state, uiIP string
-	var uiPort int
+	var port, uiPort int
 	fs := newFlags(e, "server", "[flags]", `Run the embedded Temporal server (SQLite in the state folder) and its Web UI,
 for workers and runs in other processes or on other machines. --ip 0.0.0.0 makes
 the frontend reachable from the network; the Web UI and its HTTP API stay on
@@ -22,7 +22,7 @@ the frontend reachable from the network; the Web UI and its HTTP API stay on
 "A shared server" in docs/deployment.md before exposing them.`)
 	stateFlag(fs, e, &state)
 	ip := fs.String("ip", "127.0.0.1", "`IP` address the frontend listens on (0.0.0.0: every interface)")
-	port := fs.Int("port", 7233, "`PORT` of the frontend")
+	portVar(fs, &port, "port", 7233, false, "`PORT` of the frontend")
 	uiFlags(fs, &uiPort, &uiIP)
 	if _, code := parseFlags(fs, args); code >= 0 {
 		return code
@@ -31,7 +31,7 @@ the frontend reachable from the network; the Web UI and its HTTP API stay on
 		fmt.Fprintln(e.stderr, "pcflow server:", err)
 		return 1
 	}
-	srv, err := tserver.Start(tserver.Options{DatabaseFile: filepath.Join(state, "temporal.db"), IP: *ip, Port: *port,
+	srv, err := tserver.Start(tserver.Options{DatabaseFile: filepath.Join(state, "temporal.db"), IP: *ip, Port: port,
 		UIPort: uiPort, UIIP: uiIP, LogFile: filepath.Join(state, "server.log")})
 	if err != nil {
 		if errors.Is(err, tserver.ErrPortInUse) {

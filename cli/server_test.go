@@ -165,3 +165,41 @@ func TestHintsForPortAndState(t *testing.T) {
 		}
 	}
 }
+
+// TestPortFlagsInRange: a port out of 1–65535 given to any command that
+// takes --port or --ui-port is refused when the flags are parsed, saying
+// so (was: "port 233410145 is taken by something that does not answer as
+// a Temporal server").
+func TestPortFlagsInRange(t *testing.T) {
+	cmds := [][]string{{"eval", "status", "x"}, {"eval", "resume", "x"}, {"desktop", "up"}}
+	for _, c := range commands() {
+		cmds = append(cmds, []string{c.name})
+	}
+	var checked int
+	for _, c := range cmds {
+		_, help, _ := runCLI(t, append(c, "--help")...)
+		for _, flag := range []string{"-port", "-ui-port"} {
+			if !strings.Contains(help, "  "+flag+" ") {
+				continue
+			}
+			for _, bad := range []string{"233410145", "-1", "65536", "http"} {
+				args := append(append([]string{}, c...), "--state", t.TempDir(), flag, bad)
+				code, _, errs := runCLI(t, args...)
+				if code != 2 || !strings.Contains(errs, "invalid value \""+bad+"\" for flag "+flag) || !strings.Contains(errs, "65535") {
+					t.Errorf("pcflow %v = %d, %q; want 2 and the port's range", args, code, errs)
+				}
+				if strings.Contains(errs, "is taken") {
+					t.Errorf("pcflow %v called an impossible port taken: %q", args, errs)
+				}
+			}
+			checked++
+		}
+	}
+	if checked < 10 {
+		t.Errorf("checked %d port flags; want every command's", checked)
+	}
+	// --ui-port 0 still means no UI; --port 0 is refused.
+	if code, _, errs := runCLI(t, "server", "--state", t.TempDir(), "--port", "0"); code != 2 || !strings.Contains(errs, "out of range 1–65535") {
+		t.Errorf("server --port 0 = %d, %q; want 2 and the range", code, errs)
+	}
+}

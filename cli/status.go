@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/pcflow/pcflow/activities/artifacts"
+	"github.com/pcflow/pcflow/internal/text"
 	"github.com/pcflow/pcflow/internal/tserver"
 	"github.com/pcflow/pcflow/workflows"
 )
@@ -57,10 +58,10 @@ func cmdStatus(ctx context.Context, e *env, args []string) int {
 		return 1
 	}
 	if t.Result == nil {
-		fmt.Fprintf(e.stdout, "ended without a result: %s\n", t.Ended)
+		fmt.Fprintf(e.stdout, "ended without a result: %s\n", text.Printable(t.Ended))
 		return 1
 	}
-	return printResult(e, id, t.Result, g.uiURL)
+	return printResult(e.stdout, id, t.Result, g.uiURL)
 }
 
 func listRuns(ctx context.Context, e *env, g *engine, limit int, query string) int {
@@ -107,7 +108,7 @@ func showLive(ctx context.Context, e *env, g *engine, id string, store artifacts
 				if cv, err := c.QueryWorkflow(qctx, child, "", workflows.ProgressQuery); err == nil {
 					var sl workflows.SubtaskLive
 					if cv.Get(&sl) == nil {
-						line += fmt.Sprintf("  step %d/%d %s %s (%s)", sl.Step, sl.MaxSteps, sl.Phase, sl.LastAction, sl.Verdict)
+						line += fmt.Sprintf("  step %d/%d %s %s (%s)", sl.Step, sl.MaxSteps, sl.Phase, text.Printable(sl.LastAction), text.Printable(sl.Verdict))
 						for _, l := range waitingLines(id, sl.Waiting, store.Path) {
 							line += "\n      " + l
 						}

@@ -25,9 +25,10 @@
 //     deterministic workflows.
 //   - Block names (devices, setup steps, subtasks, outputs, checks) are
 //     plain identifiers (plan.ValidName); counts and durations lie in
-//     fixed ranges; files, plans and expression nesting have limits
-//     (MaxSourceBytes, MaxPlanBytes, MaxNesting) checked before the
-//     recursive HCL parser runs, so hostile input is a diagnostic, never a
+//     fixed ranges; files, plans, expression and template nesting and
+//     strings have limits (MaxSourceBytes, MaxPlanBytes, MaxNesting,
+//     MaxStringBytes, MaxStringLines) checked before the recursive HCL
+//     parser runs (scan.go), so hostile input is a diagnostic, never a
 //     crash. Every diagnostic inside a block has that block as Context.
 //   - include = ["FILE.hcl", ...] at the top of a task file adds the
 //     variable and task blocks of other files (paths relative to the task

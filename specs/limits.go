@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
 
 	"github.com/pcflow/pcflow/specs/plan"
 )
@@ -30,6 +29,11 @@ const (
 	// interpolations and operators. Parsing is recursive; this keeps a file
 	// of 100,000 parentheses a diagnostic instead of a stack overflow.
 	MaxNesting = 200
+	// MaxStringBytes and MaxStringLines bound one string or heredoc: HCL's
+	// parser joins a string's lines one at a time, in time that grows with
+	// lines × bytes (a 1 MB heredoc of 25,000 lines took 17 s).
+	MaxStringBytes = 256 << 10
+	MaxStringLines = 2000
 )
 
 // Ranges of counts and durations, so absurd values ("1ns", 1e12 steps) are
@@ -67,64 +71,6 @@ func (p *parser) label(blk *hcl.Block, kind string) bool {
 		Subject:  blk.LabelRanges[0].Ptr(),
 	})
 	return false
-}
-
-// checkNesting scans the tokens of src (the scanner is not recursive) and
-// reports the first place where brackets, template interpolations and
-// operators nest deeper than MaxNesting, before the recursive parser sees
-// the file.
-func checkNesting(src []byte, filename string) hcl.Diagnostics {
-	toks, _ := hclsyntax.LexConfig(src, filename, hcl.InitialPos)
-	return nestingOf(toks)
-}
-
-func nestingOf(toks hclsyntax.Tokens) hcl.Diagnostics {
-	// frames are the open brackets; ops counts the operators in each, which
-	// nest as the parser descends into their operands.
-	type frame struct {
-		body bool // a block body or the file: a newline ends an expression
-		ops  int
-	}
-	frames := []frame{{body: true}}
-	depth := 0 // len(frames)-1 plus every frame's ops
-	for _, t := range toks {
-		top := &frames[len(frames)-1]
-		switch t.Type {
-		case hclsyntax.TokenOBrace, hclsyntax.TokenOBrack, hclsyntax.TokenOParen,
-			hclsyntax.TokenOQuote, hclsyntax.TokenOHeredoc,
-			hclsyntax.TokenTemplateInterp, hclsyntax.TokenTemplateControl:
-			frames = append(frames, frame{body: t.Type == hclsyntax.TokenOBrace})
-			depth++
-		case hclsyntax.TokenCBrace, hclsyntax.TokenCBrack, hclsyntax.TokenCParen,
-			hclsyntax.TokenCQuote, hclsyntax.TokenCHeredoc, hclsyntax.TokenTemplateSeqEnd:
-			if len(frames) > 1 {
-				depth -= 1 + top.ops
-				frames = frames[:len(frames)-1]
-			}
-		case hclsyntax.TokenNewline:
-			if top.body {
-				depth -= top.ops
-				top.ops = 0
-			}
-		case hclsyntax.TokenPlus, hclsyntax.TokenMinus, hclsyntax.TokenStar, hclsyntax.TokenSlash,
-			hclsyntax.TokenPercent, hclsyntax.TokenAnd, hclsyntax.TokenOr, hclsyntax.TokenBang,
-			hclsyntax.TokenEqualOp, hclsyntax.TokenNotEqual, hclsyntax.TokenLessThan,
-			hclsyntax.TokenLessThanEq, hclsyntax.TokenGreaterThan, hclsyntax.TokenGreaterThanEq,
-			hclsyntax.TokenQuestion:
-			top.ops++
-			depth++
-		}
-		if depth > MaxNesting {
-			return hcl.Diagnostics{{
-				Severity: hcl.DiagError,
-				Summary:  "Expression nested too deeply",
-				Detail: fmt.Sprintf("Brackets, interpolations and operators nest more than %d levels deep here. "+
-					"Split the expression, or compute the value with fewer nested parts.", MaxNesting),
-				Subject: t.Range.Ptr(),
-			}}
-		}
-	}
-	return nil
 }
 
 // checkPlanSize refuses a plan too large to start a run with.

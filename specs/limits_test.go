@@ -23,6 +23,9 @@ func TestDeepNestingIsADiagnostic(t *testing.T) {
 		{"sums", strings.Repeat("1+", 4*n) + "1"},
 		{"conditionals", strings.Repeat("true ? 1 : ", n) + "2"},
 		{"interpolations", strings.Repeat(`"${`, n) + "1" + strings.Repeat(`}"`, n)},
+		{"if directives", `"` + strings.Repeat("%{if true}", n) + "x" + strings.Repeat("%{endif}", n) + `"`},
+		{"for directives", `"` + strings.Repeat("%{~ for x in [1] ~}", n) + "x" + strings.Repeat("%{~ endfor ~}", n) + `"`},
+		{"directives and interpolations", `"` + strings.Repeat(`%{if true}${"`, n) + "x" + strings.Repeat(`"}%{endif}`, n) + `"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -46,10 +49,113 @@ func TestDeepNestingIsADiagnostic(t *testing.T) {
 			}
 		})
 	}
-	// Nesting a real task uses stays valid.
+	// In a heredoc too, and in the Manager's instruction templates.
+	src := []byte("task \"t\" {\n  instruction = <<EOT\n" + strings.Repeat("%{if true}", n) + "x" + strings.Repeat("%{endif}", n) + "\nEOT\n}\n")
+	if _, diags := Parse("deep.hcl", src, Options{}); !diags.HasErrors() || diags[0].Summary != "Expression nested too deeply" ||
+		diags[0].Subject == nil || diags[0].Subject.Start.Line != 3 || !strings.Contains(diags[0].Detail, "more than 200 levels") {
+		t.Errorf("Parse(a heredoc of nested %%{if}) = %v, want \"Expression nested too deeply\" on line 3 naming the limit", diags)
+	}
+	if _, err := ParseTemplate(strings.Repeat("%{if true}", n)+"x"+strings.Repeat("%{endif}", n), nil); err == nil || !strings.Contains(err.Error(), "nested too deeply") {
+		t.Errorf("ParseTemplate(nested %%{if}) = %v, want nested too deeply", err)
+	}
+	// Nesting a real task uses stays valid, and directives that follow one
+	// another do not add up.
 	ok := "task \"t\" {\n  instruction = \"${upper(((\"a\" == \"b\" || !(1 + 2 * 3 > 4)) ? \"x\" : \"y\"))}\"\n}\n"
 	if _, diags := Parse("ok.hcl", []byte(ok), Options{}); diags.HasErrors() {
 		t.Errorf("Parse(ordinary nesting) = %v", diags)
+	}
+	seq := "task \"t\" {\n  instruction = \"" + strings.Repeat("%{if true}a%{else}b%{endif}${upper(\"c\")}", 1000) +
+		strings.Repeat("%{if true}", 150) + "x" + strings.Repeat("%{endif}", 150) + "\"\n}\n"
+	if _, diags := Parse("seq.hcl", []byte(seq), Options{}); diags.HasErrors() {
+		t.Errorf("Parse(1000 directives in a row, 150 nested) = %v", diags)
+	}
+}
+
+// TestLongStringsAreADiagnostic: a string or heredoc of more lines or bytes
+// than a task needs, which HCL's parser would join in time that grows with
+// lines × bytes, is refused where it crosses the limit.
+func TestLongStringsAreADiagnostic(t *testing.T) {
+	tests := []struct {
+		name, attr, want string
+	}{
+		{"heredoc lines", "<<EOT\n" + strings.Repeat("a,b,c\n", MaxStringLines+1) + "EOT", "more than 2000 lines"},
+		{"heredoc bytes", "<<EOT\n" + strings.Repeat(strings.Repeat("x", 1000)+"\n", 300) + "EOT", "more than 256.0 KiB"},
+		{"quoted bytes", `"` + strings.Repeat("x", MaxStringBytes+1) + `"`, "more than 256.0 KiB"},
+		{"quoted escapes", `"` + strings.Repeat("$${x}", MaxStringLines+1) + `"`, "more than 2000 lines"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := []byte("task \"t\" {\n  instruction = " + tt.attr + "\n}\n")
+			_, diags := Parse("long.hcl", src, Options{})
+			if !diags.HasErrors() || diags[0].Summary != "String too long" || !strings.Contains(diags[0].Detail, tt.want) || diags[0].Subject == nil {
+				t.Errorf("Parse(%s) = %v, want \"String too long\" with %q and a place", tt.name, diags, tt.want)
+			}
+		})
+	}
+	// Just under the limits is valid.
+	src := []byte("task \"t\" {\n  instruction = <<EOT\n" + strings.Repeat("line of text\n", MaxStringLines-1) + "EOT\n}\n")
+	if _, diags := Parse("ok.hcl", src, Options{}); diags.HasErrors() {
+		t.Errorf("Parse(a heredoc of %d lines) = %v", MaxStringLines-1, diags)
+	}
+}
+
+// largeLegalTask is a valid task file of about 4 MB that uses each part of
+// the language a validation might be slow on: a chain of n subtasks, each
+// reading its predecessor's output in its instruction and its check, a
+// heredoc of 1,500 lines, directives nested 50 deep and comments.
+func largeLegalTask(n int) []byte {
+	var b strings.Builder
+	b.WriteString("task \"t\" {\n  instruction = <<EOT\n")
+	for i := 0; i < 1500; i++ {
+		b.WriteString("line " + strconv.Itoa(i) + " of the task's long description\n")
+	}
+	b.WriteString(strings.Repeat("%{if true}", 50) + "deep" + strings.Repeat("%{endif}", 50) + "\nEOT\n")
+	for i := 0; i < n; i++ {
+		name := "s" + strconv.Itoa(i)
+		b.WriteString("  subtask \"" + name + "\" {\n")
+		if i == 0 {
+			b.WriteString("    instruction = \"Start.\"\n")
+		} else {
+			prev := "subtask.s" + strconv.Itoa(i-1) + ".output.v"
+			b.WriteString("    instruction = \"Go on from ${" + prev + "}%{if " + prev + " != \"\"} now%{endif}.\"\n")
+			b.WriteString("    check \"read\" {\n      expect = " + prev + " != \"\"\n    }\n")
+		}
+		b.WriteString("    output \"v\" {}\n  }\n")
+	}
+	b.WriteString("}\n")
+	pad := strings.Repeat("# a comment line that pads the file to its size limit\n", (MaxSourceBytes-b.Len()-4096)/55)
+	return []byte(pad + b.String())
+}
+
+// TestLargeLegalTaskValidates: a generated task of nearly 4 MB, a long
+// chain of subtasks among it, is valid. (Validating it was quadratic in
+// the number of subtasks; BenchmarkParseLargeLegal measures it.)
+func TestLargeLegalTaskValidates(t *testing.T) {
+	src := largeLegalTask(1500)
+	if len(src) < 3<<20 || len(src) > MaxSourceBytes {
+		t.Fatalf("the generated task is %d bytes, want nearly %d", len(src), MaxSourceBytes)
+	}
+	res, diags := Parse("large.hcl", src, Options{})
+	if diags.HasErrors() {
+		t.Fatalf("Parse(a large valid task) = %v", diags)
+	}
+	if got := len(res.Plan.Subtasks); got != 1500 {
+		t.Errorf("the plan has %d subtasks, want 1500", got)
+	}
+	if got := res.Plan.Subtasks[1499].DependsOn; len(got) != 1 || got[0] != "s1498" {
+		t.Errorf("s1499 depends on %v, want [s1498]", got)
+	}
+}
+
+// BenchmarkParseLargeLegal measures Parse on the nearly 4 MB valid task
+// (go test -bench LargeLegal ./specs/).
+func BenchmarkParseLargeLegal(b *testing.B) {
+	src := largeLegalTask(1500)
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		if _, diags := Parse("large.hcl", src, Options{}); diags.HasErrors() {
+			b.Fatal(diags)
+		}
 	}
 }
 

@@ -206,8 +206,7 @@ func Format(filename string, src []byte) ([]byte, hcl.Diagnostics) {
 // template syntax (for example by the Manager agent) into a plan expression.
 // outputs lists, per subtask, the outputs that may be referenced.
 func ParseTemplate(text string, outputs map[string][]string) (plan.Expr, error) {
-	toks, _ := hclsyntax.LexTemplate([]byte(text), "instruction", hcl.InitialPos)
-	if diags := nestingOf(toks); diags.HasErrors() {
+	if diags := checkTemplateNesting([]byte(text), "instruction"); diags.HasErrors() {
 		return plan.Expr{}, fmt.Errorf("instruction template: %s", diagString(diags))
 	}
 	e, diags := hclsyntax.ParseTemplate([]byte(text), "instruction", hcl.Pos{Line: 1, Column: 1})

@@ -170,8 +170,12 @@ func (p *parser) task(b *hcl.Block) *plan.Plan {
 	// outputs and those of subtasks it (transitively) waits for.
 	if !p.diags.HasErrors() {
 		for _, sd := range subtaskBlocks {
-			before := g.Ancestors(sd.name)
-			for _, n := range keys(sd.checkRefs) {
+			if len(sd.checkRefs) == 0 {
+				continue
+			}
+			refs := keys(sd.checkRefs)
+			before := g.WaitsFor(sd.name, refs)
+			for _, n := range refs {
 				if n != sd.name && !before[n] {
 					p.diags = append(p.diags, &hcl.Diagnostic{
 						Severity: hcl.DiagError,
@@ -187,8 +191,9 @@ func (p *parser) task(b *hcl.Block) *plan.Plan {
 
 	// Outputs nobody reads: a warning, they are still reported. Outputs of
 	// a subtask nothing waits for are the task's results, not a smell.
+	waited := g.Waited()
 	for _, sd := range subtaskBlocks {
-		if len(g.Dependents(sd.name)) == 0 {
+		if !waited[sd.name] {
 			continue
 		}
 		for _, k := range keys(sd.outputs) {

@@ -1,6 +1,10 @@
 package workflows
 
-import "time"
+import (
+	"fmt"
+	"strings"
+	"time"
+)
 
 // A person in the loop (issue 13): the names and shapes through which the
 // CLI, the live-view page and the subtask workflow talk. A subtask's agent
@@ -40,6 +44,8 @@ type Approval struct {
 	Approve bool   `json:"approve"`
 	Reason  string `json:"reason,omitempty"`
 	By      string `json:"by,omitempty"`
+	// UID is the user id of the process that sent it (By names its user).
+	UID string `json:"uid,omitempty"`
 }
 
 // Answer is an AnswerUpdate's argument.
@@ -47,6 +53,35 @@ type Answer struct {
 	Request string `json:"request,omitempty"`
 	Text    string `json:"text"`
 	By      string `json:"by,omitempty"`
+	UID     string `json:"uid,omitempty"`
+}
+
+// CheckApprover refuses the person by (USER@HOST) with uid unless the run's
+// approvers list them (by name, or by name and uid); with no approvers,
+// anyone may decide.
+func CheckApprover(approvers []string, by, uid string) error {
+	if len(approvers) == 0 {
+		return nil
+	}
+	name := by
+	if i := strings.LastIndex(by, "@"); i >= 0 {
+		name = by[:i]
+	}
+	for _, a := range approvers {
+		n, u, withUID := strings.Cut(a, "=")
+		if n == name && (!withUID || u == uid) {
+			return nil
+		}
+	}
+	who := by
+	if who == "" {
+		who = "an unnamed person"
+	}
+	if uid != "" {
+		who += " (uid " + uid + ")"
+	}
+	return fmt.Errorf("%s is not an approver of this run: its operator lets only %s approve, reject and answer (--approvers, $PCFLOW_APPROVERS or the state folder's approvers file when it started)",
+		who, strings.Join(approvers, ", "))
 }
 
 // Waiting kinds: why a subtask's loop is not running.

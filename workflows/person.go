@@ -73,6 +73,8 @@ type person struct {
 	where func() string
 	// tookFor is how long a person had the device in the last hold.
 	tookFor time.Duration
+	// approvers are who may approve, reject and answer (Options.Approvers).
+	approvers []string
 }
 
 // register installs the control signal's receiver and the approve and
@@ -96,6 +98,9 @@ func (p *person) register(ctx workflow.Context) (workflow.ReceiveChannel, error)
 			return fmt.Sprintf("%s %s (%s)", verb, p.waiting.Action, p.waiting.ID), nil
 		},
 		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, ap Approval) error {
+			if err := CheckApprover(p.approvers, ap.By, ap.UID); err != nil {
+				return err
+			}
 			return p.check(WaitApproval, ap.Request)
 		}})
 	if err != nil {
@@ -107,6 +112,9 @@ func (p *person) register(ctx workflow.Context) (workflow.ReceiveChannel, error)
 			return fmt.Sprintf("answered %q (%s)", text.Trunc(p.waiting.Question, 60), p.waiting.ID), nil
 		},
 		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, an Answer) error {
+			if err := CheckApprover(p.approvers, an.By, an.UID); err != nil {
+				return err
+			}
 			if strings.TrimSpace(an.Text) == "" {
 				return fmt.Errorf("the answer is empty: give the text the agent asked for")
 			}

@@ -81,7 +81,7 @@ func newSubtaskLoop(ctx workflow.Context, in SubtaskInput) (*subtaskLoop, error)
 	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (SubtaskLive, error) { return l.live, nil }); err != nil {
 		return nil, err
 	}
-	l.pp = &person{hold: &st.Hold, where: func() string {
+	l.pp = &person{hold: &st.Hold, approvers: l.o.Approvers, where: func() string {
 		return fmt.Sprintf("subtask %s is at step %d, %s", s.Name, l.live.Step, l.live.Phase)
 	}}
 	var err error

@@ -69,6 +69,10 @@ type Options struct {
 	// queue of its own through Bind), so concurrent runs on one server
 	// never take each other's work.
 	Queue string `json:"queue,omitempty"`
+	// Approvers are the people the operator lets approve, reject and answer
+	// for the run: "NAME" (the user name) or "NAME=UID" (and that uid).
+	// Empty: anyone who reaches the server.
+	Approvers []string `json:"approvers,omitempty"`
 }
 
 // queue returns the run's task queue.

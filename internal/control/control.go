@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/user"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,20 +45,34 @@ const QueryTimeout = 5 * time.Second
 // UpdateTimeout bounds an approve or answer update.
 const UpdateTimeout = 30 * time.Second
 
-// By names the person at this terminal: $USER@hostname.
-func By() string {
-	name := os.Getenv("USER")
-	if name == "" {
-		if u, err := user.Current(); err == nil {
-			name = u.Username
-		}
-	}
-	host, _ := os.Hostname()
-	if name == "" {
-		name = "someone"
-	}
-	return name + "@" + host
+// Person is the person at this terminal, as the operating system knows
+// the process: its user (looked up from its uid, never from $USER, which
+// anyone can set: `env USER=someone pcflow approve` is still its caller)
+// and its machine.
+type Person struct {
+	Name string // user name; "uid N" when the uid has no name
+	UID  string
+	Host string
 }
+
+// Me is the person running this process.
+func Me() Person { return personOf(os.Getuid()) }
+
+func personOf(uid int) Person {
+	p := Person{UID: strconv.Itoa(uid), Name: "uid " + strconv.Itoa(uid)}
+	if u, err := user.LookupId(p.UID); err == nil && u.Username != "" {
+		p.Name = u.Username
+	}
+	p.Host, _ = os.Hostname()
+	return p
+}
+
+// By names the person for a run's history: USER@HOST.
+func (p Person) By() string { return p.Name + "@" + p.Host }
+
+// By names the person at this terminal: USER@HOST, the user of the
+// process's uid.
+func By() string { return Me().By() }
 
 // Running returns the run's running subtasks with their live state, in
 // name order. The run is a pcflow run id (a suite's task run id works too).

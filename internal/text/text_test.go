@@ -35,3 +35,25 @@ func TestUniq(t *testing.T) {
 		}
 	}
 }
+
+func TestPrintable(t *testing.T) {
+	tests := []struct {
+		in, want string
+	}{
+		{"plain text, пароль, 日本語", "plain text, пароль, 日本語"},
+		{"two\nlines\tand a tab", "two\nlines\tand a tab"},
+		{"\x1b[2J\x1b]0;pwned\x07title", `\x1b[2J\x1b]0;pwned\x07title`},
+		{"over\rwrite\b", `over\x0dwrite\x08`},
+		{"del\x7f nul\x00", `del\x7f nul\x00`},
+		{"c1 \u009b31m csi", `c1 \u009b31m csi`},
+		{"bidi \u202egnp.exe", `bidi \u202egnp.exe`},
+		{"bad \xff\xfe utf-8", `bad \xff\xfe utf-8`},
+		{`C:\Users stays`, `C:\Users stays`},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := Printable(tt.in); got != tt.want {
+			t.Errorf("Printable(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

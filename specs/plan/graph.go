@@ -194,6 +194,47 @@ func (g *Graph) Ancestors(name string) map[string]bool {
 	return seen
 }
 
+// WaitsFor returns which of others name waits for, directly or not. It
+// stops searching once it has found them all, so asking about a node's
+// direct dependencies costs little however long the chain behind them.
+func (g *Graph) WaitsFor(name string, others []string) map[string]bool {
+	want := map[string]bool{}
+	for _, o := range others {
+		want[o] = true
+	}
+	found := map[string]bool{}
+	seen := map[string]bool{}
+	stack := g.known(name)
+	for len(stack) > 0 && len(found) < len(want) {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		if want[n] {
+			found[n] = true
+		}
+		stack = append(stack, g.known(n)...)
+	}
+	return found
+}
+
+// Waited returns the nodes some node depends on: a node not in it is one
+// nothing waits for. One pass over the graph, where asking Dependents of
+// every node would be quadratic.
+func (g *Graph) Waited() map[string]bool {
+	w := map[string]bool{}
+	for _, n := range g.nodes {
+		for _, d := range g.deps[n] {
+			if _, ok := g.deps[d]; ok {
+				w[d] = true
+			}
+		}
+	}
+	return w
+}
+
 // Dependents returns every node that waits for name, directly or not.
 func (g *Graph) Dependents(name string) map[string]bool {
 	rev := map[string][]string{}

@@ -89,4 +89,13 @@ func TestGraphReachability(t *testing.T) {
 	if got := g.Dependents("e"); len(got) != 0 {
 		t.Errorf("Dependents(e) = %v, want none", got)
 	}
+	if diff := cmp.Diff(map[string]bool{"a": true, "d": true}, g.WaitsFor("e", []string{"a", "d", "e", "nope"})); diff != "" {
+		t.Errorf("WaitsFor(e, a d e nope) mismatch (-want +got):\n%s", diff)
+	}
+	if got := g.WaitsFor("b", []string{"c"}); len(got) != 0 {
+		t.Errorf("WaitsFor(b, c) = %v, want none", got)
+	}
+	if diff := cmp.Diff(map[string]bool{"a": true, "b": true, "c": true, "d": true}, g.Waited()); diff != "" {
+		t.Errorf("Waited mismatch (-want +got):\n%s", diff)
+	}
 }

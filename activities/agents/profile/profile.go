@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strings"
@@ -228,13 +229,17 @@ func Parse(data []byte, src string) ([]Profile, error) {
 	return out, nil
 }
 
+// MaxFileSize is the largest profiles file Load reads.
+const MaxFileSize = 1 << 20
+
 // Load returns the set of built-ins plus the profiles in the file path
-// (none when path is empty).
+// (none when path is empty). The file must be a regular file of at most
+// MaxFileSize bytes.
 func Load(path string) (*Set, error) {
 	if path == "" {
 		return NewSet()
 	}
-	b, err := os.ReadFile(path)
+	b, err := readFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read profiles: %w", err)
 	}
@@ -243,6 +248,46 @@ func Load(path string) (*Set, error) {
 		return nil, err
 	}
 	return NewSet(extra...)
+}
+
+// readFile reads the regular file path, refusing one larger than
+// MaxFileSize (a device or a pipe such as /dev/zero never ends).
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s): point PCFLOW_PROFILES at a JSON file", path, fileKind(st.Mode()))
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxFileSize {
+		return nil, fmt.Errorf("%s is larger than 1 MiB, the most a profiles file may hold", path)
+	}
+	return b, nil
+}
+
+// fileKind names the kind of a file that is not a regular one.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&os.ModeNamedPipe != 0:
+		return "a pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
 }
 
 // FromEnv resolves the profile PCFLOW_PROFILE names, with user profiles
