@@ -335,10 +335,17 @@ func TestEvalSecretStaysOnDevice(t *testing.T) {
 	out := outBuf.Bytes()
 	procs := ps()
 	seen := procs.cmdlines
-	// The one documented holder: the check command, which reads the value
-	// from PCFLOW_SECRET_token (and only from there) while it runs.
+	// The documented holders: the task's check commands, which get every
+	// sensitive value as PCFLOW_SECRET_NAME (and only there) while they
+	// run, and the programs of their pipelines (the value never in an
+	// argument: the check hands it to grep on its standard input).
+	checkProcs := map[string]bool{
+		"sh -c printenv PCFLOW_SECRET_token | grep -qFf - /tmp/pcflow-task/token.txt": true,
+		"printenv PCFLOW_SECRET_token": true, "grep -qFf - /tmp/pcflow-task/token.txt": true,
+		"sh -c ! env | grep -q '^PCFLOW_VAR_'": true, "env": true, "grep -q ^PCFLOW_VAR_": true,
+	}
 	for cl, vars := range procs.holders {
-		if strings.HasPrefix(cl, "sh -c grep -qF") && slices.Equal(vars, []string{"PCFLOW_SECRET_token"}) {
+		if checkProcs[strings.TrimSpace(cl)] && slices.Equal(vars, []string{"PCFLOW_SECRET_token"}) {
 			continue
 		}
 		t.Errorf("a process started by eval holds the secret in its environment (%v): %s", vars, cl)

@@ -21,7 +21,7 @@ task "secret_note" {
 
   check "saved" {
     command {
-      argv      = ["sh", "-c", "grep -qF \"$PCFLOW_SECRET_token\" /tmp/pcflow-task/token.txt"]
+      argv      = ["sh", "-c", "printenv PCFLOW_SECRET_token | grep -qFf - /tmp/pcflow-task/token.txt"]
       exit_code = 0
     }
   }
