@@ -278,9 +278,6 @@ Examples:
 	rec.Model = f.modelFlag.spec
 	rec.Model.LatencyMS = int(f.latency / time.Millisecond)
 	if st.script != nil {
-		if f.latency > 0 {
-			st.script.LatencyMS = int(f.latency / time.Millisecond)
-		}
 		path := filepath.Join(f.eng.state, "suites", strings.ReplaceAll(id, "/", "_")+".script.json")
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			fmt.Fprintln(e.stderr, "pcflow eval:", err)
@@ -291,7 +288,6 @@ Examples:
 			fmt.Fprintln(e.stderr, "pcflow eval:", err)
 			return 1
 		}
-		rec.Script = path
 		rec.Model.Script = path
 	}
 	rec.Repro = st.repro

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -166,7 +165,7 @@ func printSuiteSummary(e *env, r *report.Results) {
 		fmt.Fprintf(e.stdout, "%-24s %-10s %-20s %5.2f %5d %6d %7.1f  %s\n", row.Key, row.Status, row.Reason, row.CR, row.Steps, row.Tokens, row.WallSeconds, devicesOf(row.Devices))
 	}
 	var reasons []string
-	for _, k := range sortedKeysInt(r.Overall.Reasons) {
+	for _, k := range sortedKeys(r.Overall.Reasons) {
 		reasons = append(reasons, fmt.Sprintf("%s=%d", k, r.Overall.Reasons[k]))
 	}
 	fmt.Fprintf(e.stdout, "reasons: %s\n", strings.Join(reasons, " "))
@@ -176,15 +175,6 @@ func printSuiteSummary(e *env, r *report.Results) {
 	for _, d := range r.Removed {
 		fmt.Fprintf(e.stdout, "device %s left the pool after %s: %s\n", d.Device, d.After, text.Printable(d.Error))
 	}
-}
-
-func sortedKeysInt(m map[string]int) []string {
-	k := make([]string, 0, len(m))
-	for n := range m {
-		k = append(k, n)
-	}
-	sort.Strings(k)
-	return k
 }
 
 func cmdEvalResume(ctx context.Context, e *env, args []string) int {

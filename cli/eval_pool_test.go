@@ -19,7 +19,6 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/x11"
 	"github.com/pcflow/pcflow/internal/tserver"
 )
@@ -82,7 +81,7 @@ func TestEvalPoolDetachResume(t *testing.T) {
 		if err != nil {
 			t.Fatalf("desktop for %s: %v", dev, err)
 		}
-		t.Cleanup(func() { activities.StopApps(d.Display); d.Down() })
+		t.Cleanup(func() { x11.StopApps(d.Display); d.Down() })
 		wk := w.cmd(remote("worker", "--device", dev, "--display", d.Display, "--script", script)...)
 		logf, _ := os.Create(filepath.Join(w.state, dev+".log"))
 		wk.Stdout, wk.Stderr = logf, logf

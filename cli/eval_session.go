@@ -69,9 +69,6 @@ func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteReco
 		if err != nil {
 			return fail(err)
 		}
-		if spec.LatencyMS > 0 {
-			sc.LatencyMS = spec.LatencyMS
-		}
 		o.script = &sc
 	}
 	m, err := resolveModel(e, spec, o)
@@ -120,7 +117,7 @@ func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteReco
 				deskMu.Lock()
 				defer deskMu.Unlock()
 				if !s.keepDesktops {
-					activities.StopApps(desk.Display)
+					x11.StopApps(desk.Display)
 					desk.Down()
 				}
 			})
@@ -134,7 +131,7 @@ func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteReco
 				if desk.Alive() {
 					return nil, false, nil
 				}
-				activities.StopApps(desk.Display)
+				x11.StopApps(desk.Display)
 				desk.Down()
 				nd, err := x11.Up(ctx, x11.DesktopOptions{Display: desk.Display, StateDir: f.eng.state})
 				if err != nil {

@@ -39,7 +39,7 @@ func newEvalWorld(tb testing.TB) *evalWorld {
 		for _, f := range envs {
 			display := ":" + strings.TrimSuffix(filepath.Base(f), ".env")
 			if d, err := x11.Load(w.state, display); err == nil {
-				activities.StopApps(display)
+				x11.StopApps(display)
 				d.Down()
 			}
 		}

@@ -102,12 +102,7 @@ func (s modelSpec) withEnv(getenv func(string) string) (modelSpec, error) {
 			s.Profile = parent.Profile
 		}
 		for role, name := range parent.Roles {
-			if _, ok := s.Roles[role]; !ok {
-				if s.Roles == nil {
-					s.Roles = map[string]string{}
-				}
-				s.Roles[role] = name
-			}
+			s.defaultRole(role, name)
 		}
 		s.Record = s.Record || parent.Record
 	}
@@ -116,16 +111,22 @@ func (s modelSpec) withEnv(getenv func(string) string) (modelSpec, error) {
 	}
 	for _, role := range agents.ProfileRoles {
 		if name := getenv("PCFLOW_PROFILE_" + strings.ToUpper(role)); name != "" {
-			if _, ok := s.Roles[role]; !ok {
-				if s.Roles == nil {
-					s.Roles = map[string]string{}
-				}
-				s.Roles[role] = name
-			}
+			s.defaultRole(role, name)
 		}
 	}
 	s.Record = s.Record || getenv("PCFLOW_RECORD") == "1"
 	return s, nil
+}
+
+// defaultRole gives role the profile name unless it has one.
+func (s *modelSpec) defaultRole(role, name string) {
+	if _, ok := s.Roles[role]; ok {
+		return
+	}
+	if s.Roles == nil {
+		s.Roles = map[string]string{}
+	}
+	s.Roles[role] = name
 }
 
 // profiles resolves the spec's profile names: the built-ins and the user

@@ -155,17 +155,24 @@ func windowPIDs(display string) []int {
 	return pids
 }
 
-func sessionOf(pid int) int {
+// stat returns a process's /proc/PID/stat fields after its name: state,
+// ppid, pgrp, session, … (the name may hold spaces and parentheses); nil
+// when the process is gone.
+func stat(pid int) []string {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0
+		return nil
 	}
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return 0
+		return nil
 	}
-	f := strings.Fields(s[i+1:]) // state ppid pgrp session ...
+	return strings.Fields(s[i+1:])
+}
+
+func sessionOf(pid int) int {
+	f := stat(pid)
 	if len(f) < 4 {
 		return 0
 	}
@@ -174,17 +181,7 @@ func sessionOf(pid int) int {
 }
 
 func parentOf(pid int) int {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// pid (comm) state ppid ...; comm may hold spaces and parentheses.
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(s[i+1:])
+	f := stat(pid)
 	if len(f) < 2 {
 		return 0
 	}
@@ -192,12 +189,8 @@ func parentOf(pid int) int {
 	return p
 }
 
+// alive: the process exists and is not a zombie.
 func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && len(s) > i+2 && s[i+2] != 'Z'
+	f := stat(pid)
+	return len(f) > 0 && f[0] != "Z"
 }
