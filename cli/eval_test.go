@@ -329,17 +329,22 @@ func TestEvalSecretStaysOnDevice(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Every process but eval itself (whose environment the user gave
-	// the value in): the desktop, the sandbox, the worker, the apps.
+	// the value in): the desktop, the sandbox, the worker, the apps. A
+	// child eval has forked but not yet exec'd still shows eval's
+	// command line and environment; the watcher skips those by command
+	// line.
 	ps := watchProcesses(t, c.Process.Pid, secret)
 	c.Wait()
 	out := outBuf.Bytes()
 	procs := ps()
 	seen := procs.cmdlines
-	// The documented holders: the task's check commands, which get every
-	// sensitive value as PCFLOW_SECRET_NAME (and only there) while they
-	// run, and the programs of their pipelines (the value never in an
-	// argument: the check hands it to grep on its standard input).
+	// The documented holders: the task's setup and check commands, which
+	// get every sensitive value as PCFLOW_SECRET_NAME (and only there)
+	// while they run, and the programs of their pipelines (the value
+	// never in an argument: the check hands it to grep on its standard
+	// input).
 	checkProcs := map[string]bool{
+		"mkdir -p /tmp/pcflow-task": true,
 		"sh -c printenv PCFLOW_SECRET_token | grep -qFf - /tmp/pcflow-task/token.txt": true,
 		"printenv PCFLOW_SECRET_token": true, "grep -qFf - /tmp/pcflow-task/token.txt": true,
 		"sh -c ! env | grep -q '^PCFLOW_VAR_'": true, "env": true, "grep -q ^PCFLOW_VAR_": true,

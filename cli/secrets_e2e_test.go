@@ -312,6 +312,13 @@ func watchProcesses(t *testing.T, skip int, value string) func() processWatch {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		// The skipped process's command line: a child it has forked but
+		// not yet exec'd shares its memory, so /proc shows the parent's
+		// command line and environment under the child's pid.
+		var skipCmdline []byte
+		if skip != 0 {
+			skipCmdline, _ = os.ReadFile(filepath.Join("/proc", fmt.Sprint(skip), "cmdline"))
+		}
 		for ctx.Err() == nil {
 			entries, _ := os.ReadDir("/proc")
 			for _, e := range entries {
@@ -319,7 +326,7 @@ func watchProcesses(t *testing.T, skip int, value string) func() processWatch {
 					continue
 				}
 				b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-				if err != nil || len(b) == 0 {
+				if err != nil || len(b) == 0 || (len(skipCmdline) > 0 && bytes.Equal(b, skipCmdline)) {
 					continue
 				}
 				cl := string(bytes.ReplaceAll(b, []byte{0}, []byte{' '}))

@@ -402,7 +402,9 @@ func TestGrounding(t *testing.T) {
 					}
 					time.Sleep(300 * time.Millisecond)
 				}
-				_, e := find(dev, named(r.role, r.target), 5*time.Second)
+				// Generous: under load a LibreOffice dialog can take seconds to
+				// appear in the accessibility tree (CI: calc "Sort..." seen empty).
+				_, e := find(dev, named(r.role, r.target), 20*time.Second)
 				st := dev.LastStats()
 				observations++
 				unnamed, namedAPI, byOCR, still = unnamed+st.Unnamed, namedAPI+st.Named, byOCR+st.NamedByOCR, still+st.StillUnnamed

@@ -138,7 +138,7 @@ func hasState(e screen.Element, st string) bool {
 // clickNamed finds an element by name the way an instruction names it and
 // clicks its centre.
 func clickNamed(t testing.TB, dev *Device, role, name string) bool {
-	_, e := find(dev, named(role, name), 5*time.Second)
+	_, e := find(dev, named(role, name), 15*time.Second)
 	if e == nil {
 		return false
 	}
