@@ -17,6 +17,7 @@ import (
 // between actions the batch goes on at the next unexecuted one and the
 // calculator shows 84.
 func TestBatchCrashAndResume(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	w := newWorld(t)
 	seed := time.Now().UnixNano()
 	rng := rand.New(rand.NewSource(seed))

@@ -29,6 +29,7 @@ const (
 // twice. PCFLOW_CHAOS_KILLS sets the number of kills (default 3, one of each
 // kind; the long version is 20 or more), PCFLOW_CHAOS_SEED the seed.
 func TestChaos(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	kills := 3
 	if v := os.Getenv("PCFLOW_CHAOS_KILLS"); v != "" {
 		n, err := strconv.Atoi(v)

@@ -11,6 +11,7 @@ import (
 // shows each retry as it happens (which step, which attempt, why), and the
 // run goes on once the endpoint answers.
 func TestRunShowsModelRetries(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	w := newWorld(t)
 	script := filepath.Join(w.state, "flaky.script.json")
 	os.WriteFile(script, []byte(`{

@@ -151,6 +151,7 @@ func runID(out string) string {
 }
 
 func TestExampleCalculator(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	w := newWorld(t)
 	code, out := w.pcflow(w.flags("run", "specs/examples/calculator.hcl", "--display", w.display)...)
 	if code != 0 {
@@ -195,6 +196,7 @@ func TestExampleCalculator(t *testing.T) {
 }
 
 func TestExampleEditor(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	os.RemoveAll("/tmp/pcflow-editor")
 	w := newWorld(t)
 	code, out := w.pcflow(w.flags("run", "specs/examples/editor.hcl", "--display", w.display)...)
@@ -208,6 +210,7 @@ func TestExampleEditor(t *testing.T) {
 }
 
 func TestExamplePCEval(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	// The example's LibreOffice profile is fixed: an instance left from an
 	// earlier run would take the request and open Calc on its own display.
 	exec.Command("pkill", "-f", "pcflow-pceval/lo").Run()
@@ -229,6 +232,7 @@ func TestExamplePCEval(t *testing.T) {
 }
 
 func TestExampleFreeText(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	os.RemoveAll("/tmp/pcflow-free")
 	w := newWorld(t)
 	code, out := w.pcflow(w.flags("run", "specs/examples/freetext.hcl", "--display", w.display)...)
@@ -246,6 +250,7 @@ func TestExampleFreeText(t *testing.T) {
 // TestExampleTwoDevices runs the CRAB-style task on two displays: the run
 // process serves alice, a separate `pcflow worker` serves bob.
 func TestExampleTwoDevices(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	os.RemoveAll("/tmp/pcflow-alice")
 	os.RemoveAll("/tmp/pcflow-bob")
 	w := newWorld(t)
@@ -295,6 +300,7 @@ func waitPort(t *testing.T, port int) {
 // from the device's own action log that no action ran twice and that the
 // finished subtask was not run again.
 func TestCrashAndResume(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	w := newWorld(t)
 	seed := time.Now().UnixNano()
 	rng := rand.New(rand.NewSource(seed))
@@ -437,6 +443,7 @@ func TestUIServed(t *testing.T) {
 // before it is kept (its action is not executed again), and the rerun
 // succeeds with a model that does better.
 func TestResumeFrom(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	w := newWorld(t)
 	code, out := w.pcflow(w.flags("run", "cli/testdata/crash.hcl", "--display", w.display, "--id", "fails",
 		"--script", "cli/testdata/crash_fails.script.json")...)
@@ -465,6 +472,7 @@ func TestResumeFrom(t *testing.T) {
 // TestRecordAndReplay records a run's model exchanges and drives a second
 // run from the recording, without the script.
 func TestRecordAndReplay(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	w := newWorld(t)
 	code, out := w.pcflow(w.flags("run", "specs/examples/calculator.hcl", "--display", w.display, "--id", "recorded", "--record")...)
 	if code != 0 {

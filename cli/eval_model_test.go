@@ -68,6 +68,7 @@ func recordedDecisions(t *testing.T, state string) []string {
 // the real endpoint configured in the environment counts none, and no
 // script is there to play.
 func TestEvalProfileRecordReplay(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	w := newEvalWorld(t)
 	suite := t.TempDir()
 	for _, f := range []string{"calc_add.hcl", "calc_add.script.json"} {

@@ -59,6 +59,7 @@ func mergeScripts(t *testing.T, files ...string) string {
 // runs without waiting for it, and `eval resume` follows it to its end
 // and writes the results and the report.
 func TestEvalPoolDetachResume(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	w := newEvalWorld(t)
 	smoke := func(f string) string {
 		abs, _ := filepath.Abs(filepath.Join("..", "specs", "suites", "smoke", f))

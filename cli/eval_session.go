@@ -185,20 +185,31 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 	if len(secrets) > 0 {
 		argv = append(argv, "--secrets-fd", "3")
 	}
+	// wrap puts the worker's command in its sandbox for the desktop's
+	// environment (a desktop brought back has a new D-Bus socket).
+	wrap := func([]string) ([]string, error) { return argv, nil }
 	switch rec.Sandbox {
 	case sandboxBind:
+		tmp := filepath.Join(dir, "tmp")
+		if err := mkdirMode(tmp, 0o777|os.ModeSticky); err != nil {
+			return nil, err
+		}
 		if err := os.MkdirAll(ScratchDir, 0o755); err != nil {
 			return nil, err
 		}
-		argv = append([]string{"bwrap", "--dev-bind", "/", "/", "--bind", scratch, ScratchDir, "--die-with-parent", "--"}, argv...)
+		wrap = func(env []string) ([]string, error) {
+			return bindSandbox{Tmp: tmp, Scratch: scratch, Keep: keepUnderTmp(exe, f.eng.state, env)}.argv(argv), nil
+		}
 		extra = append(extra, activities.ScratchEnv+"="+ScratchDir)
 	case sandboxOverlay:
-		sb, err := deviceSandbox(exe, f.eng.state, rec, name, dir, display, environ, argv)
-		if err != nil {
-			return nil, err
+		wrap = func(env []string) ([]string, error) {
+			sb, err := deviceSandbox(exe, f.eng.state, rec, name, dir, display, env, argv)
+			return sb.argv(), err
 		}
-		argv = sb.argv()
 		extra = append(extra, activities.ScratchEnv+"="+ScratchDir, restartEnv+"=1")
+	}
+	if _, err := wrap(environ); err != nil {
+		return nil, err
 	}
 	env := append(append([]string(nil), environ...), extra...)
 	logf, err := os.OpenFile(filepath.Join(dir, "worker.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
@@ -207,6 +218,10 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 	}
 	out := &readyWriter{w: logf, ready: make(chan time.Time, 1)}
 	start := func() (*exec.Cmd, error) {
+		argv, err := wrap(env)
+		if err != nil {
+			return nil, err
+		}
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Env = env
 		cmd.Stdout, cmd.Stderr = out, out

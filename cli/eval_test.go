@@ -131,6 +131,7 @@ func dumpDOM(t *testing.T, path string) string {
 // record how to reproduce them, and the HTML report shows in a real
 // browser the task table, loaded step screenshots and a failed check.
 func TestEvalSmokeSuite(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	w := newEvalWorld(t)
 	code, out := w.pcflow(w.flags("eval", "specs/suites/smoke", "--devices", "3", "--out", w.out, "--id", "smoke")...)
 	t.Log(out)
@@ -191,6 +192,7 @@ func TestEvalSmokeSuite(t *testing.T) {
 // the scratch folder bound into the sandbox and emptied, and as an overlay
 // that the reset drops; without the reset the second task fails.
 func TestEvalResetBetweenTasks(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	for _, sandbox := range []string{"bind", "overlay"} {
 		w := newEvalWorld(t)
 		code, out := w.pcflow(w.flags("eval", "cli/testdata/eval_reset", "--devices", "1", "--out", w.out, "--no-report", "--sandbox", sandbox)...)
@@ -222,6 +224,7 @@ func TestEvalResetBetweenTasks(t *testing.T) {
 // run, then resumes the suite: every task ends as it must, no task that
 // had finished runs again, and no action is executed twice.
 func TestEvalKillAndResume(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	w := newEvalWorld(t)
 	c := w.cmd(w.flags("eval", "specs/suites/smoke", "--devices", "2", "--out", w.out, "--id", "crashy")...)
 	stdout, err := c.StdoutPipe()
@@ -319,6 +322,7 @@ func TestEvalKillAndResume(t *testing.T) {
 // log, eval's output or a command line. Resuming without the value is
 // refused, naming the variable.
 func TestEvalSecretStaysOnDevice(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	const secret = "plover-8123-Quince"
 	w := newEvalWorld(t)
 	c := w.cmd(w.flags("eval", "cli/testdata/eval_secret", "--devices", "1", "--out", w.out, "--id", "secretive")...)
@@ -445,6 +449,7 @@ func suiteWorkers(prefix string) []string {
 // gone) and the next task runs on the same device and succeeds; no device
 // leaves the pool.
 func TestEvalDesktopComesBack(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	w := newEvalWorld(t)
 	display := ":207"
 	c := w.cmd(w.flags("eval", "specs/suites/smoke/calc_add.hcl", "specs/suites/smoke/editor_note.hcl", "--devices", "1",

@@ -18,8 +18,19 @@ import (
 // desktop (the calculator shows 84, the editor saved the note), and
 // whichever process ends first must not stop the server under the other.
 func TestConcurrentRunsOneServer(t *testing.T) {
-	os.RemoveAll("/tmp/pcflow-editor")
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	w := newWorldOn(t, ":222")
+	// Its own folder for the note: TestExampleEditor saves to the
+	// example's default one, maybe at the same time.
+	noteDir := filepath.Join(t.TempDir(), "editor")
+	script, err := os.ReadFile("../specs/examples/editor.script.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scriptPath := filepath.Join(t.TempDir(), "editor.script.json")
+	if err := os.WriteFile(scriptPath, bytes.ReplaceAll(script, []byte("/tmp/pcflow-editor"), []byte(noteDir)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	d2, err := x11.Up(context.Background(), x11.DesktopOptions{Display: ":223", StateDir: w.state})
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +43,7 @@ func TestConcurrentRunsOneServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitPort(t, w.port)
-	b := w.cmd(w.flags("run", "specs/examples/editor.hcl", "--display", d2.Display, "--id", "edit")...)
+	b := w.cmd(w.flags("run", "specs/examples/editor.hcl", "--display", d2.Display, "--id", "edit", "--var", "dir="+noteDir, "--script", scriptPath)...)
 	b.Stdout, b.Stderr = &outB, &outB
 	if err := b.Start(); err != nil {
 		t.Fatal(err)
@@ -47,7 +58,7 @@ func TestConcurrentRunsOneServer(t *testing.T) {
 	if !strings.Contains(outB.String(), "using the pcflow server already on") {
 		t.Errorf("the second run does not say it joined the first one's server:\n%s", outB.String())
 	}
-	if b, err := os.ReadFile("/tmp/pcflow-editor/note.txt"); err != nil || !strings.Contains(string(b), "Meeting moved to 10:30") {
+	if b, err := os.ReadFile(filepath.Join(noteDir, "note.txt")); err != nil || !strings.Contains(string(b), "Meeting moved to 10:30") {
 		t.Errorf("note.txt = %q, %v", b, err)
 	}
 }
@@ -55,6 +66,7 @@ func TestConcurrentRunsOneServer(t *testing.T) {
 // TestResumeAfterTaskFileMoved kills a run, removes its task file and
 // resumes it: the plan comes from the run's history.
 func TestResumeAfterTaskFileMoved(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	w := newWorldOn(t, ":224")
 	src, err := os.ReadFile("testdata/crash.hcl")
 	if err != nil {
@@ -97,14 +109,23 @@ func TestDesktopDownRemovesRuntime(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("desktop up = %d: %s", code, errs)
 	}
-	dir := ""
+	dir, xdg := "", map[string]string{}
 	for _, line := range strings.Split(out, "\n") {
-		if v, ok := strings.CutPrefix(line, "export XDG_RUNTIME_DIR="); ok {
-			dir = strings.Trim(v, "'")
+		if k, v, ok := strings.Cut(strings.TrimPrefix(line, "export "), "="); ok && strings.HasPrefix(k, "XDG_") {
+			xdg[k] = strings.Trim(v, "'")
 		}
 	}
+	dir = xdg["XDG_RUNTIME_DIR"]
 	if _, err := os.Stat(dir); dir == "" || err != nil {
 		t.Fatalf("desktop up made no runtime folder (%q, %v):\n%s", dir, err, out)
+	}
+	// Whatever applications keep per user — settings, caches, data such
+	// as an editor's autosave of what was typed — lives in the desktop's
+	// own folder, not in the host's home, and goes with it.
+	for _, k := range []string{"XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"} {
+		if !strings.HasPrefix(xdg[k], dir+"/") {
+			t.Errorf("%s = %q, want a folder inside the desktop's %s", k, xdg[k], dir)
+		}
 	}
 	if code, _, errs := runCLI(t, "desktop", "down", "--display", ":221", "--state", state); code != 0 {
 		t.Fatalf("desktop down = %d: %s", code, errs)

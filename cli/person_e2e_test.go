@@ -65,6 +65,7 @@ func actionsLike(t *testing.T, state, s string) int {
 // killed (SIGKILL) while it waits, brought back with `pcflow resume`, and
 // `pcflow approve` runs "=" exactly once: the run succeeds with 84.
 func TestPolicyApproveSurvivesKill(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	w := newWorldOn(t, ":205")
 	id := "person-approve"
 	var out syncBuffer
@@ -126,6 +127,7 @@ func TestPolicyApproveSurvivesKill(t *testing.T) {
 // the answer given with `pcflow answer`; "=" is rejected with
 // `pcflow reject`, never runs, and the agent reports what it has.
 func TestAskHumanAndReject(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	w := newWorldOn(t, ":206")
 	id := "person-ask"
 	var out syncBuffer

@@ -15,6 +15,7 @@ import (
 // agent goes on in the calculator (its class, Galculator, is allowed) and
 // the run succeeds with no editor on the screen.
 func TestOperatorPolicyOnDesktop(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	w := newWorld(t)
 	code, out := w.pcflow(w.flags("run", "cli/testdata/policy/calculator.hcl", "--display", w.display,
 		"--policy", "cli/testdata/policy/only_calculator.hcl")...)

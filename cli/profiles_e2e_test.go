@@ -21,6 +21,7 @@ import (
 // <tool_call> text, Gemini's 0–999 grid, …): the real calculator must show
 // 84 each time, clicked by coordinates, not by element ids.
 func TestCalculatorInEveryProfile(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	w := newWorld(t)
 	for _, p := range profile.Builtins() {
 		t.Run(p.Name, func(t *testing.T) {
@@ -59,6 +60,7 @@ func TestCalculatorInEveryProfile(t *testing.T) {
 // 100 % for every built-in profile with the scripted model, measured
 // where the clicks arrive.
 func TestCalibrateEveryProfile(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	w := newWorld(t)
 	for _, p := range profile.Builtins() {
 		t.Run(p.Name, func(t *testing.T) {
@@ -115,6 +117,7 @@ func killApp(display, name string) {
 // each profile came from. Given --profile, the Decision agent speaks that
 // one instead, and the run says the task file's is not used.
 func TestProfilesInTheTaskFile(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	w := newWorld(t)
 	for _, tc := range []struct {
 		name, line string
@@ -155,6 +158,7 @@ func TestProfilesInTheTaskFile(t *testing.T) {
 // device action, and its crop, in history, is the 7 button's region of
 // the real screen, larger than the button itself (a margin around it).
 func TestZoomOnARealScreen(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	w := newWorld(t)
 	killApp(w.display, "galculator")
 	profiles := filepath.Join(t.TempDir(), "profiles.json")

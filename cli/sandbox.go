@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -70,6 +71,74 @@ func (s overlaySandbox) argv() []string {
 	a = append(a, "--bind", filepath.Join(s.Layers, "scratch"), ScratchDir,
 		"--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--")
 	return append(a, s.Command...)
+}
+
+// bindSandbox is what a bind device's sandbox shows of the host: all of
+// it, but a /tmp of the device's own (LibreOffice, for one, finds its
+// running instance by a socket in /tmp named after the profile folder, so
+// two devices sharing /tmp with the same task file hand documents to each
+// other's instance) and ScratchDir bound to the device's scratch folder.
+// Keep are the host paths under /tmp the worker and the desktop's
+// programs need (the X socket, the desktop's session folder and D-Bus
+// socket, the state folder, the pcflow program).
+type bindSandbox struct {
+	Tmp     string // host folder shown as /tmp
+	Scratch string // host folder shown as ScratchDir
+	Keep    []string
+}
+
+func (s bindSandbox) argv(command []string) []string {
+	a := []string{"bwrap", "--dev-bind", "/", "/", "--bind", s.Tmp, "/tmp"}
+	for _, p := range s.Keep {
+		a = append(a, "--bind", p, p)
+	}
+	a = append(a, "--bind", s.Scratch, ScratchDir, "--die-with-parent", "--")
+	return append(a, command...)
+}
+
+// keepUnderTmp lists the host paths under /tmp a bind device's worker
+// needs to see: the X sockets, the desktop's session folder and D-Bus
+// socket (from its environment), the state folder, the pcflow program and
+// the working folder; only those that exist.
+func keepUnderTmp(exe, state string, environ []string) []string {
+	cands := []string{"/tmp/.X11-unix", state, exe}
+	if wd, err := os.Getwd(); err == nil {
+		cands = append(cands, wd)
+	}
+	for _, kv := range environ {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "XDG_RUNTIME_DIR":
+			cands = append(cands, v)
+		case "DBUS_SESSION_BUS_ADDRESS":
+			cands = append(cands, busPath(v))
+		}
+	}
+	var keep []string
+	for _, p := range cands {
+		if p == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		if !strings.HasPrefix(p, "/tmp/") || slices.Contains(keep, p) {
+			continue
+		}
+		if _, err := os.Stat(p); err == nil {
+			keep = append(keep, p)
+		}
+	}
+	return keep
+}
+
+// mkdirMode makes dir (and its parents) and gives it mode, sticky bit
+// included (MkdirAll applies the umask and drops it).
+func mkdirMode(dir string, mode os.FileMode) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.Chmod(dir, mode)
 }
 
 // busPath returns the socket file of a D-Bus address (unix:path=...), or

@@ -76,6 +76,7 @@ task "secrets" {
 // `pcflow history` (text and --json), the Web UI's HTTP API, and the
 // command lines of every process while the run went on.
 func TestSecretsNeverLeave(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	w := newWorld(t)
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "secrets.hcl")

@@ -135,6 +135,7 @@ func outsideIP(t *testing.T) string {
 // Temporal server, and a state folder that cannot be written, each say
 // which flag fixes them.
 func TestHintsForPortAndState(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -140,9 +140,14 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 	// A fresh configuration per desktop, as an evaluation VM is reset to a
 	// snapshot: no "restore the previous session?" dialogs from an
 	// application that was killed on an earlier desktop.
-	_ = os.RemoveAll(filepath.Join(runtimeDir, "config"))
-	_ = os.RemoveAll(filepath.Join(runtimeDir, "cache"))
-	for _, sub := range []string{"config", "cache"} {
+	// Data and state too: an editor's autosave (mousepad writes what was
+	// typed, secrets included, to $XDG_DATA_HOME/Mousepad) must not carry
+	// into another desktop or a later run.
+	subs := []string{"config", "cache", "data", "state"}
+	for _, sub := range subs {
+		_ = os.RemoveAll(filepath.Join(runtimeDir, sub))
+	}
+	for _, sub := range subs {
 		if err := os.MkdirAll(filepath.Join(runtimeDir, sub), 0o700); err != nil {
 			d.Down()
 			return nil, err
@@ -152,6 +157,8 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 	d.Env["XDG_RUNTIME_DIR"] = runtimeDir
 	d.Env["XDG_CONFIG_HOME"] = filepath.Join(runtimeDir, "config")
 	d.Env["XDG_CACHE_HOME"] = filepath.Join(runtimeDir, "cache")
+	d.Env["XDG_DATA_HOME"] = filepath.Join(runtimeDir, "data")
+	d.Env["XDG_STATE_HOME"] = filepath.Join(runtimeDir, "state")
 	d.Env["GTK_MODULES"] = "gail:atk-bridge"
 	d.Env["NO_AT_BRIDGE"] = "0"
 	d.Env["ACCESSIBILITY_ENABLED"] = "1"
