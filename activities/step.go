@@ -20,6 +20,9 @@ type DecideInput struct {
 	Acknowledged []SafetyCheck `json:"acknowledged,omitempty"`
 	// Profiles are the task's profiles block (agent → profile name).
 	Profiles map[string]string `json:"profiles,omitempty"`
+	// InvalidBudget is how many invalid answers the call may take before
+	// it fails (see agent.DecisionInput); 0: the client's own bound.
+	InvalidBudget int `json:"invalid_budget,omitempty"`
 }
 
 // DecideResult is one chosen action and the observation it was chosen on.
@@ -75,7 +78,7 @@ func (a *Activities) Decide(ctx context.Context, in DecideInput) (*DecideResult,
 	d, err := model.Decide(ctx, agent.DecisionInput{
 		Turn: in.Turn, ActiveWindow: s.ActiveWindow, Windows: s.Windows, Clipboard: s.Clipboard,
 		Elements: s.Elements, Image: ann, Locate: locate, Record: a.recorder(&res.Exchanges),
-		Acknowledged: in.Acknowledged, Zoom: zoom,
+		Acknowledged: in.Acknowledged, Zoom: zoom, InvalidBudget: in.InvalidBudget,
 	}, &res.Usage)
 	if d != nil {
 		res.Thought, res.Action, res.Invalid, res.Errors, res.PromptBytes = d.Thought, d.Action, d.Invalid, d.Errors, d.Prompt

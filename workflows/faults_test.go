@@ -3,6 +3,7 @@ package workflows_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -101,5 +102,53 @@ func TestUsageSurvivesFailure(t *testing.T) {
 	}
 	if res.Usage.Total() != s.Usage.Total() {
 		t.Errorf("run usage %d, subtask %d", res.Usage.Total(), s.Usage.Total())
+	}
+}
+
+// TestMaxInvalidAboveThree: a subtask's max_invalid bounds the invalid
+// answers in a row, however many a single model call re-asks: with
+// max_invalid = 6 five malformed answers in a row are outlived, with
+// max_invalid = 4 they end the subtask after exactly four.
+func TestMaxInvalidAboveThree(t *testing.T) {
+	const spec = `
+task "one" {
+  max_steps   = 3
+  max_invalid = %d
+  subtask "s" {
+    instruction = "press buttons"
+    output "v" {}
+  }
+}`
+	for _, tc := range []struct {
+		max    int
+		reason string
+		calls  int
+	}{{6, workflows.ReasonSuccess, 5 + 2}, {4, workflows.ReasonInvalidOutput, 4}} {
+		t.Run(fmt.Sprint(tc.max), func(t *testing.T) {
+			env := enginetest.Start(t, scripted.Script{
+				Subtasks: map[string]scripted.SubtaskScript{"s": {Steps: []scripted.Step{click("A"), done(map[string]any{"v": "1"})}}},
+				Faults:   []scripted.Fault{{Role: "decision", Kind: "malformed", Times: 5}},
+			})
+			acts := env.Activities(fakedevice.New("A", "B"), "desktop", env.ModelConfig())
+			env.Serve("", acts, true)
+			env.Serve("desktop", acts, false)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			res, err := env.Run(ctx, "run-max-invalid", mustPlan(t, fmt.Sprintf(spec, tc.max)), workflows.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := res.Subtasks[0]
+			decisions := 0
+			for _, r := range env.Model.Requests() {
+				if r.Role == "decision" {
+					decisions++
+				}
+			}
+			if s.Reason != tc.reason || decisions != tc.calls {
+				t.Errorf("max_invalid = %d: subtask %s (%s) after %d decision requests; want %s after %d",
+					tc.max, s.Reason, s.Error, decisions, tc.reason, tc.calls)
+			}
+		})
 	}
 }

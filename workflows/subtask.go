@@ -263,7 +263,9 @@ func (l *subtaskLoop) decide(turn agent.Turn, now time.Time) (activities.DecideR
 	dctx := workflow.WithActivityOptions(l.ctx, deviceOptions(l.o, l.s.Device, l.in.Deadline, now))
 	var d activities.DecideResult
 	err := workflow.ExecuteActivity(withSummary(dctx, fmt.Sprintf("step %d: observe and decide", turn.Step)), a.Decide,
-		activities.DecideInput{Turn: turn, Acknowledged: st.Acknowledged, Profiles: l.in.Profiles}).Get(l.ctx, &d)
+		activities.DecideInput{Turn: turn, Acknowledged: st.Acknowledged, Profiles: l.in.Profiles,
+			// The call may take what is left of max_invalid in a row.
+			InvalidBudget: max(1, l.maxInvalid-st.ConsecutiveBad)}).Get(l.ctx, &d)
 	st.Usage.Add(d.Usage)
 	st.Usage.Add(failedUsage(err))
 	l.live.Tokens = st.Usage.Total()

@@ -120,6 +120,10 @@ type DecisionInput struct {
 	// Zoom is the region the agent zoomed into on the previous step, at
 	// full resolution (nil: none), shown beside the screenshot.
 	Zoom *ZoomView
+	// InvalidBudget is how many invalid answers this call may take before
+	// it fails (the subtask's max_invalid less the invalid answers in a
+	// row before it); 0: the client's own bound (Config.MaxReasks + 1).
+	InvalidBudget int
 }
 
 // ZoomView is a zoom's crop, ready to be sent.

@@ -129,6 +129,17 @@ type exchange[T any] struct {
 	// parse reads the answer, or says what is wrong with it.
 	parse  func(msg openai.ChatCompletionMessage) (T, error)
 	record func(agent.Exchange)
+	// budget bounds the invalid answers of the call (0: MaxReasks + 1).
+	budget int
+}
+
+// reasks is how often a call re-asks after invalid answers: the caller's
+// budget less the first answer, or the client's MaxReasks.
+func (c *Client) reasks(budget int) int {
+	if budget > 0 {
+		return budget - 1
+	}
+	return c.cfg.MaxReasks
 }
 
 // invalid counts the answers that were re-asked, and why.
@@ -155,7 +166,7 @@ func ask[T any](ctx context.Context, c *Client, x exchange[T], u *screen.Usage) 
 		}
 		inv.n++
 		inv.errors = append(inv.errors, perr.Error())
-		if attempt >= c.cfg.MaxReasks {
+		if attempt >= c.reasks(x.budget) {
 			return zero, inv, &agent.InvalidOutputError{Attempts: inv.n, Last: perr.Error()}
 		}
 		feedback = perr.Error()

@@ -282,7 +282,7 @@ func (c *Client) decideComputer(ctx context.Context, in agent.DecisionInput, w w
 		}
 		d.Invalid++
 		d.Errors = append(d.Errors, perr.Error())
-		if attempt >= c.cfg.MaxReasks {
+		if attempt >= c.reasks(in.InvalidBudget) {
 			return d, &agent.InvalidOutputError{Attempts: d.Invalid, Last: perr.Error()}
 		}
 		feedback = perr.Error()

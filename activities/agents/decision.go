@@ -99,6 +99,7 @@ func (c *Client) Decide(ctx context.Context, in agent.DecisionInput, u *screen.U
 	ch, inv, err := ask(ctx, c, exchange[choice]{
 		call:   agent.Call{Role: agent.RoleDecision, Subtask: in.Subtask, Step: in.Step, Profile: c.cfg.Profile.Name, Turn: decisionTurn(view)},
 		record: in.Record,
+		budget: in.InvalidBudget,
 		request: func(feedback string) openai.ChatCompletionRequest {
 			prompt := DecisionPrompt(view, w.frame.ImageW, w.frame.ImageH, feedback)
 			d.Prompt = len(prompt)
