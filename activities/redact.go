@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"log/slog"
 	"net/url"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -36,12 +38,38 @@ const ErrTypeSecret = "UnresolvedSecret"
 // every model exchange they record, and every log record.
 //
 // Besides each value it masks the value's base64 forms (standard and URL,
-// padded or not), so a command that prints an encoded secret does not leak
-// it either.
+// padded or not), its hex forms and its URL escape, so a command that
+// prints an encoded secret does not leak it either; and the value in any
+// letter case or split by white space (a line wrapped in an editor, an
+// upper-cased field, a form that spaces characters out).
 type Redactor struct {
 	repl  *strings.Replacer
 	names []string          // sorted
 	forms map[string]string // form → placeholder, longest forms first in repl
+	loose []looseForm       // longest values first
+}
+
+// looseForm matches a value in any case, with white space anywhere
+// between its characters.
+type looseForm struct {
+	rx *regexp.Regexp
+	ph string
+}
+
+// looseMin is the shortest value matched loosely: a shorter one would
+// mask ordinary words in other cases.
+const looseMin = 4
+
+func loosePattern(v string) *regexp.Regexp {
+	var b strings.Builder
+	b.WriteString("(?i)")
+	for i, c := range v {
+		if i > 0 {
+			b.WriteString(`\s*`)
+		}
+		b.WriteString(regexp.QuoteMeta(string(c)))
+	}
+	return regexp.MustCompile(b.String())
 }
 
 // NewRedactor returns a Redactor for the given name → value secrets.
@@ -56,12 +84,22 @@ func NewRedactor(secrets map[string]string) *Redactor {
 		for _, f := range []string{v,
 			base64.StdEncoding.EncodeToString([]byte(v)), base64.RawStdEncoding.EncodeToString([]byte(v)),
 			base64.URLEncoding.EncodeToString([]byte(v)), base64.RawURLEncoding.EncodeToString([]byte(v)),
-			url.QueryEscape(v)} {
+			url.QueryEscape(v), hex.EncodeToString([]byte(v)), strings.ToUpper(hex.EncodeToString([]byte(v))),
+			strings.ToUpper(v), strings.ToLower(v)} {
 			if old, ok := r.forms[f]; !ok || ph < old {
 				r.forms[f] = ph
 			}
 		}
+		if len([]rune(v)) >= looseMin {
+			r.loose = append(r.loose, looseForm{loosePattern(v), ph})
+		}
 	}
+	sort.Slice(r.loose, func(i, j int) bool {
+		if a, b := len(r.loose[i].rx.String()), len(r.loose[j].rx.String()); a != b {
+			return a > b
+		}
+		return r.loose[i].ph < r.loose[j].ph
+	})
 	sort.Strings(r.names)
 	forms := make([]string, 0, len(r.forms))
 	for f := range r.forms {
@@ -93,7 +131,11 @@ func (r *Redactor) String(s string) string {
 	if r.Empty() || s == "" {
 		return s
 	}
-	return r.repl.Replace(s)
+	s = r.repl.Replace(s)
+	for _, l := range r.loose {
+		s = l.rx.ReplaceAllLiteralString(s, l.ph)
+	}
+	return s
 }
 
 // Holds reports whether s contains a secret.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -54,6 +55,13 @@ func TestRedactorString(t *testing.T) {
 		{"b64 " + base64.StdEncoding.EncodeToString([]byte(dashed)), "b64 {{secret.api-key}}"},
 		{"url " + base64.RawURLEncoding.EncodeToString([]byte(cyrillic)), "url {{secret.пароль}}"},
 		{"nothing here", "nothing here"},
+		// The probe's forms: another letter case, hex, a value wrapped
+		// over lines or spaced out.
+		{"upper " + strings.ToUpper(dashed), "upper {{secret.api-key}}"},
+		{"lower " + strings.ToLower(cyrillic), "lower {{secret.пароль}}"},
+		{"hex " + hex.EncodeToString([]byte(dashed)) + " HEX " + strings.ToUpper(hex.EncodeToString([]byte(dashed))), "hex {{secret.api-key}} HEX {{secret.api-key}}"},
+		{"wrapped " + dashed[:5] + "\n" + dashed[5:], "wrapped {{secret.api-key}}"},
+		{"spaced " + strings.Join(strings.Split(dashed, ""), " "), "spaced {{secret.api-key}}"},
 	} {
 		if got := r.String(tc.in); got != tc.want {
 			t.Errorf("String(%q) = %q, want %q", tc.in, got, tc.want)
