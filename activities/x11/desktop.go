@@ -105,15 +105,26 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 	exited := make(chan struct{})
 	go func() { xvfb.Wait(); close(exited) }()
 	d.PIDs = append(d.PIDs, xvfb.Process.Pid)
-	// Ready when a client can talk to it, not merely when its socket exists.
-	err = waitFor(ctx, 15*time.Second, func() bool {
+	// Ready when a client can talk to it, not merely when its socket
+	// exists; and it must be this Xvfb that answers: another one that
+	// took the display between our look and our start holds its lock file,
+	// and ours is about to exit.
+	mine := func() bool { return lockOwner(n) == xvfb.Process.Pid }
+	err = waitFor(ctx, 30*time.Second, func() bool {
 		select {
 		case <-exited:
 			return true
 		default:
 		}
-		return exec.Command("xprop", "-display", o.Display, "-root", "RESOURCE_MANAGER").Run() == nil
+		return mine() && exec.Command("xprop", "-display", o.Display, "-root", "RESOURCE_MANAGER").Run() == nil
 	})
+	if err != nil && !explicit && !mine() {
+		// Another X server holds the display and ours has not exited
+		// yet: end it (leaving the other's socket and lock) and try the
+		// next display.
+		_ = xvfb.Process.Kill()
+		<-exited
+	}
 	select {
 	case <-exited:
 		// It never ran: the display's socket and lock belong to whoever
@@ -431,7 +442,9 @@ func (d *Desktop) Down() {
 		_ = syscall.Kill(p, syscall.SIGKILL)
 		reap(p)
 	}
-	if n, err := displayNum(d.Display); err == nil && len(d.PIDs) > 0 {
+	// The socket and lock file are the X server's only while its lock
+	// names it: another server may hold the display now.
+	if n, err := displayNum(d.Display); err == nil && len(d.PIDs) > 0 && lockOwner(n) == d.PIDs[0] {
 		os.Remove(socketFor(n))
 		os.Remove(fmt.Sprintf("/tmp/.X%d-lock", n))
 	}
@@ -440,6 +453,17 @@ func (d *Desktop) Down() {
 	if dir := d.Env["XDG_RUNTIME_DIR"]; strings.HasPrefix(filepath.Base(dir), "pcflow-xdg-") {
 		os.RemoveAll(dir)
 	}
+}
+
+// lockOwner returns the PID in display n's lock file (0: none or
+// unreadable). Xvfb writes it at start, padded, before it listens.
+func lockOwner(n int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/tmp/.X%d-lock", n))
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return pid
 }
 
 // keepInheritedFiles marks the files this process inherited (beyond
