@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/pcflow/pcflow/activities/agent"
+	"github.com/pcflow/pcflow/activities/office"
 )
 
 // Registered activity names. Workflows call activities through a nil
@@ -64,6 +65,18 @@ type Activities struct {
 	// before its result is reported: a worker in an overlay sandbox stops
 	// taking work there, to be started again in a fresh sandbox.
 	AfterReset func()
+	// Office converts office files for the checks that read them; nil:
+	// LibreOffice (office.Soffice). A test that checks the same files many
+	// times shares an office.Cache here.
+	Office office.Converter
+}
+
+// office is the converter the checks use.
+func (a *Activities) office() office.Converter {
+	if a.Office != nil {
+		return a.Office
+	}
+	return office.Soffice{}
 }
 
 // logger logs through the redactor: no secret reaches a log.

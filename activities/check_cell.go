@@ -11,7 +11,7 @@ import (
 // .ods, .csv): its text for equals/contains/not_contains/matches, and its
 // number, formula and formatting for the office conditions.
 func (a *Activities) checkCell(ctx context.Context, in CheckInput, c conditions) (string, *CheckResult, error) {
-	w, err := office.OpenWorkbook(ctx, c.path, office.Soffice{})
+	w, err := office.OpenWorkbook(ctx, c.path, a.office())
 	if err != nil {
 		return "", &CheckResult{Detail: err.Error()}, nil
 	}

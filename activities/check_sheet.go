@@ -14,7 +14,7 @@ func (a *Activities) checkSheet(ctx context.Context, in CheckInput, c conditions
 	if o == nil {
 		return "", &CheckResult{Passed: true, Detail: "ok"}, nil
 	}
-	conv := office.Soffice{}
+	conv := a.office()
 	w, err := office.OpenWorkbook(ctx, c.path, conv)
 	if err != nil {
 		return "", &CheckResult{Detail: err.Error()}, nil

@@ -83,7 +83,7 @@ func (d *Device) act(ctx context.Context, a screen.Action) (string, error) {
 			}
 			time.Sleep(80 * time.Millisecond)
 		}
-		robotgo.TypeStr(a.Text)
+		typeText(a.Text)
 		if a.Enter {
 			time.Sleep(30 * time.Millisecond)
 			if err := robotgo.KeyTap("enter"); err != nil {
@@ -148,4 +148,39 @@ func (d *Device) act(ctx context.Context, a screen.Action) (string, error) {
 		return note, err
 	}
 	return "", fmt.Errorf("action %q is not supported on this device", a.Kind)
+}
+
+// remapGap is the pause between two characters that are not on the
+// keyboard map. robotgo types such a character by mapping its keysym onto
+// a spare keycode and pressing that key; an application reads the
+// keycode's keysym when it handles the event, so a next remap that lands
+// first turns the earlier character into the later one ("東京" typed as
+// "京京" on a loaded machine).
+const remapGap = 100 * time.Millisecond
+
+// typeText types s, running the characters of the keyboard map together
+// and pausing before each one that is not, but the first (the spare
+// keycode is the same whatever was typed in between).
+func typeText(s string) {
+	var run []rune
+	prevRemapped := false
+	flush := func() {
+		if len(run) > 0 {
+			robotgo.Type(string(run))
+			run = run[:0]
+		}
+	}
+	for _, r := range s {
+		if r < 0x80 {
+			run = append(run, r)
+			continue
+		}
+		flush()
+		if prevRemapped {
+			time.Sleep(remapGap)
+		}
+		robotgo.Type(string(r))
+		prevRemapped = true
+	}
+	flush()
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/fakedevice"
+	"github.com/pcflow/pcflow/activities/office"
 	"github.com/pcflow/pcflow/activities/office/officetest"
 	"github.com/pcflow/pcflow/activities/screen"
 	"github.com/pcflow/pcflow/specs"
@@ -93,6 +94,10 @@ func TestConformance(t *testing.T) {
 			{ID: 2, Role: "push button", Name: "OK", States: []string{"disabled"}, Source: "a11y"},
 		},
 	}
+	// The end states are read by many tasks: each file is converted to
+	// each format once.
+	conv := &office.Cache{Conv: office.Soffice{}}
+	t.Cleanup(func() { conv.Close() })
 	for _, f := range files {
 		t.Run(f, func(t *testing.T) {
 			src, _ := os.ReadFile(f)
@@ -121,7 +126,7 @@ func TestConformance(t *testing.T) {
 				}
 				dev := fakedevice.New()
 				dev.Elements = screens[state]
-				a := &activities.Activities{Device: dev}
+				a := &activities.Activities{Device: dev, Office: conv}
 				order, err := plan.CheckGraph(res.Plan.Checks).Order()
 				if err != nil {
 					t.Fatal(err)
