@@ -143,8 +143,11 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 		d.Down()
 		return nil, fmt.Errorf("Xvfb on %s did not start: %w", o.Display, err)
 	}
-	runtimeDir := filepath.Join(os.TempDir(), fmt.Sprintf("pcflow-xdg-%d", n))
-	if err := os.MkdirAll(runtimeDir, 0o700); err != nil {
+	// A folder of this desktop's own, not one per display number: the
+	// previous desktop on this display may still be going down, and its
+	// Down removes its folder.
+	runtimeDir, err := os.MkdirTemp(os.TempDir(), fmt.Sprintf("pcflow-xdg-%d-", n))
+	if err != nil {
 		d.Down()
 		return nil, err
 	}
