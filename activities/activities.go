@@ -69,6 +69,9 @@ type Activities struct {
 	// LibreOffice (office.Soffice). A test that checks the same files many
 	// times shares an office.Cache here.
 	Office office.Converter
+
+	redactOnce sync.Once
+	redact     *Redactor
 }
 
 // office is the converter the checks use.
@@ -88,7 +91,15 @@ func (a *Activities) logger() *slog.Logger {
 	return slog.New(a.redactor().Handler(l.Handler()))
 }
 
-func (a *Activities) redactor() *Redactor { return NewRedactor(a.Secrets) }
+// Redactor is the Activities' redactor over Secrets, built at its first
+// use (NewRedactor compiles a pattern per secret) and shared from then
+// on: Secrets must be set before the Activities serve.
+func (a *Activities) Redactor() *Redactor {
+	a.redactOnce.Do(func() { a.redact = NewRedactor(a.Secrets) })
+	return a.redact
+}
+
+func (a *Activities) redactor() *Redactor { return a.Redactor() }
 
 // model is the Model that speaks a task's profiles (see ProfiledModel);
 // a profile that cannot be had fails the step without retrying.

@@ -191,7 +191,12 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 	switch rec.Sandbox {
 	case sandboxBind:
 		tmp := filepath.Join(dir, "tmp")
-		if err := mkdirMode(tmp, 0o777|os.ModeSticky); err != nil {
+		if err := os.MkdirAll(tmp, 0o755); err != nil {
+			return nil, err
+		}
+		// World-writable with the sticky bit, as /tmp is (MkdirAll applies
+		// the umask and drops the bit).
+		if err := os.Chmod(tmp, 0o777|os.ModeSticky); err != nil {
 			return nil, err
 		}
 		if err := os.MkdirAll(ScratchDir, 0o755); err != nil {
@@ -207,9 +212,6 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 			return sb.argv(), err
 		}
 		extra = append(extra, activities.ScratchEnv+"="+ScratchDir, restartEnv+"=1")
-	}
-	if _, err := wrap(environ); err != nil {
-		return nil, err
 	}
 	env := append(append([]string(nil), environ...), extra...)
 	logf, err := os.OpenFile(filepath.Join(dir, "worker.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
@@ -396,16 +398,6 @@ func deviceSandbox(exe, state string, rec *suiteRecord, name, dir, display strin
 	sb.Hide = append(sb.Hide, state)
 	sb.Bind = []string{filepath.Join(state, "artifacts"), filepath.Join(state, "actions"), logFile, viewFile, dir}
 	sb.ROBind = []string{exe, x11.EnvFile(state, display), "/tmp/.X11-unix/X" + strings.TrimPrefix(display, ":")}
-	for _, kv := range environ {
-		k, v, _ := strings.Cut(kv, "=")
-		switch k {
-		case "XDG_RUNTIME_DIR":
-			sb.Bind = append(sb.Bind, v)
-		case "DBUS_SESSION_BUS_ADDRESS":
-			if p := busPath(v); p != "" {
-				sb.Bind = append(sb.Bind, p)
-			}
-		}
-	}
+	sb.Bind = append(sb.Bind, desktopPaths(environ)...)
 	return sb, nil
 }

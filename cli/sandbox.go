@@ -101,18 +101,9 @@ func (s bindSandbox) argv(command []string) []string {
 // socket (from its environment), the state folder, the pcflow program and
 // the working folder; only those that exist.
 func keepUnderTmp(exe, state string, environ []string) []string {
-	cands := []string{"/tmp/.X11-unix", state, exe}
+	cands := append([]string{"/tmp/.X11-unix", state, exe}, desktopPaths(environ)...)
 	if wd, err := os.Getwd(); err == nil {
 		cands = append(cands, wd)
-	}
-	for _, kv := range environ {
-		k, v, _ := strings.Cut(kv, "=")
-		switch k {
-		case "XDG_RUNTIME_DIR":
-			cands = append(cands, v)
-		case "DBUS_SESSION_BUS_ADDRESS":
-			cands = append(cands, busPath(v))
-		}
 	}
 	var keep []string
 	for _, p := range cands {
@@ -132,13 +123,24 @@ func keepUnderTmp(exe, state string, environ []string) []string {
 	return keep
 }
 
-// mkdirMode makes dir (and its parents) and gives it mode, sticky bit
-// included (MkdirAll applies the umask and drops it).
-func mkdirMode(dir string, mode os.FileMode) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+// desktopPaths are the host paths of a desktop's session a sandboxed
+// worker needs, from the desktop's environment: its session folder
+// (XDG_RUNTIME_DIR: the AT-SPI bus, the applications' settings) and its
+// D-Bus socket file (none for an abstract socket).
+func desktopPaths(environ []string) []string {
+	var paths []string
+	for _, kv := range environ {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "XDG_RUNTIME_DIR":
+			paths = append(paths, v)
+		case "DBUS_SESSION_BUS_ADDRESS":
+			if p := busPath(v); p != "" {
+				paths = append(paths, p)
+			}
+		}
 	}
-	return os.Chmod(dir, mode)
+	return paths
 }
 
 // busPath returns the socket file of a D-Bus address (unix:path=...), or

@@ -78,7 +78,7 @@ func New(cfg Config) (*Worker, error) {
 	// leaves this process.
 	var redact []interceptor.WorkerInterceptor
 	if cfg.Activities != nil {
-		redact = append(redact, &RedactInterceptor{Redactor: activities.NewRedactor(cfg.Activities.Secrets)})
+		redact = append(redact, &RedactInterceptor{Redactor: cfg.Activities.Redactor()})
 	}
 	if cfg.Workflows {
 		queue := cfg.Queue

@@ -156,12 +156,9 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 	// application that was killed on an earlier desktop.
 	// Data and state too: an editor's autosave (mousepad writes what was
 	// typed, secrets included, to $XDG_DATA_HOME/Mousepad) must not carry
-	// into another desktop or a later run.
-	subs := []string{"config", "cache", "data", "state"}
-	for _, sub := range subs {
-		_ = os.RemoveAll(filepath.Join(runtimeDir, sub))
-	}
-	for _, sub := range subs {
+	// into another desktop or a later run. The folder is new: they start
+	// empty.
+	for _, sub := range []string{"config", "cache", "data", "state"} {
 		if err := os.MkdirAll(filepath.Join(runtimeDir, sub), 0o700); err != nil {
 			d.Down()
 			return nil, err
