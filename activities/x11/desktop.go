@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
+	"github.com/pcflow/pcflow/activities/x11/procs"
 )
 
 // Desktop is a headless X desktop: Xvfb, a D-Bus session with
@@ -424,22 +425,33 @@ func (d *Desktop) Alive() bool {
 	if _, err := os.Stat(socketFor(n)); err != nil {
 		return false
 	}
-	return syscall.Kill(d.PIDs[0], 0) == nil
+	return procs.OnDisplay(d.PIDs[0], d.Display)
 }
 
 // Down stops the desktop's processes (and the applications on it, which
 // lose their display).
 func (d *Desktop) Down() {
-	for i := len(d.PIDs) - 1; i >= 0; i-- {
-		_ = syscall.Kill(d.PIDs[i], syscall.SIGTERM)
+	// Only the processes that are still this desktop's: a recorded one
+	// that exited (its X server killed, its window manager gone with it)
+	// may have left its PID to another program.
+	var ours []int
+	for _, p := range d.PIDs {
+		if procs.OnDisplay(p, d.Display) {
+			ours = append(ours, p)
+		}
+	}
+	for i := len(ours) - 1; i >= 0; i-- {
+		_ = syscall.Kill(ours[i], syscall.SIGTERM)
 	}
 	deadline := time.Now().Add(3 * time.Second)
-	for _, p := range d.PIDs {
-		for syscall.Kill(p, 0) == nil && time.Now().Before(deadline) {
+	for _, p := range ours {
+		for procs.OnDisplay(p, d.Display) && time.Now().Before(deadline) {
 			time.Sleep(50 * time.Millisecond)
 			reap(p)
 		}
-		_ = syscall.Kill(p, syscall.SIGKILL)
+		if procs.OnDisplay(p, d.Display) {
+			_ = syscall.Kill(p, syscall.SIGKILL)
+		}
 		reap(p)
 	}
 	// The socket and lock file are the X server's only while its lock

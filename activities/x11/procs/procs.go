@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -80,7 +81,6 @@ type proc struct {
 // of those (an application started by Launch leads its own session).
 func appsOn(display string, keep map[int]bool) []proc {
 	entries, _ := os.ReadDir("/proc")
-	want := []byte("DISPLAY=" + display + "\x00")
 	type info struct {
 		name string
 		sid  int
@@ -94,8 +94,7 @@ func appsOn(display string, keep map[int]bool) []proc {
 		}
 		comm, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
 		all[pid] = info{strings.TrimSpace(string(comm)), sessionOf(pid)}
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err == nil && (bytes.HasPrefix(env, want) || bytes.Contains(env, append([]byte{0}, want...))) {
+		if envNames(pid, display) {
 			seed[pid] = true
 		}
 	}
@@ -153,6 +152,27 @@ func windowPIDs(display string) []int {
 		}
 	}
 	return pids
+}
+
+// envNames reports whether process pid's environment sets DISPLAY to
+// display.
+func envNames(pid int, display string) bool {
+	env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	want := []byte("DISPLAY=" + display + "\x00")
+	return err == nil && (bytes.HasPrefix(env, want) || bytes.Contains(env, append([]byte{0}, want...)))
+}
+
+// OnDisplay reports whether process pid still belongs to display: its
+// environment names the display, or its command line has it as an
+// argument (the X server). A desktop checks the processes it recorded
+// before signalling them: with pid_max at 32768 a PID of one that exited
+// is soon another program's.
+func OnDisplay(pid int, display string) bool {
+	if envNames(pid, display) {
+		return true
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return err == nil && slices.Contains(strings.Split(string(b), "\x00"), display)
 }
 
 // stat returns a process's /proc/PID/stat fields after its name: state,
