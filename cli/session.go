@@ -379,7 +379,11 @@ func stopLaunched(id string) []string {
 		for syscall.Kill(p, 0) == nil && time.Now().Before(deadline) {
 			time.Sleep(50 * time.Millisecond)
 		}
-		_ = syscall.Kill(p, syscall.SIGKILL)
+		// Only one that is still running: the PID of one that ended may
+		// be another program's by now.
+		if syscall.Kill(p, 0) == nil {
+			_ = syscall.Kill(p, syscall.SIGKILL)
+		}
 	}
 	out := make([]string, 0, len(names))
 	for n := range names {
