@@ -42,15 +42,22 @@ func TestTakeTwice(t *testing.T) {
 	l2.Release() // twice is harmless
 }
 
+// heldLock keeps the holder process's lock reachable.
+var heldLock *Lock
+
 // TestHolderThatDiedLeavesTheLockFree: a process that takes the lock and
 // is killed leaves its file behind, and the lock is free: Take succeeds
 // and the file then names the new holder.
 func TestHolderThatDiedLeavesTheLockFree(t *testing.T) {
 	if path := os.Getenv("PROCLOCK_TEST_HOLD"); path != "" {
-		if _, err := Take(path, "holder"); err != nil {
+		l, err := Take(path, "holder")
+		if err != nil {
 			os.Stdout.WriteString("error " + err.Error() + "\n")
 			os.Exit(1)
 		}
+		// Reachable until killed: an unreachable Lock's file is closed by
+		// the garbage collector, which drops the flock (CI, under load).
+		heldLock = l
 		os.Stdout.WriteString("held\n")
 		select {} // until killed
 	}
