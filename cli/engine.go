@@ -157,15 +157,21 @@ func (f *engineFlags) connect(ctx context.Context, e *env, withUI bool) (*engine
 				DatabaseFile: filepath.Join(f.state, "temporal.db"), Port: f.port, UIPort: uiPort, UIIP: f.uiIP,
 				LogFile: filepath.Join(f.state, "server.log"),
 			})
-			if err != nil {
-				if errors.Is(err, tserver.ErrLocked) {
-					return nil, fmt.Errorf("%w; or pass --state to use another folder", err)
+			switch {
+			case err == nil:
+				g.server = srv
+				if withUI {
+					warnExposed(e.stderr, "127.0.0.1", f.uiIP)
 				}
+			case (errors.Is(err, tserver.ErrLocked) || errors.Is(err, tserver.ErrPortInUse)) && portTakenWithin(f.port, 5*time.Second):
+				// Another pcflow process started the server on this state
+				// folder between our look and our start (a `pcflow
+				// approve` beside a `pcflow resume`, say): use it.
+				joined = true
+			case errors.Is(err, tserver.ErrLocked):
+				return nil, fmt.Errorf("%w; or pass --state to use another folder", err)
+			default:
 				return nil, err
-			}
-			g.server = srv
-			if withUI {
-				warnExposed(e.stderr, "127.0.0.1", f.uiIP)
 			}
 		} else {
 			joined = true
@@ -199,6 +205,19 @@ func (f *engineFlags) connect(ctx context.Context, e *env, withUI bool) (*engine
 		fmt.Fprintf(e.stderr, "pcflow: using the pcflow server already on %s (another process started it; it stays up while runs use it)\n", addr)
 	}
 	return g, nil
+}
+
+// portTakenWithin reports whether something listens on the loopback port
+// within d.
+func portTakenWithin(port int, d time.Duration) bool {
+	for deadline := time.Now().Add(d); ; time.Sleep(100 * time.Millisecond) {
+		if !tserver.PortFree("127.0.0.1", port) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
 }
 
 // writable checks that the state folder can be written, with a hint.

@@ -34,8 +34,11 @@ func (s *syncBuffer) String() string {
 // waitFor polls until cond holds; the limit only stops a hung test.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for i := 0; !cond(); i++ {
-		if i > 1200 {
+	// A minute by the clock, however long each look takes (a look that
+	// runs a pcflow command takes seconds).
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
 			t.Fatalf("gave up waiting for %s", what)
 		}
 		time.Sleep(50 * time.Millisecond)
