@@ -3,7 +3,9 @@ package x11
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,6 +48,31 @@ func displayNum(d string) (int, error) {
 
 func socketFor(n int) string { return fmt.Sprintf("/tmp/.X11-unix/X%d", n) }
 
+// lockFor is the lock file an X server on display n holds: its PID.
+func lockFor(n int) string { return fmt.Sprintf("/tmp/.X%d-lock", n) }
+
+// clearStale removes the socket and lock file an X server left when it
+// died without cleaning up (a killed machine, SIGKILL): the lock names a
+// PID that no longer runs, or there is no lock and nothing answers on the
+// socket. A display left so is free, not "in use by another X server".
+func clearStale(n int) {
+	_, lockErr := os.Stat(lockFor(n))
+	if lockErr == nil {
+		pid := lockOwner(n)
+		if pid == 0 || syscall.Kill(pid, 0) != syscall.ESRCH {
+			return // its server runs, or is writing its lock
+		}
+	}
+	if c, err := net.DialTimeout("unix", socketFor(n), time.Second); err == nil {
+		c.Close()
+		return // something answers on it
+	} else if lockErr != nil && !errors.Is(err, syscall.ECONNREFUSED) {
+		return // no socket and no lock: nothing to clear
+	}
+	os.Remove(socketFor(n))
+	os.Remove(lockFor(n))
+}
+
 // EnvFile is where Up writes a desktop's environment.
 func EnvFile(stateDir, display string) string {
 	return filepath.Join(stateDir, "desktops", strings.TrimPrefix(display, ":")+".env")
@@ -62,7 +89,8 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 			o.from = 90
 		}
 		for n := o.from; n < 200; n++ {
-			_, lockErr := os.Stat(fmt.Sprintf("/tmp/.X%d-lock", n))
+			clearStale(n)
+			_, lockErr := os.Stat(lockFor(n))
 			if _, err := os.Stat(socketFor(n)); os.IsNotExist(err) && os.IsNotExist(lockErr) {
 				o.Display = fmt.Sprintf(":%d", n)
 				break
@@ -73,6 +101,7 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 	if err != nil {
 		return nil, err
 	}
+	clearStale(n)
 	if _, err := os.Stat(socketFor(n)); err == nil {
 		if d, err := Load(o.StateDir, o.Display); err == nil {
 			// Already up; its window manager may have died since.
@@ -470,7 +499,7 @@ func (d *Desktop) Down() {
 // lockOwner returns the PID in display n's lock file (0: none or
 // unreadable). Xvfb writes it at start, padded, before it listens.
 func lockOwner(n int) int {
-	b, err := os.ReadFile(fmt.Sprintf("/tmp/.X%d-lock", n))
+	b, err := os.ReadFile(lockFor(n))
 	if err != nil {
 		return 0
 	}

@@ -1,8 +1,12 @@
 package x11
 
 import (
+	"context"
+	"fmt"
+	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -30,5 +34,51 @@ func TestDownSparesReusedPIDs(t *testing.T) {
 	}
 	if st, err := exec.Command("ps", "-o", "stat=", "-p", strconv.Itoa(other.Process.Pid)).Output(); err != nil || len(st) == 0 || st[0] == 'Z' {
 		t.Fatalf("Down ended a process that is not the desktop's (ps: %q, %v)", st, err)
+	}
+}
+
+// TestUpAfterACrashedXServer: an X server that died without cleaning up
+// (the machine restarted, SIGKILL) leaves its socket and lock file; the
+// display is free again, not "already in use by another X server" (CI: a
+// test's fixed display left so by an earlier, killed run).
+func TestUpAfterACrashedXServer(t *testing.T) {
+	const n = 238
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll("/tmp/.X11-unix", 0o1777)
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(socketFor(n))
+	if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: socketFor(n)}); err != nil {
+		t.Fatal(err)
+	}
+	syscall.Close(fd) // the socket file stays; nothing listens on it
+	if err := os.WriteFile(lockFor(n), []byte(fmt.Sprintf("%10d\n", dead.Process.Pid)), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Up(context.Background(), DesktopOptions{Display: fmt.Sprintf(":%d", n), StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("a display a crashed X server left: %v", err)
+	}
+	defer d.Down()
+	if !d.Alive() {
+		t.Errorf("the desktop started on the crashed server's display is not alive")
+	}
+	// A display a live X server that is not a pcflow desktop holds stays
+	// taken.
+	other := exec.Command("Xvfb", ":237", "-nolisten", "tcp")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { other.Process.Signal(syscall.SIGTERM); other.Wait() }()
+	for i := 0; i < 100 && exec.Command("xprop", "-display", ":237", "-root").Run() != nil; i++ {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if _, err := Up(context.Background(), DesktopOptions{Display: ":237", StateDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "already in use") {
+		t.Errorf("a display a live X server holds: %v, want already in use", err)
 	}
 }
