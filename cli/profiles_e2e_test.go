@@ -19,11 +19,16 @@ import (
 // scripted model answering in each built-in profile's wire format
 // and coordinate space (UI-TARS boxes in a smart-resized image, Qwen's
 // <tool_call> text, Gemini's 0–999 grid, …): the real calculator must show
-// 84 each time, clicked by coordinates, not by element ids.
+// 84 each time, clicked by coordinates, not by element ids. With -short
+// (scripts/test.sh) it runs three profiles whose coordinate spaces differ
+// most; TestCalibrateEveryProfile clicks in every one on a real display.
 func TestCalculatorInEveryProfile(t *testing.T) {
 	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	w := newWorld(t)
 	for _, p := range profile.Builtins() {
+		if testing.Short() && !shortProfiles[p.Name] {
+			continue
+		}
 		t.Run(p.Name, func(t *testing.T) {
 			killApp(w.display, "galculator") // the previous run's calculator; the window manager stays
 			id := "calc-" + strings.ReplaceAll(p.Name, ".", "-")
@@ -55,6 +60,11 @@ func TestCalculatorInEveryProfile(t *testing.T) {
 		})
 	}
 }
+
+// shortProfiles are the profiles TestCalculatorInEveryProfile runs with
+// -short: pixels of a scaled screenshot (Anthropic's computer tool), a
+// 0–999 grid (Gemini) and pixels of a smart-resized image (UI-TARS 1.5).
+var shortProfiles = map[string]bool{"anthropic-computer": true, "gemini": true, "uitars-1.5": true}
 
 // TestCalibrateEveryProfile: `pcflow calibrate` on a real display reaches
 // 100 % for every built-in profile with the scripted model, measured

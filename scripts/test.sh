@@ -10,6 +10,9 @@
 # grounding benchmark misses LibreOffice dialogs when it shares the CPU
 # with the CLI's tests). The other stream runs every package that never
 # touches a display (specs, the engine, the agents, office files).
+# Every package runs with -short: the benchmarks among the tests (the
+# grounding set, every profile end to end, 300-task suites) run their short
+# versions; `go test ./...` without -short runs them whole (README).
 # Arguments go to every `go test` run (for example -run X).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,12 +28,12 @@ mapfile -t other_pkgs < <(go list ./... | sed 's#^github.com/pcflow/pcflow#.#' |
 
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
-go test -p 1 -count=1 -timeout 60m "${other_pkgs[@]}" "$@" >"$logs/other" 2>&1 &
+go test -short -p 1 -count=1 -timeout 60m "${other_pkgs[@]}" "$@" >"$logs/other" 2>&1 &
 other=$!
 cli_rc=0
-go test -count=1 -parallel 2 -timeout 60m ./cli "$@" || cli_rc=$?
+go test -short -count=1 -parallel 2 -timeout 60m ./cli "$@" || cli_rc=$?
 desktop_rc=0
-go test -p 1 -count=1 -timeout 60m "${desktop_pkgs[@]}" "$@" >"$logs/desktop" 2>&1 || desktop_rc=$?
+go test -short -p 1 -count=1 -timeout 60m "${desktop_pkgs[@]}" "$@" >"$logs/desktop" 2>&1 || desktop_rc=$?
 other_rc=0
 wait "$other" || other_rc=$?
 echo "--- packages with a desktop"

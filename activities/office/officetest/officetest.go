@@ -8,10 +8,13 @@ package officetest
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/xuri/excelize/v2"
 
@@ -22,7 +25,9 @@ import (
 // into dir: sales.xlsx, sales.ods, sales.csv, sales.xls, report.docx, report.odt,
 // report.pdf. dir/src/sales.xlsx is excelize's own file (it keeps the frozen
 // pane, which headless LibreOffice drops). wrong makes the variants that
-// differ in every checked property.
+// differ in every checked property. A converted set is kept in the user's
+// cache folder under the hash of its sources and the soffice program, and
+// copied from there when the same set is made again.
 func Make(ctx context.Context, dir string, wrong bool) error {
 	if _, err := exec.LookPath("soffice"); err != nil {
 		return fmt.Errorf("soffice not found: install libreoffice-calc and libreoffice-writer (scripts/setup.sh does)")
@@ -37,16 +42,99 @@ func Make(ctx context.Context, dir string, wrong bool) error {
 	if err := os.WriteFile(filepath.Join(src, "report.fodt"), []byte(reportFODT(wrong)), 0o644); err != nil {
 		return err
 	}
+	cache, key := cacheDir(src)
+	if cache != "" {
+		if err := copyOut(filepath.Join(cache, key), dir); err == nil {
+			return nil
+		}
+	}
 	conv := office.Soffice{}
-	for _, c := range []struct{ in, format string }{
-		{"sales.xlsx", "xlsx"}, {"sales.xlsx", "ods"}, {"sales.xlsx", "csv"}, {"sales.xlsx", "xls"},
-		{"report.fodt", "docx"}, {"report.fodt", "odt"}, {"report.fodt", "pdf"},
-	} {
-		if _, err := conv.Convert(ctx, filepath.Join(src, c.in), c.format, dir); err != nil {
+	var made []string
+	for _, c := range conversions {
+		out, err := conv.Convert(ctx, filepath.Join(src, c.in), c.format, dir)
+		if err != nil {
+			return err
+		}
+		made = append(made, out)
+	}
+	if cache != "" {
+		keep(cache, key, made)
+	}
+	return nil
+}
+
+var conversions = []struct{ in, format string }{
+	{"sales.xlsx", "xlsx"}, {"sales.xlsx", "ods"}, {"sales.xlsx", "csv"}, {"sales.xlsx", "xls"},
+	{"report.fodt", "docx"}, {"report.fodt", "odt"}, {"report.fodt", "pdf"},
+}
+
+// cacheDir is where converted sets are kept between test binaries (the
+// office and the conformance tests make the same files; each soffice start
+// costs seconds), and the key of the set the sources in src make: their
+// bytes and the soffice program that converts them. "" when there is no
+// cache folder.
+func cacheDir(src string) (dir, key string) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", ""
+	}
+	h := sha256.New()
+	for _, name := range []string{"sales.xlsx", "report.fodt"} {
+		b, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			return "", ""
+		}
+		fmt.Fprintf(h, "%s %d\n", name, len(b))
+		h.Write(b)
+	}
+	bin, err := exec.LookPath("soffice")
+	if err != nil {
+		return "", ""
+	}
+	if real, err := filepath.EvalSymlinks(bin); err == nil {
+		bin = real
+	}
+	st, err := os.Stat(bin)
+	if err != nil {
+		return "", ""
+	}
+	fmt.Fprintf(h, "%s %d %d", bin, st.Size(), st.ModTime().UnixNano())
+	return filepath.Join(base, "pcflow-officetest"), hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// copyOut copies a kept set into dir; an error when it is not complete.
+func copyOut(set, dir string) error {
+	for _, c := range conversions {
+		name := strings.TrimSuffix(c.in, filepath.Ext(c.in)) + "." + c.format
+		b, err := os.ReadFile(filepath.Join(set, name))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// keep stores a converted set under its key, whole or not at all: written
+// to a temporary folder first and renamed.
+func keep(cache, key string, files []string) {
+	if err := os.MkdirAll(cache, 0o700); err != nil {
+		return
+	}
+	tmp, err := os.MkdirTemp(cache, "new-")
+	if err != nil {
+		return
+	}
+	defer os.RemoveAll(tmp)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil || os.WriteFile(filepath.Join(tmp, filepath.Base(f)), b, 0o644) != nil {
+			return
+		}
+	}
+	os.Rename(tmp, filepath.Join(cache, key))
 }
 
 func writeWorkbook(path string, wrong bool) error {
