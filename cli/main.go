@@ -11,7 +11,10 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	setBinaryID()
+	endProfile := startCPUProfile()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	endProfile()
 	stop()
 	os.Exit(code)
 }

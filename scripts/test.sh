@@ -3,13 +3,13 @@
 # server, the agents against the scripted model over HTTP, the device side
 # on real applications under Xvfb, and the example tasks end to end.
 #
-# Two streams run side by side. One drives X desktops: the CLI's
-# end-to-end tests two at a time (each has its own desktop, state folder
-# and ports, and a test waits on its applications and the server more than
-# it computes), then the other desktop packages one at a time (the
-# grounding benchmark misses LibreOffice dialogs when it shares the CPU
-# with the CLI's tests). The other stream runs every package that never
-# touches a display (specs, the engine, the agents, office files).
+# Two streams run side by side. One is the CLI's end-to-end tests, two at
+# a time (each has its own desktop, state folder and ports, and a test
+# waits on its applications and the server more than it computes). The
+# other runs one package at a time: first every package that never touches
+# a display (specs, the engine, the agents, office files), then the other
+# desktop packages (the device on real applications, calibration, the live
+# view).
 # Every package runs with -short: the benchmarks among the tests (the
 # grounding set, every profile end to end, 300-task suites) run their short
 # versions; `go test ./...` without -short runs them whole (README).
@@ -28,14 +28,20 @@ mapfile -t other_pkgs < <(go list ./... | sed 's#^github.com/pcflow/pcflow#.#' |
 
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
-go test -short -p 1 -count=1 -timeout 60m "${other_pkgs[@]}" "$@" >"$logs/other" 2>&1 &
-other=$!
+(
+	rc=0
+	go test -short -p 1 -count=1 -timeout 60m "${other_pkgs[@]}" "$@" >"$logs/other" 2>&1 || rc=$?
+	echo "$rc" >"$logs/other.rc"
+	rc=0
+	go test -short -p 1 -count=1 -timeout 60m "${desktop_pkgs[@]}" "$@" >"$logs/desktop" 2>&1 || rc=$?
+	echo "$rc" >"$logs/desktop.rc"
+) &
+second=$!
 cli_rc=0
 go test -short -count=1 -parallel 2 -timeout 60m ./cli "$@" || cli_rc=$?
-desktop_rc=0
-go test -short -p 1 -count=1 -timeout 60m "${desktop_pkgs[@]}" "$@" >"$logs/desktop" 2>&1 || desktop_rc=$?
-other_rc=0
-wait "$other" || other_rc=$?
+wait "$second" || true
+other_rc=$(cat "$logs/other.rc" 2>/dev/null || echo 1)
+desktop_rc=$(cat "$logs/desktop.rc" 2>/dev/null || echo 1)
 echo "--- packages with a desktop"
 cat "$logs/desktop"
 echo "--- packages without a desktop"
