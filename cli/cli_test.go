@@ -34,6 +34,10 @@ func TestValidate(t *testing.T) {
 		{"caret under the name", []string{"validate", "../specs/testdata/invalid/unknown_subtask.hcl"}, 1, "", "^^^^"},
 		{"missing file", []string{"validate", "nope.hcl"}, 1, "", "Cannot read task file"},
 		{"no args", []string{"validate"}, 2, "", "name at least one task file"},
+		{"suite file", []string{"validate", "../specs/suites/smoke/suite.hcl"}, 0, "suite.hcl: valid (suite smoke, 8 tasks)", ""},
+		{"suite folder", []string{"validate", "../specs/suites/smoke"}, 0, "suite.hcl: valid (suite smoke, 8 tasks)", ""},
+		{"suite with a bad task", []string{"validate", "testdata/suite_bad/suite.hcl"}, 1, "", `task "broken"`},
+		{"suite task location", []string{"validate", "testdata/suite_bad/suite.hcl"}, 1, "", "unknown_subtask.hcl:7:36"},
 		{"var sets value", []string{"validate", "../specs/testdata/invalid/missing_var_value.hcl", "--var", "token=x"}, 1, "", "Sensitive value not allowed here"},
 	}
 	for _, tt := range tests {

@@ -87,7 +87,7 @@ func loadSpec(e *env, path string, v *varFlags) *specs.Result {
 }
 
 func cmdValidate(ctx context.Context, e *env, args []string) int {
-	fs := newFlags(e, "validate", "FILE...", "Check task files. Problems are printed with file:line:col and the source line;\nexit status 0 when every file is valid (warnings allowed), 1 otherwise.")
+	fs := newFlags(e, "validate", "FILE...", "Check task files, and suites (a suite file, or a folder with a suite.hcl: every task\nfile it names, with the variables it gives). Problems are printed with file:line:col\nand the source line; exit status 0 when every file is valid (warnings allowed), 1 otherwise.")
 	var v varFlags
 	v.register(fs)
 	v.registerPolicy(fs)
@@ -101,6 +101,20 @@ func cmdValidate(ctx context.Context, e *env, args []string) int {
 	}
 	bad := 0
 	for _, f := range files {
+		if st, err := os.Stat(f); err == nil && st.IsDir() {
+			if _, err := os.Stat(filepath.Join(f, "suite.hcl")); err != nil {
+				fmt.Fprintf(e.stderr, "pcflow validate: %s is a folder without a suite.hcl: name its task files (%s/*.hcl)\n", f, f)
+				bad++
+				continue
+			}
+			f = filepath.Join(f, "suite.hcl")
+		}
+		if isSuiteFile(f) {
+			if !validateSuite(e, f, &v) {
+				bad++
+			}
+			continue
+		}
 		if res := loadSpec(e, f, &v); res == nil {
 			bad++
 			continue
@@ -228,4 +242,31 @@ func writeFileAtomic(path string, data []byte) error {
 		return fmt.Errorf("%s left unchanged: %w", path, err)
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// validateSuite checks a suite file and every task file it names, each
+// with the variables the suite gives it (then the command line's), as
+// pcflow eval compiles them.
+func validateSuite(e *env, path string, v *varFlags) bool {
+	s, files, diags := specs.ParseSuiteFile(path)
+	_ = specs.WriteDiagnostics(e.stderr, files, diags, false)
+	if diags.HasErrors() {
+		return false
+	}
+	ok := true
+	for _, t := range s.Tasks {
+		vf := varFlags{varFiles: v.varFiles, policy: v.policy}
+		for _, k := range sortedKeys(t.Vars) {
+			vf.vars = append(vf.vars, k+"="+t.Vars[k])
+		}
+		vf.vars = append(vf.vars, v.vars...)
+		if loadSpec(e, t.File, &vf) == nil {
+			fmt.Fprintf(e.stderr, "pcflow validate: %s: task %q (%s) is invalid\n", path, t.Name, t.File)
+			ok = false
+		}
+	}
+	if ok {
+		fmt.Fprintf(e.stdout, "%s: valid (suite %s, %d tasks)\n", path, s.Name, len(s.Tasks))
+	}
+	return ok
 }
