@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -51,6 +52,29 @@ func socketFor(n int) string { return fmt.Sprintf("/tmp/.X11-unix/X%d", n) }
 // lockFor is the lock file an X server on display n holds: its PID.
 func lockFor(n int) string { return fmt.Sprintf("/tmp/.X%d-lock", n) }
 
+// claimDisplays takes the lock pcflow processes hold while they claim a
+// display or clear a dead server's files, waiting up to 30 s for it (then
+// going on without: a lock someone else keeps is no reason to fail). The
+// returned function releases it; calling it again does nothing.
+func claimDisplays() func() {
+	f, err := os.OpenFile(filepath.Join(os.TempDir(), ".pcflow-displays.lock"), os.O_RDWR|os.O_CREATE, 0o666)
+	if err != nil {
+		return func() {}
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if err != syscall.EWOULDBLOCK || time.Now().After(deadline) {
+			f.Close()
+			return func() {}
+		}
+	}
+	var once sync.Once
+	return func() { once.Do(func() { f.Close() }) }
+}
+
 // clearStale removes the socket and lock file an X server left when it
 // died without cleaning up (a killed machine, SIGKILL): the lock names a
 // PID that no longer runs, or there is no lock and nothing answers on the
@@ -84,6 +108,11 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 		o.Width, o.Height = 1440, 900
 	}
 	explicit := o.Display != ""
+	// From clearing a dead server's files to our Xvfb's lock naming it, no
+	// other pcflow process may do the same (two that both found a stale
+	// lock each removed the other's fresh one, and two tests shared :90).
+	release := claimDisplays()
+	defer release()
 	if o.Display == "" {
 		if o.from < 90 {
 			o.from = 90
@@ -140,6 +169,15 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 	// took the display between our look and our start holds its lock file,
 	// and ours is about to exit.
 	mine := func() bool { return lockOwner(n) == xvfb.Process.Pid }
+	_ = waitFor(ctx, 10*time.Second, func() bool {
+		select {
+		case <-exited:
+			return true
+		default:
+		}
+		return mine()
+	})
+	release()
 	err = waitFor(ctx, 30*time.Second, func() bool {
 		select {
 		case <-exited:
@@ -485,9 +523,13 @@ func (d *Desktop) Down() {
 	}
 	// The socket and lock file are the X server's only while its lock
 	// names it: another server may hold the display now.
-	if n, err := displayNum(d.Display); err == nil && len(d.PIDs) > 0 && lockOwner(n) == d.PIDs[0] {
-		os.Remove(socketFor(n))
-		os.Remove(fmt.Sprintf("/tmp/.X%d-lock", n))
+	if n, err := displayNum(d.Display); err == nil && len(d.PIDs) > 0 {
+		release := claimDisplays()
+		if lockOwner(n) == d.PIDs[0] {
+			os.Remove(socketFor(n))
+			os.Remove(lockFor(n))
+		}
+		release()
 	}
 	// The runtime folder Up made (D-Bus and AT-SPI sockets, fresh
 	// application configuration) goes with the desktop.

@@ -82,3 +82,60 @@ func TestUpAfterACrashedXServer(t *testing.T) {
 		t.Errorf("a display a live X server holds: %v, want already in use", err)
 	}
 }
+
+// TestConcurrentUpsOnStaleDisplays: desktops started at once, where dead X
+// servers left their files, each get a display of their own (CI: two
+// tests both cleared the same stale lock, each removed the other's fresh
+// one, and both drove :90).
+func TestConcurrentUpsOnStaleDisplays(t *testing.T) {
+	const from, k = 180, 4
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	for n := from; n < from+k; n++ {
+		if _, err := os.Stat(lockFor(n)); err == nil {
+			t.Skipf("display :%d is in use here", n)
+		}
+		fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(socketFor(n))
+		if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: socketFor(n)}); err != nil {
+			t.Fatal(err)
+		}
+		syscall.Close(fd)
+		if err := os.WriteFile(lockFor(n), []byte(fmt.Sprintf("%10d\n", dead.Process.Pid)), 0o444); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type got struct {
+		d   *Desktop
+		err error
+	}
+	res := make(chan got, k)
+	for i := 0; i < k; i++ {
+		go func() {
+			d, err := Up(context.Background(), DesktopOptions{from: from, StateDir: t.TempDir()})
+			res <- got{d, err}
+		}()
+	}
+	seen := map[string]bool{}
+	for i := 0; i < k; i++ {
+		g := <-res
+		if g.err != nil {
+			t.Errorf("Up: %v", g.err)
+			continue
+		}
+		defer g.d.Down()
+		if seen[g.d.Display] {
+			t.Errorf("two desktops on %s", g.d.Display)
+		}
+		seen[g.d.Display] = true
+		n, _ := displayNum(g.d.Display)
+		if owner := lockOwner(n); owner != g.d.PIDs[0] {
+			t.Errorf("%s: its lock names PID %d, its X server is %d", g.d.Display, owner, g.d.PIDs[0])
+		}
+	}
+}
