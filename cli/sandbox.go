@@ -28,7 +28,12 @@ const maxWorkerCrashes = 10
 // below a copy-on-write layer in memory — and its scratch folder, then
 // execs bubblewrap with the rest of its arguments. Everything the sandbox
 // wrote lives in that memory and goes with the namespace when its last
-// process exits. $1: a folder for the layers; $2: the scratch base.
+// process exits. It also makes the device's /dev: the harmless devices
+// of the host and a pseudo-terminal file system of its own whose
+// terminals belong to the tty group, as on the host (bubblewrap's --dev
+// makes them root's, and a terminal emulator, which hands its terminal to
+// that group, fails without the capability to chown: xterm never opened a
+// window). $1: a folder for the layers; $2: the scratch base.
 const overlayScript = `set -e
 L=$1; B=$2; shift 2
 mkdir -p "$L"
@@ -36,6 +41,18 @@ mount -t tmpfs -o mode=0755 pcflow-world "$L"
 mkdir "$L/up" "$L/work" "$L/root" "$L/sup" "$L/swork" "$L/scratch"
 mount -t overlay -o lowerdir=/,upperdir="$L/up",workdir="$L/work" pcflow-root "$L/root"
 mount -t overlay -o lowerdir="$B",upperdir="$L/sup",workdir="$L/swork" pcflow-scratch "$L/scratch"
+mkdir "$L/dev" "$L/dev/pts" "$L/dev/shm"
+for n in null zero full random urandom tty; do
+  touch "$L/dev/$n"
+  mount --bind "/dev/$n" "$L/dev/$n"
+done
+tty=$(getent group tty | cut -d: -f3)
+mount -t devpts -o newinstance,ptmxmode=0666,mode=620,gid="${tty:-5}" pcflow-pts "$L/dev/pts"
+ln -s pts/ptmx "$L/dev/ptmx"
+ln -s /proc/self/fd "$L/dev/fd"
+ln -s /proc/self/fd/0 "$L/dev/stdin"
+ln -s /proc/self/fd/1 "$L/dev/stdout"
+ln -s /proc/self/fd/2 "$L/dev/stderr"
 exec "$@"
 `
 
@@ -54,11 +71,14 @@ type overlaySandbox struct {
 // or /usr lands in the layer, never on the host), /tmp, /var/tmp, /run,
 // /root, /home and the Hide folders empty, only the Bind/ROBind paths of
 // the host visible, a PID namespace (the device's processes only) and an
-// IPC namespace of its own, no capabilities, and the host's network.
+// IPC namespace of its own, the host's network, and of root's
+// capabilities only CAP_SETGID: a terminal emulator sets the groups of the
+// shell it starts (xterm's child exited at once without it, and no
+// terminal ever opened a window).
 func (s overlaySandbox) argv() []string {
 	a := []string{"unshare", "--mount", "--propagation", "private", "sh", "-c", overlayScript, "sh", s.Layers, s.Base,
 		"bwrap", "--bind", filepath.Join(s.Layers, "root"), "/",
-		"--dev", "/dev", "--tmpfs", "/dev/shm", "--proc", "/proc", "--ro-bind", "/sys", "/sys"}
+		"--dev-bind", filepath.Join(s.Layers, "dev"), "/dev", "--tmpfs", "/dev/shm", "--proc", "/proc", "--ro-bind", "/sys", "/sys"}
 	for _, d := range append([]string{"/tmp", "/var/tmp", "/run", "/root", "/home"}, s.Hide...) {
 		a = append(a, "--tmpfs", d)
 	}
@@ -69,7 +89,7 @@ func (s overlaySandbox) argv() []string {
 		a = append(a, "--ro-bind", p, p)
 	}
 	a = append(a, "--bind", filepath.Join(s.Layers, "scratch"), ScratchDir,
-		"--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--")
+		"--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--cap-add", "CAP_SETGID", "--")
 	return append(a, s.Command...)
 }
 
