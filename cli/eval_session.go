@@ -258,6 +258,7 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 	}
 	var mu sync.Mutex
 	stopping := false
+	quit := make(chan struct{}) // closed when eval stops the worker
 	exited := make(chan struct{})
 	go func() {
 		defer close(exited)
@@ -298,6 +299,9 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 			case t := <-out.ready:
 				fmt.Fprintf(logf, "pcflow eval: sandbox of %s restarted: worker ready %d ms after the old one exited\n", name, t.Sub(t0).Milliseconds())
 			case <-time.After(30 * time.Second):
+			case <-quit:
+				// Stopped while the fresh sandbox started (a reset just
+				// before the suite ended): eval waited out the 30 s.
 			}
 		}
 	}()
@@ -346,6 +350,9 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 	return func() {
 		// The worker keeps no state of its own: Temporal holds it.
 		mu.Lock()
+		if !stopping {
+			close(quit)
+		}
 		stopping = true
 		kill()
 		mu.Unlock()
