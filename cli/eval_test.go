@@ -38,7 +38,13 @@ func newEvalWorld(tb testing.TB) *evalWorld {
 		envs, _ := filepath.Glob(filepath.Join(w.state, "desktops", "*.env"))
 		for _, f := range envs {
 			display := ":" + strings.TrimSuffix(filepath.Base(f), ".env")
-			if d, err := x11.Load(w.state, display); err == nil {
+			// Only a desktop the eval left running: once eval stopped
+			// its own, another test (or package) may hold the display
+			// number, and Load finds that desktop (CI: this cleanup
+			// stopped the applications of an x11 test on a display the
+			// eval had released).
+			rec, _ := os.ReadFile(f)
+			if d, err := x11.Load(w.state, display); err == nil && len(d.PIDs) > 0 && strings.Contains(string(rec), fmt.Sprintf("# pids %d", d.PIDs[0])) {
 				x11.StopApps(display)
 				d.Down()
 			}
