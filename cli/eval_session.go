@@ -133,7 +133,10 @@ func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteReco
 				}
 				x11.StopApps(desk.Display)
 				desk.Down()
-				nd, err := x11.Up(ctx, x11.DesktopOptions{Display: desk.Display, StateDir: f.eng.state})
+				// Its own desktop again, never one another program
+				// started on the number meanwhile (the device would drive
+				// that one's screen).
+				nd, err := x11.Up(ctx, x11.DesktopOptions{Display: desk.Display, StateDir: f.eng.state, Fresh: true})
 				if err != nil {
 					return nil, false, err
 				}

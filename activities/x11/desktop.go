@@ -35,6 +35,10 @@ type DesktopOptions struct {
 	Height  int
 	// StateDir holds the desktop's env and pid files.
 	StateDir string
+	// Fresh starts a desktop of the caller's own on Display and never
+	// joins a desktop already there: bringing back a desktop that died,
+	// whose display another program may have taken in the meantime.
+	Fresh bool
 	// from is the first display number tried when Display is empty.
 	from int
 }
@@ -132,6 +136,9 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 	}
 	clearStale(n)
 	if _, err := os.Stat(socketFor(n)); err == nil {
+		if o.Fresh {
+			return nil, fmt.Errorf("display %s was taken by another X server while this desktop was down", o.Display)
+		}
 		if d, err := Load(o.StateDir, o.Display); err == nil {
 			// Already up; its window manager may have died since.
 			if err := d.ensureWM(ctx, o.StateDir); err != nil {

@@ -139,3 +139,21 @@ func TestConcurrentUpsOnStaleDisplays(t *testing.T) {
 		}
 	}
 }
+
+// TestFreshUpNeverJoins: bringing a dead desktop back (Fresh) on a display
+// another desktop took meanwhile is refused, naming the display, where a
+// plain Up joins the desktop there (a second process's view of it).
+func TestFreshUpNeverJoins(t *testing.T) {
+	other, err := Up(context.Background(), DesktopOptions{Display: ":236", StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Down()
+	if _, err := Up(context.Background(), DesktopOptions{Display: ":236", StateDir: t.TempDir(), Fresh: true}); err == nil || !strings.Contains(err.Error(), "display :236 was taken") {
+		t.Errorf("Fresh Up on another's desktop: %v, want it refused", err)
+	}
+	joined, err := Up(context.Background(), DesktopOptions{Display: ":236", StateDir: t.TempDir()})
+	if err != nil || joined.PIDs[0] != other.PIDs[0] {
+		t.Errorf("plain Up on a desktop: %v, %+v; want the desktop there", err, joined)
+	}
+}
