@@ -88,7 +88,7 @@ func (a *Activities) logger() *slog.Logger {
 	if l == nil {
 		l = slog.Default()
 	}
-	return slog.New(a.redactor().Handler(l.Handler()))
+	return slog.New(a.Redactor().Handler(l.Handler()))
 }
 
 // Redactor is the Activities' redactor over Secrets, built at its first
@@ -98,8 +98,6 @@ func (a *Activities) Redactor() *Redactor {
 	a.redactOnce.Do(func() { a.redact = NewRedactor(a.Secrets) })
 	return a.redact
 }
-
-func (a *Activities) redactor() *Redactor { return a.Redactor() }
 
 // model is the Model that speaks a task's profiles (see ProfiledModel);
 // a profile that cannot be had fails the step without retrying.

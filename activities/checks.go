@@ -173,7 +173,7 @@ func (a *Activities) Check(ctx context.Context, in CheckInput) (*CheckResult, er
 	if !ok {
 		return nil, fmt.Errorf("check %s: unknown kind %q (this worker knows %s)", in.Name, in.Kind, strings.Join(CheckKinds(), ", "))
 	}
-	red := a.redactor()
+	red := a.Redactor()
 	var rerr error
 	sec := func(p *string) *string {
 		if p == nil {

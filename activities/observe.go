@@ -22,7 +22,7 @@ func (a *Activities) observe(ctx context.Context) (*screen.Screen, image.Image, 
 	// What the screen shows is stored and sent to the model: never a
 	// secret that was typed into a visible field. The pixels may show one
 	// that no element names, so OCR reads them first.
-	if r := a.redactor(); !r.Empty() {
+	if r := a.Redactor(); !r.Empty() {
 		// A device without OCR (ErrNoOCR) has its element text masked only;
 		// a device whose OCR fails must not store what it cannot check.
 		if _, err := a.words(ctx, s); err != nil && !errors.Is(err, ErrNoOCR) {

@@ -53,7 +53,7 @@ type SetupResult struct {
 func (a *Activities) Setup(ctx context.Context, in SetupInput) (*SetupResult, error) {
 	defer heartbeat(ctx)()
 	res := &SetupResult{}
-	red := a.redactor()
+	red := a.Redactor()
 	// fail keeps the cause, redacted: its text reaches history too.
 	fail := func(cause error, format string, args ...any) error {
 		msg := red.String(fmt.Sprintf("setup %q: ", in.Name) + fmt.Sprintf(format, args...))

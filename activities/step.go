@@ -66,7 +66,7 @@ func (a *Activities) Decide(ctx context.Context, in DecideInput) (*DecideResult,
 	}
 	// What a person typed (answers, notes, reasons) comes through the
 	// workflow unredacted: a secret's value in it stops here.
-	a.redactor().Value(&in.Turn)
+	a.Redactor().Value(&in.Turn)
 	model, err := a.model(in.Profiles)
 	if err != nil {
 		return nil, err
@@ -87,7 +87,7 @@ func (a *Activities) Decide(ctx context.Context, in DecideInput) (*DecideResult,
 	if err := a.finish(m, &res.Usage, err); err != nil {
 		return res, err
 	}
-	res.Facts = actionFacts(s, a.redactor(), append([]screen.Action{res.Action}, res.Batch...)...)
+	res.Facts = actionFacts(s, a.Redactor(), append([]screen.Action{res.Action}, res.Batch...)...)
 	return res, nil
 }
 
@@ -128,7 +128,7 @@ func (a *Activities) Act(ctx context.Context, in ActInput) (*ActResult, error) {
 	if a.Now != nil {
 		now = a.Now
 	}
-	red := a.redactor()
+	red := a.Redactor()
 	logged := in.Action
 	red.Value(&logged)
 	act := in.Action

@@ -35,7 +35,7 @@ func (a *Activities) Progress(ctx context.Context, in ProgressInput) (*ProgressR
 	m := a.startModelAttempt(ctx)
 	defer m.stop()
 	res := &ProgressResult{}
-	r := a.redactor()
+	r := a.Redactor()
 	r.Value(&in.Turn)
 	r.Value(&in.Outcome)
 	model, err := a.model(in.Profiles)

@@ -111,11 +111,7 @@ func compileSuite(e *env, args []string, f *evalFlags) (*compiledSuite, int) {
 		if !keep(ent, f.filter) {
 			continue
 		}
-		vf := varFlags{varFiles: f.vars.varFiles, policy: f.vars.policy}
-		for _, k := range sortedKeys(ent.Vars) {
-			vf.vars = append(vf.vars, k+"="+ent.Vars[k])
-		}
-		vf.vars = append(vf.vars, f.vars.vars...)
+		vf := f.vars.forTask(ent.Vars)
 		res := loadSpec(e, ent.File, &vf)
 		if res == nil {
 			failed = true
@@ -345,4 +341,15 @@ func commit() string {
 		return ""
 	}
 	return rev + dirty
+}
+
+// forTask are the variables a suite's task is compiled with: those the
+// suite gives it, then the command line's (which win).
+func (v varFlags) forTask(vars map[string]string) varFlags {
+	vf := varFlags{varFiles: v.varFiles, policy: v.policy}
+	for _, k := range sortedKeys(vars) {
+		vf.vars = append(vf.vars, k+"="+vars[k])
+	}
+	vf.vars = append(vf.vars, v.vars...)
+	return vf
 }

@@ -255,11 +255,7 @@ func validateSuite(e *env, path string, v *varFlags) bool {
 	}
 	ok := true
 	for _, t := range s.Tasks {
-		vf := varFlags{varFiles: v.varFiles, policy: v.policy}
-		for _, k := range sortedKeys(t.Vars) {
-			vf.vars = append(vf.vars, k+"="+t.Vars[k])
-		}
-		vf.vars = append(vf.vars, v.vars...)
+		vf := v.forTask(t.Vars)
 		if loadSpec(e, t.File, &vf) == nil {
 			fmt.Fprintf(e.stderr, "pcflow validate: %s: task %q (%s) is invalid\n", path, t.Name, t.File)
 			ok = false

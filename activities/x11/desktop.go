@@ -134,7 +134,9 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 	if err != nil {
 		return nil, err
 	}
-	clearStale(n)
+	if explicit {
+		clearStale(n) // a picked display was cleared as it was looked at
+	}
 	if _, err := os.Stat(socketFor(n)); err == nil {
 		if o.Fresh {
 			return nil, fmt.Errorf("display %s was taken by another X server while this desktop was down", o.Display)

@@ -43,23 +43,7 @@ func TestDownSparesReusedPIDs(t *testing.T) {
 // test's fixed display left so by an earlier, killed run).
 func TestUpAfterACrashedXServer(t *testing.T) {
 	const n = 238
-	dead := exec.Command("true")
-	if err := dead.Run(); err != nil {
-		t.Fatal(err)
-	}
-	os.MkdirAll("/tmp/.X11-unix", 0o1777)
-	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.Remove(socketFor(n))
-	if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: socketFor(n)}); err != nil {
-		t.Fatal(err)
-	}
-	syscall.Close(fd) // the socket file stays; nothing listens on it
-	if err := os.WriteFile(lockFor(n), []byte(fmt.Sprintf("%10d\n", dead.Process.Pid)), 0o444); err != nil {
-		t.Fatal(err)
-	}
+	leaveStale(t, n)
 	d, err := Up(context.Background(), DesktopOptions{Display: fmt.Sprintf(":%d", n), StateDir: t.TempDir()})
 	if err != nil {
 		t.Fatalf("a display a crashed X server left: %v", err)
@@ -83,32 +67,79 @@ func TestUpAfterACrashedXServer(t *testing.T) {
 	}
 }
 
+// leaveStale leaves on display n what an X server killed with SIGKILL
+// leaves: its socket file, on which nothing listens, and its lock file
+// naming a process that has exited, whose PID it returns.
+func leaveStale(t *testing.T, n int) int {
+	t.Helper()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll("/tmp/.X11-unix", 0o1777)
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(socketFor(n))
+	if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: socketFor(n)}); err != nil {
+		t.Fatal(err)
+	}
+	syscall.Close(fd) // the socket file stays; nothing listens on it
+	if err := os.WriteFile(lockFor(n), []byte(fmt.Sprintf("%10d\n", dead.Process.Pid)), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	return dead.Process.Pid
+}
+
+// TestUpWaitsForTheDisplayClaim: while another process claims a display,
+// Up neither clears a dead server's files nor starts an X server; it goes
+// on once the claim is released. (TestConcurrentUpsOnStaleDisplays below
+// passes without the claim too: its race is microseconds wide.)
+func TestUpWaitsForTheDisplayClaim(t *testing.T) {
+	const n = 184
+	if _, err := os.Stat(lockFor(n)); err == nil {
+		t.Skipf("display :%d is in use here", n)
+	}
+	dead := leaveStale(t, n)
+	release := claimDisplays()
+	done := make(chan error, 1)
+	var d *Desktop
+	go func() {
+		var err error
+		d, err = Up(context.Background(), DesktopOptions{Display: fmt.Sprintf(":%d", n), StateDir: t.TempDir()})
+		done <- err
+	}()
+	time.Sleep(500 * time.Millisecond) // Up clears a stale lock in microseconds when unclaimed
+	if owner := lockOwner(n); owner != dead {
+		t.Errorf("while another process held the display claim, Up cleared the stale lock (it names %d, was %d)", owner, dead)
+	}
+	select {
+	case err := <-done:
+		t.Errorf("Up returned (%v) while another process held the display claim", err)
+	default:
+	}
+	release()
+	if err := <-done; err != nil {
+		t.Fatalf("Up after the claim was released: %v", err)
+	}
+	defer d.Down()
+	if owner := lockOwner(n); owner != d.PIDs[0] {
+		t.Errorf(":%d: its lock names PID %d, its X server is %d", n, owner, d.PIDs[0])
+	}
+}
+
 // TestConcurrentUpsOnStaleDisplays: desktops started at once, where dead X
 // servers left their files, each get a display of their own (CI: two
 // tests both cleared the same stale lock, each removed the other's fresh
 // one, and both drove :90).
 func TestConcurrentUpsOnStaleDisplays(t *testing.T) {
 	const from, k = 180, 4
-	dead := exec.Command("true")
-	if err := dead.Run(); err != nil {
-		t.Fatal(err)
-	}
 	for n := from; n < from+k; n++ {
 		if _, err := os.Stat(lockFor(n)); err == nil {
 			t.Skipf("display :%d is in use here", n)
 		}
-		fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.Remove(socketFor(n))
-		if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: socketFor(n)}); err != nil {
-			t.Fatal(err)
-		}
-		syscall.Close(fd)
-		if err := os.WriteFile(lockFor(n), []byte(fmt.Sprintf("%10d\n", dead.Process.Pid)), 0o444); err != nil {
-			t.Fatal(err)
-		}
+		leaveStale(t, n)
 	}
 	type got struct {
 		d   *Desktop
