@@ -241,28 +241,45 @@ type Soffice struct {
 
 // Convert implements Converter.
 func (s Soffice) Convert(ctx context.Context, path, format, dir string) (string, error) {
+	out, err := s.ConvertAll(ctx, []string{path}, format, dir)
+	if err != nil {
+		return "", err
+	}
+	return out[0], nil
+}
+
+// ConvertAll converts several files to one format with one LibreOffice
+// start (each start costs seconds); their base names must differ. It
+// returns the converted files in the order of paths.
+func (s Soffice) ConvertAll(ctx context.Context, paths []string, format, dir string) ([]string, error) {
 	bin := s.Bin
 	if bin == "" {
 		bin = "soffice"
 	}
+	what := strings.Join(paths, ", ")
 	if _, err := exec.LookPath(bin); err != nil {
-		return "", fmt.Errorf("converting %s to .%s needs LibreOffice (%s not found): install libreoffice-calc/-writer on the device", path, format, bin)
+		return nil, fmt.Errorf("converting %s to .%s needs LibreOffice (%s not found): install libreoffice-calc/-writer on the device", what, format, bin)
 	}
 	prof, err := os.MkdirTemp("", "pcflow-lo-")
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	defer os.RemoveAll(prof)
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", err
+	args := []string{"-env:UserInstallation=file://" + prof, "--headless", "--norestore", "--convert-to", format, "--outdir", dir}
+	var want []string
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, abs)
+		want = append(want, filepath.Join(dir, strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))+"."+format))
 	}
-	cmd := exec.CommandContext(ctx, bin, "-env:UserInstallation=file://"+prof, "--headless", "--norestore",
-		"--convert-to", format, "--outdir", dir, abs)
-	out, err := cmd.CombinedOutput()
-	want := filepath.Join(dir, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))+"."+format)
-	if _, statErr := os.Stat(want); statErr != nil {
-		return "", fmt.Errorf("soffice could not convert %s to .%s: %v: %s", path, format, err, strings.TrimSpace(string(out)))
+	out, err := exec.CommandContext(ctx, bin, args...).CombinedOutput()
+	for i, w := range want {
+		if _, statErr := os.Stat(w); statErr != nil {
+			return nil, fmt.Errorf("soffice could not convert %s to .%s: %v: %s", paths[i], format, err, strings.TrimSpace(string(out)))
+		}
 	}
 	return want, nil
 }

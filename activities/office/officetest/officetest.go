@@ -31,36 +31,86 @@ import (
 // cache folder under the hash of its sources and the soffice program, and
 // copied from there when the same set is made again.
 func Make(ctx context.Context, dir string, wrong bool) error {
+	return MakeSets(ctx, Set{Dir: dir, Wrong: wrong})
+}
+
+// Set is one set of files Make makes.
+type Set struct {
+	Dir   string
+	Wrong bool
+}
+
+// MakeSets makes several sets as Make does, with one soffice start per
+// format for all of them.
+func MakeSets(ctx context.Context, sets ...Set) error {
 	if _, err := exec.LookPath("soffice"); err != nil {
 		return fmt.Errorf("soffice not found: install libreoffice-calc and libreoffice-writer (scripts/setup.sh does)")
 	}
-	src := filepath.Join(dir, "src")
-	if err := os.MkdirAll(src, 0o755); err != nil {
-		return err
+	type pending struct {
+		Set
+		cache, key string
+		made       []string
 	}
-	if err := writeWorkbook(filepath.Join(src, "sales.xlsx"), wrong); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(src, "report.fodt"), []byte(reportFODT(wrong)), 0o644); err != nil {
-		return err
-	}
-	cache, key := cacheDir(wrong)
-	if cache != "" {
-		if err := copyOut(filepath.Join(cache, key), dir); err == nil {
-			return nil
+	var todo []*pending
+	for _, set := range sets {
+		src := filepath.Join(set.Dir, "src")
+		if err := os.MkdirAll(src, 0o755); err != nil {
+			return err
 		}
+		if err := writeWorkbook(filepath.Join(src, "sales.xlsx"), set.Wrong); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(src, "report.fodt"), []byte(reportFODT(set.Wrong)), 0o644); err != nil {
+			return err
+		}
+		cache, key := cacheDir(set.Wrong)
+		if cache != "" && copyOut(filepath.Join(cache, key), set.Dir) == nil {
+			continue
+		}
+		todo = append(todo, &pending{Set: set, cache: cache, key: key})
 	}
+	if len(todo) == 0 {
+		return nil
+	}
+	// soffice names its output after the input: each set's source goes
+	// in under a name of its own, and the result is moved into its set.
+	tmp, err := os.MkdirTemp("", "officetest-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
 	conv := office.Soffice{}
-	var made []string
 	for _, c := range conversions {
-		out, err := conv.Convert(ctx, filepath.Join(src, c.in), c.format, dir)
+		var ins []string
+		for i, p := range todo {
+			b, err := os.ReadFile(filepath.Join(p.Dir, "src", c.in))
+			if err != nil {
+				return err
+			}
+			in := filepath.Join(tmp, fmt.Sprintf("%d-%s", i, c.in))
+			if err := os.WriteFile(in, b, 0o644); err != nil {
+				return err
+			}
+			ins = append(ins, in)
+		}
+		outDir := filepath.Join(tmp, c.format)
+		outs, err := conv.ConvertAll(ctx, ins, c.format, outDir)
 		if err != nil {
 			return err
 		}
-		made = append(made, out)
+		for i, p := range todo {
+			name := strings.TrimSuffix(c.in, filepath.Ext(c.in)) + "." + c.format
+			dst := filepath.Join(p.Dir, name)
+			if err := os.Rename(outs[i], dst); err != nil {
+				return err
+			}
+			p.made = append(p.made, dst)
+		}
 	}
-	if cache != "" {
-		keep(cache, key, made)
+	for _, p := range todo {
+		if p.cache != "" {
+			keep(p.cache, p.key, p.made)
+		}
 	}
 	return nil
 }
