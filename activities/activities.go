@@ -69,9 +69,22 @@ type Activities struct {
 	// LibreOffice (office.Soffice). A test that checks the same files many
 	// times shares an office.Cache here.
 	Office office.Converter
+	// Confine, when set, wraps the command line of every command a task
+	// runs (setup commands, command checks) before it starts: the overlay
+	// sandbox runs them where the worker's network and capabilities are
+	// out of reach (see x11.TaskJail).
+	Confine func(argv []string) []string
 
 	redactOnce sync.Once
 	redact     *Redactor
+}
+
+// confine wraps a task's command line (Confine).
+func (a *Activities) confine(argv []string) []string {
+	if a.Confine == nil {
+		return argv
+	}
+	return a.Confine(argv)
 }
 
 // office is the converter the checks use.

@@ -92,7 +92,7 @@ func (a *Activities) Setup(ctx context.Context, in SetupInput) (*SetupResult, er
 		if err != nil {
 			return nil, err
 		}
-		out, code, err := runCommand(ctx, argv, a.secretEnv())
+		out, code, err := runCommand(ctx, a.confine(argv), a.secretEnv())
 		if err != nil || code != 0 {
 			return nil, fail(err, "%s", commandFailure(cmd, code, err, red.String(out)))
 		}

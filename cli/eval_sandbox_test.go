@@ -1,11 +1,15 @@
 package main
 
 import (
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pcflow/pcflow/internal/report"
 )
 
 // TestEvalOverlaySandbox runs a suite whose first task writes into /etc,
@@ -116,5 +120,84 @@ func TestEvalTerminalTasksInOverlay(t *testing.T) {
 		if row.Status != "succeeded" {
 			t.Errorf("%s: %s (%s): %s", row.Key, row.Status, row.Reason, row.Error)
 		}
+	}
+}
+
+// TestEvalHostileTask runs a task that attacks from inside its device
+// (cli/testdata/eval_hostile): in the overlay sandbox its forged
+// action-log lines and artifacts reach nothing of the host's state
+// folder, it reads neither the host's password hashes nor the
+// repository, it reaches neither the Temporal frontend, nor the Web UI,
+// nor the live view's VNC server, nor that server's password — and its
+// calculator still runs and shows its buttons to the device. The same
+// task under bind: the test says which attempts bind lets through, and
+// at least the frontend must be among them (the checks can fail).
+func TestEvalHostileTask(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
+	if os.Geteuid() != 0 {
+		t.Skip("the overlay sandbox mounts an overlay file system: needs root")
+	}
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(sandbox string) (*evalWorld, *report.Results, string) {
+		w := newEvalWorld(t)
+		ui := freePort(t)
+		args := w.flags("eval", "cli/testdata/eval_hostile", "--devices", "1", "--out", w.out, "--no-report", "--sandbox", sandbox,
+			"--var", "repo="+repo, "--var", "state="+w.state, "--var", fmt.Sprintf("frontend_port=%d", w.port), "--var", fmt.Sprintf("ui_port=%d", ui))
+		args = append(args, "--ui-port", fmt.Sprint(ui))
+		_, out := w.pcflow(args...)
+		r := readResults(t, w.out)
+		if len(r.Runs) != 1 {
+			t.Fatalf("%s: %d runs, want 1:\n%s", sandbox, len(r.Runs), out)
+		}
+		return w, r, out
+	}
+
+	w, r, out := run("overlay")
+	if row := r.Runs[0]; row.Status != "succeeded" {
+		t.Errorf("overlay: %s (%s): %s\n%s", row.Status, row.Reason, row.Error, out)
+	}
+	logs, _ := filepath.Glob(filepath.Join(w.state, "suites", "*", "*", "worker.log"))
+	viewed := false
+	for _, f := range logs {
+		b, _ := os.ReadFile(f)
+		viewed = viewed || strings.Contains(string(b), "live view:")
+	}
+	if !viewed {
+		t.Errorf("overlay: no worker log (%v) names a live view: the task had no VNC server to attack", logs)
+	}
+	forged := func(w *evalWorld) []string {
+		var found []string
+		_ = filepath.WalkDir(w.state, func(p string, e fs.DirEntry, err error) error {
+			if err != nil || !e.Type().IsRegular() || strings.Contains(p, string(filepath.Separator)+"suites"+string(filepath.Separator)) {
+				return nil
+			}
+			if b, _ := os.ReadFile(p); e.Name() == "forged" || strings.Contains(string(b), `"key":"forged"`) {
+				found = append(found, p)
+			}
+			return nil
+		})
+		return found
+	}
+	if f := forged(w); len(f) > 0 {
+		t.Errorf("overlay: the task's forgeries reached the state folder: %v", f)
+	}
+
+	w, r, _ = run("bind")
+	row := r.Runs[0]
+	var through []string
+	for _, c := range []string{"no_shadow", "no_repo", "no_state", "no_frontend", "no_ui", "no_view"} {
+		if strings.Contains(row.Error, "check "+c+" failed") {
+			through = append(through, c)
+		}
+	}
+	if f := forged(w); len(f) > 0 {
+		through = append(through, fmt.Sprintf("forged state files %v", f))
+	}
+	t.Logf("bind does not protect against: %s", strings.Join(through, ", "))
+	if !strings.Contains(row.Error, "check no_frontend failed") {
+		t.Errorf("bind: %s (%s), want check no_frontend failed (the bind sandbox shares the host's network)", row.Status, row.Error)
 	}
 }

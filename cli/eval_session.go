@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,7 +20,6 @@ import (
 	"github.com/pcflow/pcflow/activities/agents"
 	"github.com/pcflow/pcflow/activities/agents/scripted"
 	"github.com/pcflow/pcflow/activities/x11"
-	"github.com/pcflow/pcflow/internal/liveview"
 	"github.com/pcflow/pcflow/specs/plan"
 )
 
@@ -185,9 +185,12 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 	}
 	argv := []string{exe, "worker", "--device", name, "--display", display, "--temporal", addr, "--state", f.eng.state, "--workflows=false"}
 	extra := []string{"DISPLAY=" + display}
+	var secretsFD []int // the secrets' pipe, fd 3
 	if len(secrets) > 0 {
 		argv = append(argv, "--secrets-fd", "3")
+		secretsFD = []int{3}
 	}
+	stateFD := 0 // the state folder's descriptor, when the sandbox hides it
 	// wrap puts the worker's command in its sandbox for the desktop's
 	// environment (a desktop brought back has a new D-Bus socket).
 	wrap := func([]string) ([]string, error) { return argv, nil }
@@ -210,8 +213,13 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 		}
 		extra = append(extra, activities.ScratchEnv+"="+ScratchDir)
 	case sandboxOverlay:
+		// The worker reaches the state folder through a descriptor: the
+		// sandbox shows nothing of it (see deviceSandbox).
+		stateFD = 3 + len(secretsFD)
+		inner := slices.Clone(argv)
+		inner[slices.Index(inner, "--state")+1] = fmt.Sprintf("/proc/self/fd/%d", stateFD)
 		wrap = func(env []string) ([]string, error) {
-			sb, err := deviceSandbox(exe, f.eng.state, rec, name, dir, display, env, argv)
+			sb, err := deviceSandbox(exe, f.eng.state, rec, name, dir, display, env, inner)
 			return sb.argv(), err
 		}
 		extra = append(extra, activities.ScratchEnv+"="+ScratchDir, restartEnv+"=1")
@@ -245,6 +253,14 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 			}()
 			cmd.ExtraFiles = []*os.File{r} // fd 3
 			defer r.Close()
+		}
+		if stateFD != 0 {
+			d, err := os.Open(f.eng.state)
+			if err != nil {
+				return nil, err
+			}
+			cmd.ExtraFiles = append(cmd.ExtraFiles, d) // fd stateFD
+			defer d.Close()
 		}
 		// A sandbox process that outlives the worker must not keep Wait
 		// on its output forever.
@@ -365,49 +381,36 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 }
 
 // deviceSandbox says what an overlay device's sandbox shows of the host:
-// the worker's program, the device's X socket and desktop session folder,
-// the parts of the state folder a worker writes (artifacts, action logs,
-// the log, its live view's URL file) and the device's own folder; the working folder, the rest of
-// the state folder (the Temporal database, other devices' folders) and the
-// host's /tmp, /root and /home show empty.
+// the base system (the top folders of systemDirs), the worker's program,
+// the device's X socket and desktop session folder. Nothing of the state
+// folder is there: the worker reaches it through a descriptor
+// (stateFD) that no program of the task can use. The working folder, every
+// other top folder of the host, the host's /tmp, /root and /home, and the
+// base system's secrets (hiddenFiles, hiddenDirs) show empty.
 func deviceSandbox(exe, state string, rec *suiteRecord, name, dir, display string, environ []string, command []string) (overlaySandbox, error) {
 	sb := overlaySandbox{Layers: filepath.Join("/run/pcflow-sandbox", filepath.Base(dir)), Base: rec.Base, Command: command}
 	if os.Geteuid() != 0 {
 		return sb, errors.New("--sandbox overlay mounts an overlay file system and needs root; run eval as root or pass --sandbox bind")
 	}
-	for _, p := range []string{"unshare", "mount"} {
+	for _, p := range []string{"unshare", "mount", "nsenter", "setpriv"} {
 		if _, err := exec.LookPath(p); err != nil {
 			return sb, fmt.Errorf("--sandbox overlay needs %s (util-linux): apt-get install util-linux mount, or pass --sandbox bind", p)
 		}
 	}
-	for _, d := range []string{rec.Base, filepath.Join(state, "artifacts"), filepath.Join(state, "actions")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return sb, err
-		}
-	}
-	// Files a worker writes in place; they must exist to be bound. The
-	// live view's URL file is this device's only: another device's token
-	// would let a task take that device over.
-	logFile, viewFile := filepath.Join(state, "pcflow.log"), liveview.URLFile(state, name)
-	for _, p := range []struct {
-		path string
-		mode os.FileMode
-	}{{logFile, 0o644}, {viewFile, 0o600}} {
-		if err := os.MkdirAll(filepath.Dir(p.path), 0o755); err != nil {
-			return sb, err
-		}
-		f, err := os.OpenFile(p.path, os.O_CREATE|os.O_WRONLY, p.mode)
-		if err != nil {
-			return sb, err
-		}
-		f.Close()
+	if err := os.MkdirAll(rec.Base, 0o755); err != nil {
+		return sb, err
 	}
 	if wd, err := os.Getwd(); err == nil && hiddenWorkDir(wd) != "" {
 		sb.Hide = append(sb.Hide, hiddenWorkDir(wd))
 	}
 	sb.Hide = append(sb.Hide, state)
-	sb.Bind = []string{filepath.Join(state, "artifacts"), filepath.Join(state, "actions"), logFile, viewFile, dir}
-	sb.ROBind = []string{exe, x11.EnvFile(state, display), "/tmp/.X11-unix/X" + strings.TrimPrefix(display, ":")}
+	sb.Hide = append(sb.Hide, hostOnlyDirs()...)
+	for _, f := range hiddenFiles {
+		if fi, err := os.Lstat(f); err == nil && fi.Mode().IsRegular() {
+			sb.HideFiles = append(sb.HideFiles, f)
+		}
+	}
+	sb.ROBind = []string{exe, "/tmp/.X11-unix/X" + strings.TrimPrefix(display, ":")}
 	sb.Bind = append(sb.Bind, desktopPaths(environ)...)
 	return sb, nil
 }

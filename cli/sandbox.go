@@ -58,12 +58,13 @@ exec "$@"
 
 // overlaySandbox is what an overlay device's sandbox shows of the host.
 type overlaySandbox struct {
-	Layers  string   // host folder the layers are mounted on (in the sandbox's own mount namespace)
-	Base    string   // the scratch base
-	Hide    []string // host folders that show empty inside
-	Bind    []string // host paths shown writable at the same path (after Hide)
-	ROBind  []string // host paths shown read-only at the same path (after Hide)
-	Command []string // the worker's argv
+	Layers    string   // host folder the layers are mounted on (in the sandbox's own mount namespace)
+	Base      string   // the scratch base
+	Hide      []string // host folders that show empty inside
+	HideFiles []string // host files that show empty inside
+	Bind      []string // host paths shown writable at the same path (after Hide)
+	ROBind    []string // host paths shown read-only at the same path (after Hide)
+	Command   []string // the worker's argv
 }
 
 // argv returns the command that starts the sandbox. Inside: the host's
@@ -82,14 +83,21 @@ func (s overlaySandbox) argv() []string {
 	for _, d := range append([]string{"/tmp", "/var/tmp", "/run", "/root", "/home"}, s.Hide...) {
 		a = append(a, "--tmpfs", d)
 	}
+	for _, p := range s.HideFiles {
+		a = append(a, "--ro-bind", "/dev/null", p)
+	}
 	for _, p := range s.Bind {
 		a = append(a, "--bind", p, p)
 	}
 	for _, p := range s.ROBind {
 		a = append(a, "--ro-bind", p, p)
 	}
+	// The worker keeps CAP_SYS_ADMIN and CAP_SETPCAP to start the task's
+	// programs apart (x11.TaskJail: a network namespace of their own, no
+	// capability but CAP_SETGID).
 	a = append(a, "--bind", filepath.Join(s.Layers, "scratch"), ScratchDir,
-		"--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--cap-add", "CAP_SETGID", "--")
+		"--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+		"--cap-add", "CAP_SETGID", "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP", "--")
 	return append(a, s.Command...)
 }
 
@@ -204,6 +212,37 @@ func (r *readyWriter) Write(p []byte) (int, error) {
 // systemDirs are the top folders of the base system a sandbox keeps.
 var systemDirs = map[string]bool{"usr": true, "etc": true, "var": true, "opt": true, "bin": true, "sbin": true,
 	"lib": true, "lib32": true, "lib64": true, "libx32": true, "boot": true, "srv": true, "mnt": true, "media": true, "snap": true, "nix": true}
+
+// hiddenFiles are files of the base system a sandbox shows empty: the
+// host's password hashes.
+var hiddenFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-"}
+
+// hiddenSystemDirs are folders of the base system a sandbox shows empty:
+// host keys, private keys, databases, logs, mail and backups.
+var hiddenSystemDirs = []string{"/etc/ssh", "/etc/ssl/private", "/var/lib/postgresql", "/var/lib/mysql",
+	"/var/log", "/var/mail", "/var/spool", "/var/backups"}
+
+// hostOnlyDirs lists what an overlay sandbox hides of the host's root:
+// every top folder that is not part of the base system (systemDirs) or
+// made anew inside (/proc, /sys, /dev, /tmp, /run, /root, /home), and the
+// hiddenSystemDirs that exist.
+func hostOnlyDirs() []string {
+	var out []string
+	entries, _ := os.ReadDir("/")
+	for _, e := range entries {
+		n := e.Name()
+		if !e.IsDir() || systemDirs[n] || slices.Contains([]string{"proc", "sys", "dev", "tmp", "run", "root", "home", "lost+found"}, n) {
+			continue
+		}
+		out = append(out, "/"+n)
+	}
+	for _, d := range hiddenSystemDirs {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			out = append(out, d)
+		}
+	}
+	return out
+}
 
 // hiddenWorkDir returns the folder to hide for the working folder wd: its
 // top folder (/work for /work/repo: the repository's siblings are as

@@ -5,9 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -48,6 +52,15 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 	if *device == "" || len(rest) > 0 {
 		fmt.Fprintln(e.stderr, "pcflow worker: --device NAME is required (see pcflow worker --help)")
 		return 2
+	}
+	// A state folder given as an open descriptor (an overlay sandbox
+	// hides the folder itself): no program this worker starts inherits it,
+	// and no program with fewer capabilities reads it through /proc.
+	if n, ok := strings.CutPrefix(ef.state, "/proc/self/fd/"); ok {
+		if fd, err := strconv.Atoi(n); err == nil {
+			syscall.CloseOnExec(fd)
+			_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+		}
 	}
 	secrets := map[string]string{}
 	if *spec != "" {
@@ -120,6 +133,15 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 	restart := make(chan struct{})
 	var tweak []func(*activities.Activities)
 	if os.Getenv(restartEnv) == "1" {
+		// The task's programs run apart from this worker (TaskJail).
+		jail, err := x11.NewTaskJail()
+		if err != nil {
+			fmt.Fprintf(e.stderr, "pcflow worker: device %s: %v\n", *device, err)
+			return 1
+		}
+		defer jail.Close()
+		dev.Confine = jail.Wrap
+		tweak = append(tweak, func(a *activities.Activities) { a.Confine = jail.Wrap })
 		var once sync.Once
 		tweak = append(tweak, func(a *activities.Activities) {
 			a.AfterReset = func() {

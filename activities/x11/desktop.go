@@ -150,9 +150,9 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 		}
 		return nil, fmt.Errorf("display %s is already in use by another X server; pick another with --display", o.Display)
 	}
-	for _, bin := range []string{"Xvfb", "dbus-launch", "openbox"} {
+	for _, bin := range []string{"Xvfb", "dbus-daemon", "openbox"} {
 		if _, err := exec.LookPath(bin); err != nil {
-			return nil, fmt.Errorf("%s is not installed: run scripts/setup.sh (or apt-get install xvfb dbus-x11 openbox at-spi2-core)", bin)
+			return nil, fmt.Errorf("%s is not installed: run scripts/setup.sh (or apt-get install xvfb dbus openbox at-spi2-core)", bin)
 		}
 	}
 	d := &Desktop{Display: o.Display, Env: map[string]string{}}
@@ -252,27 +252,27 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 	d.Env["ACCESSIBILITY_ENABLED"] = "1"
 	d.Env["QT_ACCESSIBILITY"] = "1"
 	d.Env["SAL_USE_VCLPLUGIN"] = "gtk3"
-	out, err := d.command("dbus-launch", "--sh-syntax").Output()
+	// The session bus listens on a socket file in the desktop's session
+	// folder, not on an abstract socket (what dbus-launch's default gives):
+	// an abstract socket belongs to a network namespace, and an overlay
+	// sandbox runs the task's programs in one of their own.
+	out, err := d.command("dbus-daemon", "--session", "--fork", "--print-address=1", "--print-pid=1",
+		"--address=unix:path="+filepath.Join(runtimeDir, "bus")).Output()
 	if err != nil {
 		d.Down()
-		return nil, fmt.Errorf("dbus-launch: %w", err)
+		return nil, fmt.Errorf("dbus-daemon --session: %w", err)
 	}
 	for _, line := range strings.Split(string(out), "\n") {
-		if k, v, ok := strings.Cut(strings.TrimSuffix(line, ";"), "="); ok {
-			v = strings.Trim(v, "'")
-			switch k {
-			case "DBUS_SESSION_BUS_ADDRESS":
-				d.Env[k] = v
-			case "DBUS_SESSION_BUS_PID":
-				if pid, err := strconv.Atoi(v); err == nil {
-					d.PIDs = append(d.PIDs, pid)
-				}
-			}
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "unix:") {
+			d.Env["DBUS_SESSION_BUS_ADDRESS"] = line
+		} else if pid, err := strconv.Atoi(line); err == nil {
+			d.PIDs = append(d.PIDs, pid)
 		}
 	}
 	if d.Env["DBUS_SESSION_BUS_ADDRESS"] == "" {
 		d.Down()
-		return nil, fmt.Errorf("dbus-launch printed no bus address")
+		return nil, fmt.Errorf("dbus-daemon --session printed no bus address: %q", out)
 	}
 	if err := enableAccessibility(d.Env["DBUS_SESSION_BUS_ADDRESS"]); err != nil {
 		d.Down()

@@ -40,9 +40,12 @@ type Device struct {
 	// Settle is how long to let the screen settle after an action (the
 	// Reflect activity waits too; this is for direct use).
 	Settle time.Duration
-	mu     sync.Mutex
-	tree   a11y
-	xu     *xgbutil.XUtil
+	// Confine, when set, wraps the command line of every application the
+	// device launches (TaskJail.Wrap in an overlay sandbox).
+	Confine func(argv []string) []string
+	mu      sync.Mutex
+	tree    a11y
+	xu      *xgbutil.XUtil
 	// last is the account of the latest observation.
 	last ObserveStats
 	// exits are the launched programs that failed after Launch returned.

@@ -37,11 +37,15 @@ func (d *Device) Launch(ctx context.Context, argv []string) error {
 	if err != nil {
 		return fmt.Errorf("launch %s: %w", argv[0], err)
 	}
-	cmd := exec.Command(path, argv[1:]...)
+	run := append([]string{path}, argv[1:]...)
+	if d.Confine != nil {
+		run = d.Confine(run)
+	}
+	cmd := exec.Command(run[0], run[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if run := activities.LaunchedBy(ctx); run != "" {
+	if id := activities.LaunchedBy(ctx); id != "" {
 		// Marks the application (and what it starts) as the run's.
-		cmd.Env = append(os.Environ(), activities.RunEnv+"="+run)
+		cmd.Env = append(os.Environ(), activities.RunEnv+"="+id)
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, errf
 	if err := cmd.Start(); err != nil {

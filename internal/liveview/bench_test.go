@@ -25,7 +25,7 @@ func BenchmarkVNC(b *testing.B) {
 	ctx := context.Background()
 	b.Run("start", func(b *testing.B) {
 		for b.Loop() {
-			v, err := startVNC(ctx, ":247", state)
+			v, err := startVNC(ctx, ":247")
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -34,7 +34,7 @@ func BenchmarkVNC(b *testing.B) {
 			b.StartTimer()
 		}
 	})
-	v, err := startVNC(ctx, ":247", state)
+	v, err := startVNC(ctx, ":247")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -60,7 +60,6 @@ type Server struct {
 	opts   Options
 	token  string
 	cookie string
-	vdir   string
 	http   *http.Server
 	ln     net.Listener
 	url    string
@@ -104,8 +103,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if _, err := os.Stat(filepath.Join(o.NoVNC, "core", "rfb.js")); err != nil {
 		return nil, fmt.Errorf("noVNC is not installed at %s: install it (apt-get install novnc, or scripts/setup.sh), or pass --no-view", o.NoVNC)
 	}
-	dir := filepath.Join(o.StateDir, "view")
-	v, err := startVNC(ctx, o.Display, dir)
+	v, err := startVNC(ctx, o.Display)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +118,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		ln.Close()
 		return nil, err
 	}
-	s := &Server{opts: o, token: hex.EncodeToString(b), vnc: v, vdir: dir, ln: ln, done: make(chan struct{}), kick: make(chan struct{}, 1)}
+	s := &Server{opts: o, token: hex.EncodeToString(b), vnc: v, ln: ln, done: make(chan struct{}), kick: make(chan struct{}, 1)}
 	port := ln.Addr().(*net.TCPAddr).Port
 	// Cookies are per host, not per port: each view names its own.
 	s.cookie = fmt.Sprintf("pcflow_view_%d", port)
@@ -133,7 +131,11 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	}
 	s.url = (&url.URL{Scheme: "http", Host: net.JoinHostPort(host, fmt.Sprint(port)), Path: "/", RawQuery: "token=" + s.token}).String()
 	s.file = URLFile(o.StateDir, o.Device)
-	if err := os.WriteFile(s.file, []byte(s.url+"\n"), 0o600); err != nil {
+	err = os.MkdirAll(filepath.Dir(s.file), 0o700)
+	if err == nil {
+		err = os.WriteFile(s.file, []byte(s.url+"\n"), 0o600)
+	}
+	if err != nil {
 		s.stopAll()
 		return nil, fmt.Errorf("write %s: %w", s.file, err)
 	}
@@ -184,7 +186,7 @@ func (s *Server) sync(ctx context.Context) {
 		if !v.alive() && time.Since(lastTry) > 5*time.Second {
 			// The display may be back (a desktop brought up again).
 			lastTry = time.Now()
-			if nv, err := startVNC(ctx, s.opts.Display, s.vdir); err == nil {
+			if nv, err := startVNC(ctx, s.opts.Display); err == nil {
 				s.mu.Lock()
 				s.vnc, v = nv, nv
 				s.mu.Unlock()

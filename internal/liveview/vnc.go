@@ -10,7 +10,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"syscall"
@@ -32,9 +31,8 @@ type vnc struct {
 	viewOnly bool
 }
 
-// startVNC starts x11vnc on display. dir (0700) holds its password file
-// for the moment x11vnc reads and removes it.
-func startVNC(ctx context.Context, display, dir string) (*vnc, error) {
+// startVNC starts x11vnc on display.
+func startVNC(ctx context.Context, display string) (*vnc, error) {
 	if _, err := exec.LookPath("x11vnc"); err != nil {
 		return nil, fmt.Errorf("x11vnc is not installed: install it (apt-get install x11vnc, or scripts/setup.sh), or pass --no-view")
 	}
@@ -47,24 +45,28 @@ func startVNC(ctx context.Context, display, dir string) (*vnc, error) {
 		return nil, err
 	}
 	v := &vnc{display: display, port: port, password: hex.EncodeToString(b), exited: make(chan struct{}), stderr: &bytes.Buffer{}, viewOnly: true}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	// The password reaches x11vnc through a pipe (its fd 3): never a
+	// command line, an environment or a file another process of the same
+	// user could read before x11vnc does. -noshm: in an eval overlay
+	// sandbox (its own IPC namespace) the X server cannot attach x11vnc's
+	// shared memory; x11vnc reads the screen only while watched.
+	pr, pw, err := os.Pipe()
+	if err != nil {
 		return nil, err
 	}
-	pw := filepath.Join(dir, fmt.Sprintf("vnc-%d.pass", port))
-	if err := os.WriteFile(pw, []byte(v.password+"\n"), 0o600); err != nil {
-		return nil, err
-	}
-	// rm: makes x11vnc delete the file once read. -noshm: in an eval
-	// overlay sandbox (its own IPC namespace) the X server cannot attach
-	// x11vnc's shared memory; x11vnc reads the screen only while watched.
 	v.cmd = exec.Command("x11vnc", "-display", display, "-localhost", "-noipv6", "-rfbport", strconv.Itoa(port),
-		"-shared", "-forever", "-viewonly", "-passwdfile", "rm:"+pw, "-norc", "-quiet", "-noxdamage", "-noshm")
+		"-shared", "-forever", "-viewonly", "-passwdfile", "/dev/fd/3", "-norc", "-quiet", "-noxdamage", "-noshm")
 	v.cmd.Stderr = v.stderr
+	v.cmd.ExtraFiles = []*os.File{pr}
 	v.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-	if err := v.cmd.Start(); err != nil {
-		os.Remove(pw)
+	err = v.cmd.Start()
+	pr.Close()
+	if err != nil {
+		pw.Close()
 		return nil, fmt.Errorf("start x11vnc: %w", err)
 	}
+	_, _ = pw.WriteString(v.password + "\n")
+	pw.Close()
 	go func() { _ = v.cmd.Wait(); close(v.exited) }()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -73,7 +75,6 @@ func startVNC(ctx context.Context, display, dir string) (*vnc, error) {
 		}
 		select {
 		case <-v.exited:
-			os.Remove(pw)
 			return nil, fmt.Errorf("x11vnc on display %s exited: %s", display, lastLines(v.stderr.String()))
 		case <-ctx.Done():
 			v.stop()
