@@ -168,6 +168,7 @@ task "one" {
 }`
 
 func TestTerminationReasons(t *testing.T) {
+	t.Parallel() // its servers are its own; most of its time is waiting (timeouts, retries)
 	endless := scripted.SubtaskScript{Steps: []scripted.Step{click("A"), click("A"), click("A"), click("A"), click("A")}}
 	tests := []struct {
 		name     string

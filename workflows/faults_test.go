@@ -40,6 +40,7 @@ func (s *syncBuffer) String() string {
 // past the 15 s where a doubling backoff would stop), and the failed
 // subtask reports every call it made.
 func TestModelEndpointFailing(t *testing.T) {
+	t.Parallel() // its server is its own; it waits out 20 s of retries
 	env := enginetest.Start(t, scripted.Script{
 		Subtasks: map[string]scripted.SubtaskScript{"s": {Steps: []scripted.Step{click("A")}}},
 		Faults:   []scripted.Fault{{Role: "decision", Kind: "500"}},
