@@ -112,11 +112,16 @@ type engine struct {
 	identity string
 	// notices is where the server's owner says why it keeps running.
 	notices io.Writer
+	// unwatch stops the watch on the state folder's disk (watchDisk).
+	unwatch func()
 }
 
 // close closes the connection. The process that started the embedded
 // server keeps it up while runs served by other processes still use it.
 func (g *engine) close() {
+	if g.unwatch != nil {
+		g.unwatch()
+	}
 	if g.server != nil && g.client != nil {
 		g.handOver()
 	}
@@ -149,6 +154,9 @@ func (f *engineFlags) connect(ctx context.Context, e *env, withUI bool) (*engine
 			if err := writable(f.state); err != nil {
 				return nil, err
 			}
+			if free, err := freeSpace(f.state); err == nil && free < lowDisk {
+				return nil, fullDiskError(f.state, free)
+			}
 			uiPort := f.uiPort
 			if !withUI {
 				uiPort = 0
@@ -178,6 +186,9 @@ func (f *engineFlags) connect(ctx context.Context, e *env, withUI bool) (*engine
 		}
 	}
 	g.addr = addr
+	if _, err := os.Stat(f.state); err == nil {
+		g.unwatch = watchDisk(f.state, e.stderr, diskCheckEvery)
+	}
 	// A pcflow server answers at once; something else on the port never
 	// does, so a short wait tells which.
 	wait := 15 * time.Second
