@@ -299,7 +299,7 @@ func (e *redactedError) Is(target error) bool { return e.ctx != nil && target ==
 
 // Screen redacts, in place, the text of an observation (element names and
 // values, OCR words, window titles, the clipboard) and masks on the image
-// the boxes of the elements and words that showed a secret. OCR that the
+// the boxes of the elements, words and title bars that showed a secret. OCR that the
 // device deferred is run first, since the pixels may show a secret that no
 // element names.
 func (r *Redactor) Screen(s *screen.Screen) {
@@ -320,6 +320,12 @@ func (r *Redactor) Screen(s *screen.Screen) {
 	}
 	for i := range words {
 		words[i].Text = r.String(words[i].Text)
+	}
+	for i := range s.TitleBars {
+		if t := &s.TitleBars[i]; r.Holds(t.Title) {
+			boxes = append(boxes, t.Box)
+			t.Title = r.String(t.Title)
+		}
 	}
 	s.ActiveWindow = r.String(s.ActiveWindow)
 	for i := range s.Windows {

@@ -164,7 +164,8 @@ func TestCommandsGetSecretsFromTheEnvironment(t *testing.T) {
 }
 
 // TestRedactorScreen: a secret typed into a field is masked in the
-// element list, the OCR words (also when OCR split it) and the pixels.
+// element list, the OCR words (also when OCR split it) and the pixels,
+// and a window title that holds one has its title bar painted over.
 func TestRedactorScreen(t *testing.T) {
 	img := image.NewRGBA(image.Rect(0, 0, 200, 100))
 	for i := range img.Pix {
@@ -176,6 +177,8 @@ func TestRedactorScreen(t *testing.T) {
 		Words: []screen.Word{{Text: "пароль-Значение", Box: screen.Rect{X: 100, Y: 60, W: 40, H: 10}},
 			{Text: "-7", Box: screen.Rect{X: 141, Y: 60, W: 10, H: 10}}, {Text: "fine", Box: screen.Rect{X: 160, Y: 60, W: 20, H: 10}}},
 		ActiveWindow: "login " + dashed, Clipboard: cyrillic,
+		TitleBars: []screen.TitleBar{{Title: "login " + dashed, Box: screen.Rect{X: 0, Y: 82, W: 200, H: 15}},
+			{Title: "Calculator", Box: screen.Rect{X: 100, Y: 38, W: 100, H: 12}}},
 	}
 	activities.NewRedactor(secrets).Screen(s)
 	got := []string{s.Elements[0].Value, s.Words[0].Text + s.Words[1].Text, s.Words[2].Text, s.ActiveWindow, s.Clipboard}
@@ -184,13 +187,19 @@ func TestRedactorScreen(t *testing.T) {
 		t.Errorf("redacted screen (-want +got):\n%s", d)
 	}
 	white := color.RGBAModel.Convert(color.White)
-	for _, p := range []image.Point{{30, 20}, {120, 65}, {145, 65}} {
+	if s.TitleBars[0].Title != "login {{secret.api-key}}" {
+		t.Errorf("title bar's title = %q", s.TitleBars[0].Title)
+	}
+	for _, p := range []image.Point{{30, 20}, {120, 65}, {145, 65}, {5, 90}, {190, 90}} {
 		if c := color.RGBAModel.Convert(s.Image.At(p.X, p.Y)); c == white {
 			t.Errorf("pixel %v where a secret was shown is not masked", p)
 		}
 	}
 	if c := color.RGBAModel.Convert(s.Image.At(170, 65)); c != white {
 		t.Errorf("pixel of an unrelated word was masked")
+	}
+	if c := color.RGBAModel.Convert(s.Image.At(150, 44)); c != white {
+		t.Errorf("pixel of a title bar without a secret was masked")
 	}
 }
 

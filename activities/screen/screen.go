@@ -69,10 +69,20 @@ type Screen struct {
 	Words        []Word
 	ActiveWindow string
 	Windows      []string
-	Clipboard    string
+	// TitleBars are the title bars the window manager draws, with the
+	// titles they show: pixels no element and no OCR word may account
+	// for, masked when a title holds a secret.
+	TitleBars []TitleBar
+	Clipboard string
 	// App is the foreground application (its window's WM_CLASS class,
 	// such as "Galculator" or "firefox"), for policies.
 	App string
+}
+
+// TitleBar is a window's title bar on the screen.
+type TitleBar struct {
+	Title string
+	Box   Rect
 }
 
 // Observation is what history carries about a Screen: references to the

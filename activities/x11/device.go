@@ -169,6 +169,7 @@ func (d *Device) Observe(ctx context.Context) (*screen.Screen, error) {
 		return nil, d.diagnose(ctx, err)
 	}
 	s.Windows, s.ActiveWindow = wins, active
+	s.TitleBars = titleBars(xu)
 	s.App = activeApp(xu)
 	b := img.Bounds()
 	stack, err := stacking(xu)

@@ -11,6 +11,7 @@ import (
 	"github.com/jezek/xgbutil/ewmh"
 	"github.com/jezek/xgbutil/icccm"
 	"github.com/jezek/xgbutil/xwindow"
+	"github.com/pcflow/pcflow/activities/screen"
 )
 
 // windows lists window titles, the active one first.
@@ -149,4 +150,26 @@ func (d *Device) switchWindow(title string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("no window title contains %q (open: %s)", title, strings.Join(titles, " | "))
+}
+
+// titleBars returns where the window manager draws each client window's
+// title: the top of its frame, as tall as the frame's top extent.
+func titleBars(xu *xgbutil.XUtil) []screen.TitleBar {
+	ids, err := ewmh.ClientListGet(xu)
+	if err != nil {
+		return nil
+	}
+	var out []screen.TitleBar
+	for _, id := range ids {
+		ext, err := ewmh.FrameExtentsGet(xu, id)
+		if err != nil || ext.Top <= 0 {
+			continue
+		}
+		g, err := xwindow.New(xu, id).DecorGeometry()
+		if err != nil {
+			continue
+		}
+		out = append(out, screen.TitleBar{Title: windowTitle(xu, id), Box: screen.Rect{X: g.X(), Y: g.Y(), W: g.Width(), H: ext.Top}})
+	}
+	return out
 }
