@@ -39,6 +39,10 @@ func TestValidate(t *testing.T) {
 		{"suite with a bad task", []string{"validate", "testdata/suite_bad/suite.hcl"}, 1, "", `task "broken"`},
 		{"suite task location", []string{"validate", "testdata/suite_bad/suite.hcl"}, 1, "", "unknown_subtask.hcl:7:36"},
 		{"var sets value", []string{"validate", "../specs/testdata/invalid/missing_var_value.hcl", "--var", "token=x"}, 1, "", "Sensitive value not allowed here"},
+		// A suite's command-line variables go to every task, each using
+		// those it declares; one that no task declares is a mistake.
+		{"suite vars some tasks declare", []string{"validate", "testdata/eval_hostile", "--var", "repo=/r", "--var", "state=/s", "--var", "frontend_port=1", "--var", "ui_port=2"}, 0, "valid (suite hostile, 2 tasks)", ""},
+		{"suite var no task declares", []string{"validate", "testdata/eval_hostile", "--var", "repo=/r", "--var", "state=/s", "--var", "frontend_port=1", "--var", "ui_port=2", "--var", "stat=3"}, 1, "", "--var stat: no task of the suite that runs declares it"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -106,6 +106,7 @@ func compileSuite(e *env, args []string, f *evalFlags) (*compiledSuite, int) {
 	merged := &scripted.Script{Subtasks: map[string]scripted.SubtaskScript{}}
 	owner := map[string]string{}
 	secretOwner := map[string]string{}
+	declared := map[string]bool{}
 	failed := false
 	for _, ent := range entries {
 		if !keep(ent, f.filter) {
@@ -116,6 +117,9 @@ func compileSuite(e *env, args []string, f *evalFlags) (*compiledSuite, int) {
 		if res == nil {
 			failed = true
 			continue
+		}
+		for _, n := range res.Variables {
+			declared[n] = true
 		}
 		for _, k := range sortedKeys(res.Secrets) {
 			// The devices substitute a placeholder by name: one value per name.
@@ -190,6 +194,10 @@ func compileSuite(e *env, args []string, f *evalFlags) (*compiledSuite, int) {
 		}
 	}
 	if failed {
+		return nil, 1
+	}
+	if err := f.vars.undeclared(declared); err != nil && len(cs.tasks) > 0 {
+		fmt.Fprintf(e.stderr, "pcflow eval: %v\n", err)
 		return nil, 1
 	}
 	cs.repro.Command = redactCommand(cs.repro.Command, cs.secrets)
@@ -344,12 +352,37 @@ func commit() string {
 }
 
 // forTask are the variables a suite's task is compiled with: those the
-// suite gives it, then the command line's (which win).
+// suite gives it, then the command line's (which win). The command line's
+// go to every task; a task uses those it declares (undeclared checks
+// that some task declares each).
 func (v varFlags) forTask(vars map[string]string) varFlags {
-	vf := varFlags{varFiles: v.varFiles, policy: v.policy}
+	vf := varFlags{varFiles: v.varFiles, policy: v.policy, optional: map[string]bool{}}
 	for _, k := range sortedKeys(vars) {
 		vf.vars = append(vf.vars, k+"="+vars[k])
 	}
+	for _, kv := range v.vars {
+		if k, _, ok := strings.Cut(kv, "="); ok {
+			if _, own := vars[k]; !own {
+				vf.optional[k] = true
+			}
+		}
+	}
 	vf.vars = append(vf.vars, v.vars...)
 	return vf
+}
+
+// undeclared says which of the command line's variables no task of a
+// suite declares (declared: the names the tasks declare) — a misspelt
+// name would otherwise go unused without a word.
+func (v varFlags) undeclared(declared map[string]bool) error {
+	var missing []string
+	for _, kv := range v.vars {
+		if k, _, ok := strings.Cut(kv, "="); ok && !declared[k] && !slices.Contains(missing, k) {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("--var %s: no task of the suite that runs declares it (they declare: %s)", strings.Join(missing, ", --var "), strings.Join(sortedKeys(declared), ", "))
 }

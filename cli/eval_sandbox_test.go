@@ -123,8 +123,10 @@ func TestEvalTerminalTasksInOverlay(t *testing.T) {
 	}
 }
 
-// TestEvalHostileTask runs a task that attacks from inside its device
-// (cli/testdata/eval_hostile): in the overlay sandbox its forged
+// TestEvalHostileTask runs tasks that attack from inside their device
+// (cli/testdata/eval_hostile). The first ends the window manager through
+// the X server: the device starts it again and serves on. In the overlay
+// sandbox the second one's forged
 // action-log lines and artifacts reach nothing of the host's state
 // folder, it reads neither the host's password hashes nor the
 // repository, it reaches neither the Temporal frontend, nor the Web UI,
@@ -149,21 +151,27 @@ func TestEvalHostileTask(t *testing.T) {
 		args = append(args, "--ui-port", fmt.Sprint(ui))
 		_, out := w.pcflow(args...)
 		r := readResults(t, w.out)
-		if len(r.Runs) != 1 {
-			t.Fatalf("%s: %d runs, want 1:\n%s", sandbox, len(r.Runs), out)
+		if len(r.Runs) != 2 || r.Runs[1].Key != "hostile" {
+			t.Fatalf("%s: %d runs, want kill_wm and hostile:\n%s", sandbox, len(r.Runs), out)
 		}
 		return w, r, out
 	}
 
 	w, r, out := run("overlay")
-	if row := r.Runs[0]; row.Status != "succeeded" {
-		t.Errorf("overlay: %s (%s): %s\n%s", row.Status, row.Reason, row.Error, out)
+	for _, row := range r.Runs {
+		if row.Status != "succeeded" {
+			t.Errorf("overlay: %s: %s (%s): %s\n%s", row.Key, row.Status, row.Reason, row.Error, out)
+		}
 	}
 	logs, _ := filepath.Glob(filepath.Join(w.state, "suites", "*", "*", "worker.log"))
-	viewed := false
+	viewed, wm := false, false
 	for _, f := range logs {
 		b, _ := os.ReadFile(f)
 		viewed = viewed || strings.Contains(string(b), "live view:")
+		wm = wm || strings.Contains(string(b), "window manager was gone")
+	}
+	if !wm {
+		t.Errorf("overlay: no worker log (%v) says the window manager the task ended was started again", logs)
 	}
 	if !viewed {
 		t.Errorf("overlay: no worker log (%v) names a live view: the task had no VNC server to attack", logs)
@@ -186,7 +194,7 @@ func TestEvalHostileTask(t *testing.T) {
 	}
 
 	w, r, _ = run("bind")
-	row := r.Runs[0]
+	row := r.Runs[1]
 	var through []string
 	for _, c := range []string{"no_shadow", "no_repo", "no_state", "no_frontend", "no_ui", "no_view"} {
 		if strings.Contains(row.Error, "check "+c+" failed") {

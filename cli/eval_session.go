@@ -125,11 +125,21 @@ func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteReco
 			// crashed) takes its worker with it: the worker is started
 			// again on the desktop brought up afresh, so the device serves
 			// the suite on instead of leaving the pool.
-			revive := func() ([]string, bool, error) {
+			revive := func() ([]string, bool, string, error) {
 				deskMu.Lock()
 				defer deskMu.Unlock()
 				if desk.Alive() {
-					return nil, false, nil
+					// A window manager a task ended (through the X
+					// server, which every program on the display can
+					// reach) is started again: the device's observations
+					// need it.
+					switch started, err := desk.EnsureWM(ctx, f.eng.state); {
+					case err != nil:
+						return nil, false, "", fmt.Errorf("its window manager is gone and did not start again: %w", err)
+					case started:
+						return nil, false, "its window manager was gone (a task can end it through the X server): started it again", nil
+					}
+					return nil, false, "", nil
 				}
 				x11.StopApps(desk.Display)
 				desk.Down()
@@ -138,10 +148,10 @@ func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteReco
 				// that one's screen).
 				nd, err := x11.Up(ctx, x11.DesktopOptions{Display: desk.Display, StateDir: f.eng.state, Fresh: true})
 				if err != nil {
-					return nil, false, err
+					return nil, false, "", err
 				}
 				desk = nd
-				return m.childEnv(nd.Environ()), true, nil
+				return m.childEnv(nd.Environ()), true, "", nil
 			}
 			stop, err := startDeviceWorker(exe, f, rec, name, desk.Display, eng.addr, m.childEnv(desk.Environ()), secrets, revive)
 			if err != nil {
@@ -175,9 +185,10 @@ func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteReco
 // running tasks where they were. A worker that ends on its own is started
 // again (at most maxWorkerCrashes times). revive, checked every second,
 // brings the desktop back when it is gone (returning its new environment
-// and true); the worker is then started again on it.
+// and true); the worker is then started again on it. A note it returns
+// (a window manager started again) goes to the device's log.
 func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display, addr string, environ []string, secrets map[string]string,
-	revive func() ([]string, bool, error)) (func(), error) {
+	revive func() ([]string, bool, string, error)) (func(), error) {
 	dir := filepath.Join(f.eng.state, "suites", strings.ReplaceAll(rec.ID, "/", "_"), name)
 	scratch := filepath.Join(dir, "scratch")
 	if err := os.MkdirAll(scratch, 0o755); err != nil {
@@ -351,8 +362,10 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 					mu.Unlock()
 					return
 				}
-				environ, revived, err := revive()
+				environ, revived, note, err := revive()
 				switch {
+				case note != "":
+					fmt.Fprintf(logf, "pcflow eval: the desktop %s of %s: %s\n", display, name, note)
 				case err != nil:
 					fmt.Fprintf(logf, "pcflow eval: the desktop %s of %s is gone and did not come back: %v\n", display, name, err)
 					mu.Unlock()

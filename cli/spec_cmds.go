@@ -23,6 +23,9 @@ type varFlags struct {
 	vars     multiFlag
 	varFiles multiFlag
 	policy   string
+	// optional are the names of vars a task need not declare (a suite's
+	// command line: see forTask).
+	optional map[string]bool
 }
 
 func (v *varFlags) register(fs *flag.FlagSet) {
@@ -37,7 +40,7 @@ func (v *varFlags) registerPolicy(fs *flag.FlagSet) {
 
 func (v *varFlags) options(e *env) (specs.Options, error) {
 	o := specs.Options{Vars: map[string]string{}, VarFiles: v.varFiles, Environ: e.environ, Policy: v.policy,
-		Profile: func(agent, name string) error { return knownProfile(e, agent, name) }}
+		Profile: func(agent, name string) error { return knownProfile(e, agent, name) }, Optional: v.optional}
 	for _, kv := range v.vars {
 		k, val, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
@@ -254,10 +257,22 @@ func validateSuite(e *env, path string, v *varFlags) bool {
 		return false
 	}
 	ok := true
+	declared := map[string]bool{}
 	for _, t := range s.Tasks {
 		vf := v.forTask(t.Vars)
-		if loadSpec(e, t.File, &vf) == nil {
+		res := loadSpec(e, t.File, &vf)
+		if res == nil {
 			fmt.Fprintf(e.stderr, "pcflow validate: %s: task %q (%s) is invalid\n", path, t.Name, t.File)
+			ok = false
+			continue
+		}
+		for _, n := range res.Variables {
+			declared[n] = true
+		}
+	}
+	if ok {
+		if err := v.undeclared(declared); err != nil {
+			fmt.Fprintf(e.stderr, "pcflow validate: %s: %v\n", path, err)
 			ok = false
 		}
 	}

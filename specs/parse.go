@@ -42,6 +42,10 @@ type Options struct {
 	// progress, manager) can speak the model profile a profiles block
 	// names (the CLI: a built-in or one of $PCFLOW_PROFILES).
 	Profile func(agent, name string) error
+	// Optional names the Vars a task need not declare: a suite's command
+	// line gives its variables to every task, and each uses those it
+	// declares (the caller checks that some task declares each).
+	Optional map[string]bool
 }
 
 // Result is what parsing produced: the plan, the secret values it refers to
@@ -50,6 +54,8 @@ type Result struct {
 	Plan    *plan.Plan
 	Secrets map[string]string
 	Files   map[string]*hcl.File
+	// Variables are the names of the variables the task declares.
+	Variables []string
 }
 
 // ParseFile reads and parses one task file.
@@ -162,6 +168,7 @@ func Parse(filename string, src []byte, opts Options) (*Result, hcl.Diagnostics)
 		return res, p.diags
 	}
 	res.Plan = pl
+	res.Variables = keys(p.vars)
 	return res, p.diags
 }
 

@@ -50,6 +50,9 @@ func (p *parser) variable(b *hcl.Block) {
 func (p *parser) applyVarValues() {
 	set := func(name, raw string, where string, r *hcl.Range) {
 		v, ok := p.vars[name]
+		if !ok && r == nil && p.opts.Optional[name] {
+			return
+		}
 		if !ok {
 			p.diags = append(p.diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
