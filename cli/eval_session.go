@@ -183,7 +183,8 @@ func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteReco
 // after every reset (overlay). The worker dies with this process; in the
 // bind sandbox the desktop's applications do not, so a resumed suite finds
 // running tasks where they were. A worker that ends on its own is started
-// again (at most maxWorkerCrashes times). revive, checked every second,
+// again (at once up to maxWorkerCrashes times in crashWindow, then after
+// crashLoopWait; never given up on). revive, checked every second,
 // brings the desktop back when it is gone (returning its new environment
 // and true); the worker is then started again on it. A note it returns
 // (a window manager started again) goes to the device's log.
@@ -292,23 +293,39 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 	exited := make(chan struct{})
 	go func() {
 		defer close(exited)
-		crashes := 0
+		var crashes crashBudget
 		for {
 			err := cmd.Wait()
 			var ee *exec.ExitError
 			mu.Lock()
 			reset := errors.As(err, &ee) && ee.ExitCode() == restartExitCode
-			if stopping || !reset && crashes >= maxWorkerCrashes {
+			if stopping {
 				mu.Unlock()
 				return
 			}
-			if !reset {
+			if reset {
+				crashes.clear()
+			} else {
 				// Killed from inside (kill -9 -1), crashed, or gone with
 				// its display: the worker keeps no state, so a fresh one
 				// (in a fresh sandbox) serves the device on.
-				crashes++
-				fmt.Fprintf(logf, "pcflow eval: the worker of %s ended (%v): starting it again (%d/%d)\n", name, err, crashes, maxWorkerCrashes)
-				time.Sleep(time.Second)
+				wait, n := crashes.crashed(time.Now())
+				if wait > time.Second {
+					fmt.Fprintf(logf, "pcflow eval: the worker of %s ended (%v): %d times in %v, a crash loop: starting it again in %v\n", name, err, n, crashWindow, wait)
+				} else {
+					fmt.Fprintf(logf, "pcflow eval: the worker of %s ended (%v): starting it again (%d in %v)\n", name, err, n, crashWindow)
+				}
+				mu.Unlock()
+				select {
+				case <-quit:
+					return
+				case <-time.After(wait):
+				}
+				mu.Lock()
+				if stopping {
+					mu.Unlock()
+					return
+				}
 			}
 			// The worker reset its device and asks for a fresh sandbox:
 			// its overlay went with its mount namespace.

@@ -19,9 +19,41 @@ const restartExitCode = 75
 // afresh by exiting with restartExitCode after each reset.
 const restartEnv = "PCFLOW_SANDBOX_RESTART"
 
-// maxWorkerCrashes bounds how often a local device's worker that ended
-// on its own is started again.
-const maxWorkerCrashes = 10
+// maxWorkerCrashes is how many times in crashWindow a local device's
+// worker that ended on its own is started again at once; past it, each
+// start waits crashLoopWait (a crash loop must not hog the machine). The
+// device never leaves the suite for it: a hostile task that kills its
+// worker again and again ends as a device failure, and the next task
+// gets the device back — the count starts afresh at every reset.
+const (
+	maxWorkerCrashes = 10
+	crashWindow      = 5 * time.Minute
+	crashLoopWait    = 30 * time.Second
+)
+
+// crashBudget counts a device worker's recent crashes.
+type crashBudget struct {
+	times []time.Time
+}
+
+// crashed notes a crash at now and returns how long to wait before the
+// next start and how many crashes crashWindow holds.
+func (b *crashBudget) crashed(now time.Time) (time.Duration, int) {
+	kept := b.times[:0]
+	for _, t := range b.times {
+		if now.Sub(t) < crashWindow {
+			kept = append(kept, t)
+		}
+	}
+	b.times = append(kept, now)
+	if len(b.times) > maxWorkerCrashes {
+		return crashLoopWait, len(b.times)
+	}
+	return time.Second, len(b.times)
+}
+
+// clear forgets the crashes: the device was reset for another task.
+func (b *crashBudget) clear() { b.times = nil }
 
 // overlayScript runs in a mount namespace of its own (unshare -m): it
 // mounts the device's world — the host's root file system, read-only
