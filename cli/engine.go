@@ -141,6 +141,11 @@ func quietLogger() sdklog.Logger {
 // publishes the Web UI's address, so every client prints the right link.
 const uiDataKey = "pcflow.ui"
 
+// stateDataKey is the namespace data entry where the embedded server's
+// owner publishes its state folder: a command on another state folder
+// that finds this server on its port is told whose it is.
+const stateDataKey = "pcflow.state"
+
 // connect dials --temporal, or a pcflow server already listening on the
 // port, or starts the embedded server on the state folder.
 func (f *engineFlags) connect(ctx context.Context, e *env, withUI bool) (*engine, error) {
@@ -207,8 +212,15 @@ func (f *engineFlags) connect(ctx context.Context, e *env, withUI bool) (*engine
 	}
 	g.client = c
 	if g.server != nil {
-		if g.server.UIURL != "" {
-			publishUI(ctx, c, g.server.UIURL)
+		publishServer(ctx, c, g.server.UIURL, f.state)
+	}
+	if joined {
+		// The server on our port may be another state folder's: its
+		// runs, history and artifacts are kept there, not in ours.
+		if owner := readServerState(ctx, c); owner != "" && !sameDir(owner, f.state) {
+			g.close()
+			return nil, fmt.Errorf("the pcflow server on port %d keeps its runs in the state folder %s, not in %s: pass --state %s to use it, --port N to start a server of %s's own, or --temporal %s to use that server and keep everything in %s",
+				f.port, owner, f.state, owner, f.state, addr, owner)
 		}
 	}
 	g.uiURL = readUI(ctx, c, addr)
@@ -256,12 +268,42 @@ func warnExposed(w io.Writer, ip, uiIP string) {
 	}
 }
 
-// publishUI records the Web UI's address in the namespace's data.
-func publishUI(ctx context.Context, c client.Client, url string) {
+// publishServer records the Web UI's address and the state folder in the
+// namespace's data.
+func publishServer(ctx context.Context, c client.Client, url, state string) {
+	data := map[string]string{}
+	if url != "" {
+		data[uiDataKey] = url
+	}
+	if abs, err := filepath.Abs(state); err == nil {
+		data[stateDataKey] = abs
+	}
 	_, _ = c.WorkflowService().UpdateNamespace(ctx, &workflowservice.UpdateNamespaceRequest{
 		Namespace:  tserver.Namespace,
-		UpdateInfo: &namespacepb.UpdateNamespaceInfo{Data: map[string]string{uiDataKey: url}},
+		UpdateInfo: &namespacepb.UpdateNamespaceInfo{Data: data},
 	})
+}
+
+// readServerState returns the state folder the server's owner published
+// ("" for none).
+func readServerState(ctx context.Context, c client.Client) string {
+	resp, err := c.WorkflowService().DescribeNamespace(ctx, &workflowservice.DescribeNamespaceRequest{Namespace: tserver.Namespace})
+	if err != nil {
+		return ""
+	}
+	return resp.GetNamespaceInfo().GetData()[stateDataKey]
+}
+
+// sameDir reports whether two paths name one folder.
+func sameDir(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(fa, fb)
+	}
+	ca, _ := filepath.Abs(a)
+	cb, _ := filepath.Abs(b)
+	return filepath.Clean(ca) == filepath.Clean(cb)
 }
 
 // readUI returns the Web UI's address the server's owner published, with

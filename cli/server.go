@@ -45,15 +45,14 @@ the frontend reachable from the network; the Web UI and its HTTP API stay on
 	}
 	defer srv.Stop()
 	warnExposed(e.stderr, *ip, uiIP)
-	if srv.UIURL != "" {
-		// Clients print links to the UI from what the server publishes.
-		dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-		if c, err := client.DialContext(dctx, client.Options{HostPort: srv.HostPort, Namespace: tserver.Namespace, Logger: quietLogger()}); err == nil {
-			publishUI(dctx, c, srv.UIURL)
-			c.Close()
-		}
-		cancel()
+	// Clients print links to the UI from what the server publishes, and
+	// a command on another state folder is told whose server this is.
+	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	if c, err := client.DialContext(dctx, client.Options{HostPort: srv.HostPort, Namespace: tserver.Namespace, Logger: quietLogger()}); err == nil {
+		publishServer(dctx, c, srv.UIURL, state)
+		c.Close()
 	}
+	cancel()
 	fmt.Fprintf(e.stdout, "Temporal server on %s (state %s)\n", srv.HostPort, state)
 	if srv.UIURL != "" {
 		fmt.Fprintf(e.stdout, "Web UI: %s\n", srv.UIURL)

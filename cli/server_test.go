@@ -7,8 +7,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -205,5 +207,34 @@ func TestPortFlagsInRange(t *testing.T) {
 	// --ui-port 0 still means no UI; --port 0 is refused.
 	if code, _, errs := runCLI(t, "server", "--state", t.TempDir(), "--port", "0"); code != 2 || !strings.Contains(errs, "out of range 1–65535") {
 		t.Errorf("server --port 0 = %d, %q; want 2 and the range", code, errs)
+	}
+}
+
+// TestServerOfAnotherStateFolder: a command whose state folder is not the
+// one of the pcflow server already on its port is refused, naming the
+// server's folder and the three ways on (was: a second run joined it
+// silently and kept its history in the other folder); the server's own
+// folder is served.
+func TestServerOfAnotherStateFolder(t *testing.T) {
+	t.Parallel()
+	mine, other := t.TempDir(), t.TempDir()
+	port := freePort(t)
+	srv := exec.Command(pcflowBin, "server", "--state", mine, "--port", fmt.Sprint(port), "--ui-port", "0")
+	var out syncBuffer
+	srv.Stdout = &out
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Signal(syscall.SIGINT); srv.Wait() })
+	// The line comes once the server published its folder.
+	waitFor(t, "the server", func() bool { return strings.Contains(out.String(), "Temporal server on") })
+	if code, _, errs := runCLI(t, "status", "--state", mine, "--port", fmt.Sprint(port)); code != 0 {
+		t.Fatalf("status on the server's own folder = %d: %s", code, errs)
+	}
+	code, _, errs := runCLI(t, "status", "--state", other, "--port", fmt.Sprint(port))
+	for _, want := range []string{"keeps its runs in the state folder " + mine, "--state " + mine, "--port N", "--temporal"} {
+		if code == 0 || !strings.Contains(errs, want) {
+			t.Errorf("status on another state folder = %d, %q; want it refused, saying %q", code, errs, want)
+		}
 	}
 }
