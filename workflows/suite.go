@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -149,6 +150,10 @@ type SuiteRun struct {
 	Result *InstructionResult `json:"result,omitempty"`
 	// ResetMillis is the slowest of the device resets after the task.
 	ResetMillis int64 `json:"reset_millis,omitempty"`
+	// Retried is the device failure the task run was started again after,
+	// on another device: its first device broke under it (the harness's
+	// failure, never the agent's).
+	Retried string `json:"retried,omitempty"`
 }
 
 // RemovedDevice is a device taken out of the pool.
@@ -279,7 +284,13 @@ func SuiteWorkflow(ctx workflow.Context, in SuiteInput) (*SuiteResult, error) {
 	}
 	running := 0
 	changed := false
-	for len(pending) > 0 || running > 0 {
+	var requeue []int // runs a broken device failed, to start again
+	for {
+		pending = append(pending, requeue...)
+		requeue = nil
+		if len(pending) == 0 && running == 0 {
+			break
+		}
 		if v >= 1 && !live.Draining {
 			info := workflow.GetInfo(ctx)
 			live.Draining = info.GetCurrentHistoryLength() >= o.ContinueAsNewEvents || info.GetContinueAsNewSuggested()
@@ -313,7 +324,11 @@ func SuiteWorkflow(ctx workflow.Context, in SuiteInput) (*SuiteResult, error) {
 			}
 			r.Status, r.Devices, r.Started = StatusRunning, bind, workflow.Now(ctx)
 			r.Workflow = suiteID + "/" + t.Key
+			if r.Retried != "" {
+				r.Workflow += "~retry"
+			}
 			running++
+			i := i
 			workflow.Go(ctx, func(gctx workflow.Context) {
 				runSuiteTask(gctx, in, o, v, t, p, r, lease)
 				switch {
@@ -325,12 +340,26 @@ func SuiteWorkflow(ctx workflow.Context, in SuiteInput) (*SuiteResult, error) {
 				default:
 					live.Free = append(live.Free, lease...)
 				}
+				// A device error on a device that then left the pool is
+				// the harness's failure: the run starts once more, on
+				// working devices, when the pool has enough.
+				broke := false
+				for _, d := range live.Removed {
+					broke = broke || d.After == r.Key && slices.Contains(lease, d.Device)
+				}
+				if r.Reason == ReasonDeviceError && broke && r.Retried == "" && len(need) <= len(live.Pool)-len(live.Removed) &&
+					workflow.GetVersion(gctx, suiteRetryVersion, workflow.DefaultVersion, 1) >= 1 {
+					r.Retried = r.Error
+					r.Status, r.Reason, r.Error, r.Result, r.Devices = StatusQueued, "", "", nil, nil
+					r.Started, r.Ended, r.ResetMillis = time.Time{}, time.Time{}, 0
+					requeue = append(requeue, i)
+				}
 				running--
 				changed = true
 			})
 		}
 		pending = still
-		if len(pending) == 0 && running == 0 {
+		if len(pending) == 0 && running == 0 && len(requeue) == 0 {
 			break
 		}
 		if live.Draining && running == 0 {
@@ -412,6 +441,10 @@ func runSuiteTask(ctx workflow.Context, in SuiteInput, o Options, v workflow.Ver
 	r.Result = &res
 	r.Status, r.Reason, r.Error = res.Status, res.Reason, res.Error
 }
+
+// suiteRetryVersion marks suites that start a task run again on working
+// devices after a device error on a device that then left the pool.
+const suiteRetryVersion = "suite-retry-after-broken-device"
 
 // suiteProbeVersion marks suites that probe their devices after a device
 // error when they do not reset them.

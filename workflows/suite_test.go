@@ -178,3 +178,64 @@ func TestSuiteTaskLargerThanPool(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestSuiteRetriesOnAWorkingDevice: a task whose device breaks under it
+// (the device fails every step, then its reset fails and it leaves the
+// pool) is the harness's failure, not the agent's: the suite starts the
+// task once more on a working device, where it succeeds, and the run
+// records the failure it was retried after. A task that fails on a
+// device that stays in the pool is not retried.
+func TestSuiteRetriesOnAWorkingDevice(t *testing.T) {
+	env := unitEnv(t)
+	env.RegisterWorkflowWithOptions(workflows.SuiteWorkflow, workflow.RegisterOptions{Name: workflows.SuiteWorkflowName})
+	var a *activities.Activities
+	env.RegisterActivity(a.Reset)
+	var mu sync.Mutex
+	decided := map[string]int{} // device queue → Decide calls
+	env.OnActivity(activities.DecideName, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in activities.DecideInput) (*activities.DecideResult, error) {
+			info := activity.GetInfo(ctx)
+			mu.Lock()
+			decided[info.TaskQueue]++
+			mu.Unlock()
+			if info.TaskQueue == "device.broken" {
+				return nil, temporal.NewNonRetryableApplicationError("display :7: no X server answers", activities.ErrTypeDevice, nil)
+			}
+			if strings.Contains(info.WorkflowExecution.ID, "/bad/") {
+				return nil, temporal.NewNonRetryableApplicationError("the window is gone", activities.ErrTypeDevice, nil)
+			}
+			return &activities.DecideResult{Action: screen.Action{Kind: screen.ActDone, Outputs: map[string]string{}}, Usage: screen.Usage{Calls: 1}}, nil
+		})
+	env.OnActivity(activities.ResetName, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in activities.ResetInput) (*activities.ResetResult, error) {
+			if activity.GetInfo(ctx).TaskQueue == "device.broken" {
+				return nil, temporal.NewNonRetryableApplicationError("display :7 is gone", activities.ErrTypeDevice, nil)
+			}
+			return &activities.ResetResult{Millis: 5}, nil
+		})
+	in := workflows.SuiteInput{Suite: "s", Devices: []string{"broken", "good"}}
+	in.Tasks = append(in.Tasks, workflows.SuiteTask{Key: "t", Plan: ptr(mustPlan(t, oneTask("t")))},
+		workflows.SuiteTask{Key: "bad", Plan: ptr(mustPlan(t, oneTask("bad")))})
+	env.ExecuteWorkflow(workflows.SuiteWorkflowName, in)
+	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
+		t.Fatalf("suite workflow: %v", env.GetWorkflowError())
+	}
+	var res workflows.SuiteResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	byKey := map[string]workflows.SuiteRun{}
+	for _, r := range res.Runs {
+		byKey[r.Key] = r
+	}
+	r := byKey["t"]
+	if r.Status != workflows.StatusSucceeded || r.Devices["desktop"] != "good" || !strings.Contains(r.Retried, "no X server answers") || !strings.HasSuffix(r.Workflow, "~retry") {
+		t.Errorf("t = %s/%s on %v, retried after %q, workflow %s; want it started again on good after the broken device's error", r.Status, r.Reason, r.Devices, r.Retried, r.Workflow)
+	}
+	if len(res.Removed) != 1 || res.Removed[0].Device != "broken" {
+		t.Errorf("removed = %+v, want the broken device", res.Removed)
+	}
+	if b := byKey["bad"]; b.Status != workflows.StatusFailed || b.Reason != workflows.ReasonDeviceError || b.Retried != "" {
+		t.Errorf("bad = %s/%s retried %q; want a device error on a device that stayed, not retried", b.Status, b.Reason, b.Retried)
+	}
+}

@@ -289,6 +289,7 @@ var pageTmpl = template.Must(template.New("page").Funcs(funcs).Parse(`<!doctype 
 <tr><th>devices</th><td>{{devs .Row.Devices}}</td></tr>
 <tr><th>wall time</th><td>{{f1 .Row.WallSeconds}} s (queued {{f1 .Row.QueueSeconds}} s, reset {{.Row.ResetMillis}} ms)</td></tr>
 <tr><th>workflow</th><td>{{.Row.Workflow}}</td></tr>
+{{if .Row.Retried}}<tr><th>retried</th><td id="retried">on another device, after its first device failed: {{.Row.Retried}}</td></tr>{{end}}
 </table>
 <h2>Checks</h2>
 {{if .Checks}}<table id="checks"><thead><tr><th>subtask</th><th>check</th><th>kind</th><th>result</th><th>detail</th></tr></thead><tbody>

@@ -42,6 +42,9 @@ type Row struct {
 	ResetMillis  int64             `json:"reset_millis,omitempty"`
 	Devices      map[string]string `json:"devices,omitempty"`
 	Workflow     string            `json:"workflow,omitempty"`
+	// Retried is the device failure the run was started again after, on
+	// another device (the harness's failure, not the model's).
+	Retried string `json:"retried,omitempty"`
 }
 
 // Aggregate sums a group of rows.
@@ -139,7 +142,7 @@ func Build(id string, sr *workflows.SuiteResult, devices []string, repro Repro) 
 // RowOf flattens one run.
 func RowOf(run workflows.SuiteRun) Row {
 	row := Row{Key: run.Key, Task: run.Task, File: run.File, Repeat: run.Repeat, Tags: run.Tags, Status: run.Status,
-		Reason: run.Reason, Error: run.Error, Devices: run.Devices, Workflow: run.Workflow, ResetMillis: run.ResetMillis}
+		Reason: run.Reason, Error: run.Error, Devices: run.Devices, Workflow: run.Workflow, ResetMillis: run.ResetMillis, Retried: run.Retried}
 	if res := run.Result; res != nil {
 		m := res.Metrics
 		row.SR, row.SSR, row.CR, row.EE, row.CE = m.SR, round(m.SSR), round(m.CR), round(m.EE), round(m.CE)
