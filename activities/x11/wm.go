@@ -173,3 +173,36 @@ func titleBars(xu *xgbutil.XUtil) []screen.TitleBar {
 	}
 	return out
 }
+
+// ensureWM starts the window manager again if it is gone.
+func (d *Desktop) ensureWM(ctx context.Context, stateDir string) error {
+	_, err := d.EnsureWM(ctx, stateDir)
+	return err
+}
+
+// EnsureWM starts the desktop's window manager again when it is gone (a
+// task's program can end it through the X server: xkill on its window);
+// started says whether it had to.
+func (d *Desktop) EnsureWM(ctx context.Context, stateDir string) (started bool, err error) {
+	xu, err := connectDisplay(d.Display)
+	if err != nil {
+		return false, err
+	}
+	err = wmRunning(xu, d.Display)
+	xu.Conn().Close()
+	if err == nil {
+		return false, nil
+	}
+	pid, err := d.startWM(ctx)
+	if err != nil {
+		return false, err
+	}
+	d.PIDs = append(d.PIDs, pid)
+	if err := publish(d.Display, d.record()); err != nil {
+		return true, err
+	}
+	if stateDir != "" {
+		return true, d.save(stateDir)
+	}
+	return true, nil
+}
