@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/pcflow/pcflow/activities/x11"
 )
 
 // TestStateDiskFills runs the calculator example on a state folder of its
@@ -26,17 +23,7 @@ func TestStateDiskFills(t *testing.T) {
 		t.Skipf("mount tmpfs: %v: %s", err, out)
 	}
 	t.Cleanup(func() { _ = exec.Command("umount", "-l", state).Run() })
-	w := &world{t: t, state: filepath.Join(state, "s")}
-	d, err := x11.Up(context.Background(), x11.DesktopOptions{StateDir: w.state})
-	if err != nil {
-		t.Fatalf("desktop: %v", err)
-	}
-	t.Cleanup(func() {
-		killApps(d.Display)
-		d.Down()
-	})
-	w.display = d.Display
-	w.port, w.uiPort = freePort(t), freePort(t)
+	w := newWorldIn(t, "", filepath.Join(state, "s"))
 	filler := filepath.Join(state, "filler")
 	fill := func(leave uint64) {
 		t.Helper()
@@ -76,7 +63,7 @@ func TestStateDiskFills(t *testing.T) {
 	}
 	os.Remove(filler)
 	waitFor(t, "the room to be told", func() bool { return strings.Contains(buf.String(), "has room again") })
-	err = run.Wait()
+	err := run.Wait()
 	if err != nil || !strings.Contains(buf.String(), "SUCCEEDED") {
 		t.Fatalf("run after the disk had room again: %v, want success:\n%s", err, buf.String())
 	}

@@ -63,9 +63,12 @@ type world struct {
 func newWorld(t *testing.T) *world { return newWorldOn(t, "") }
 
 // newWorldOn is newWorld on a given display (empty: the first free one).
-func newWorldOn(t *testing.T, display string) *world {
+func newWorldOn(t *testing.T, display string) *world { return newWorldIn(t, display, t.TempDir()) }
+
+// newWorldIn is newWorldOn with the state folder given.
+func newWorldIn(t *testing.T, display, state string) *world {
 	t.Helper()
-	w := &world{t: t, state: t.TempDir()}
+	w := &world{t: t, state: state}
 	d, err := x11.Up(context.Background(), x11.DesktopOptions{Display: display, StateDir: w.state})
 	if err != nil {
 		t.Fatalf("desktop: %v", err)
