@@ -7,9 +7,11 @@
 // only Linux has lives here, not in package activities.
 //
 // Files: device.go (the Device, Observe), act.go and input.go (actions),
-// wm.go (windows: titles, the active one, focus), launch.go (programs),
+// wm.go (windows: titles, title bars, the active one, focus, the window
+// manager's upkeep), launch.go (programs),
 // ocr.go, atspi.go (the tree over D-Bus), elements.go, layers.go and
 // naming.go (the tree as Set-of-Marks elements), health.go (display,
 // window manager, accessibility bus), desktop.go (headless desktops),
-// reset.go, sandbox.go and procs/ (the reset).
+// reset.go, sandbox.go and procs/ (the reset), jail.go (an overlay
+// sandbox's task programs apart from the worker).
 package x11
