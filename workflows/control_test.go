@@ -175,6 +175,7 @@ func TestApprovalRejected(t *testing.T) {
 // TestApprovalTimeoutRejects: nobody approves within the rule's timeout,
 // which counts as a rejection.
 func TestApprovalTimeoutRejects(t *testing.T) {
+	t.Parallel() // its own server (enginetest.Start); much of it waits
 	p := &plan.Policy{Rules: []plan.PolicyRule{{Name: "confirm_delete", Target: "Delete", Decision: plan.PolicyConfirm, Timeout: plan.Duration(time.Second)}}}
 	env, dev, run := personRun(t, "timeout-1", []scripted.Step{click("Delete"), click("Archive"), done(nil)}, p, "Delete", "Archive")
 	res := result(t, run)
@@ -244,6 +245,7 @@ func TestAskHumanAnswer(t *testing.T) {
 // TestPauseResume: a paused subtask acts no more until resumed, and its
 // time limit does not run meanwhile.
 func TestPauseResume(t *testing.T) {
+	t.Parallel() // its own server (enginetest.Start); much of it waits
 	steps := []scripted.Step{click("A"), click("B"), click("A"), click("B"), done(nil)}
 	env, dev, run := personRun(t, "pause-1", steps, nil, "A", "B")
 	deadline := time.Now().Add(time.Minute)
@@ -482,6 +484,7 @@ func TestPolicyOnDone(t *testing.T) {
 // waits; a new worker takes the run over, the approval decides the
 // waiting step and the action runs once.
 func TestApprovalSurvivesWorkerRestart(t *testing.T) {
+	t.Parallel() // its own server (enginetest.Start); much of it waits
 	env := enginetest.Start(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{
 		"s": {Steps: []scripted.Step{click("Delete"), done(nil)}}}})
 	dev := fakedevice.New("Delete")

@@ -224,6 +224,7 @@ func TestTerminationReasons(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // each its own server; several wait (timeouts, retries)
 			env := enginetest.Start(t, tt.script)
 			dev := fakedevice.New("A", "B")
 			acts := env.Activities(dev, "desktop", env.ModelConfig())
@@ -351,6 +352,7 @@ func TestManagerInvalidPlanIsReasked(t *testing.T) {
 // that no payload in any history is larger than 64 KiB: screenshots and
 // element lists stay in the artifact store.
 func TestLongRunHistoryStaysSmall(t *testing.T) {
+	t.Parallel() // its own server (enginetest.Start); much of it waits
 	var steps []scripted.Step
 	for i := 0; i < 49; i++ {
 		steps = append(steps, click("A"))

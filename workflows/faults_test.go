@@ -111,6 +111,7 @@ func TestUsageSurvivesFailure(t *testing.T) {
 // max_invalid = 6 five malformed answers in a row are outlived, with
 // max_invalid = 4 they end the subtask after exactly four.
 func TestMaxInvalidAboveThree(t *testing.T) {
+	t.Parallel() // its own server (enginetest.Start); much of it waits
 	const spec = `
 task "one" {
   max_steps   = 3

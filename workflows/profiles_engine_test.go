@@ -20,6 +20,7 @@ import (
 // and coordinate space: every click must reach the device inside the
 // button the script named.
 func TestEngineInEveryProfile(t *testing.T) {
+	t.Parallel() // its own server (enginetest.Start); much of it waits
 	buttons, steps := multiplySteps()
 	for _, p := range profile.Builtins() {
 		t.Run(p.Name, func(t *testing.T) {
@@ -60,6 +61,7 @@ func TestEngineBatch(t *testing.T) {
 // batch of actions, several <tool_call>s, several UI-TARS actions) reaches the device as clicks by
 // coordinates inside each button, in order, in one step.
 func TestEngineBatchInProfiles(t *testing.T) {
+	t.Parallel() // its own server (enginetest.Start); much of it waits
 	buttons := []string{"1", "2", "*", "7", "="}
 	var batch []scripted.Step
 	for _, b := range buttons {
@@ -131,6 +133,7 @@ func clicksInside(t *testing.T, dev *fakedevice.Device, buttons []string) {
 // the scripted server answers with <think> and a <tool_call>), through the
 // real engine: the task succeeds with every click inside its button.
 func TestEngineWithTextRoleProfiles(t *testing.T) {
+	t.Parallel() // its own server (enginetest.Start); much of it waits
 	set, err := profile.NewSet()
 	if err != nil {
 		t.Fatal(err)
@@ -161,6 +164,7 @@ func TestEngineWithTextRoleProfiles(t *testing.T) {
 // coordinates inside each button), Reflection and Progress go without
 // tools; the worker's own Decision profile would win (see agents tests).
 func TestEngineTaskFileProfiles(t *testing.T) {
+	t.Parallel() // its own server (enginetest.Start); much of it waits
 	buttons, steps := multiplySteps()
 	env := enginetest.Start(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{"multiply": {Steps: steps}}})
 	dev := fakedevice.New(buttons...)
@@ -204,6 +208,7 @@ func TestEngineTaskFileProfiles(t *testing.T) {
 // never reaches the device, is not reflected on, and the next decision
 // (and only it) is sent the enlarged region beside the screenshot.
 func TestEngineZoom(t *testing.T) {
+	t.Parallel() // its own server (enginetest.Start); much of it waits
 	set, err := profile.NewSet()
 	if err != nil {
 		t.Fatal(err)

@@ -84,6 +84,7 @@ func runHistories(t *testing.T, env *enginetest.Env, id string) (runs, events, b
 // event comes near Temporal's payload limit and no run's history grows
 // with the suite: every task runs exactly once and succeeds.
 func TestSuiteOf300Tasks(t *testing.T) {
+	t.Parallel() // its own server (enginetest.Start); much of it waits
 	// -short: the same on 40 tasks, continuing as new every 100 events.
 	n, perRunEvents := 300, 1000
 	if testing.Short() {
@@ -154,6 +155,7 @@ func TestSuiteOf300Tasks(t *testing.T) {
 // task, which failed through no fault of the agent, runs again on the live
 // device; every task succeeds there.
 func TestSuitePoolDeviceOffline(t *testing.T) {
+	t.Parallel() // its own server (enginetest.Start); much of it waits
 	env := enginetest.Start(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{
 		"s": {Steps: []scripted.Step{click("A"), done(map[string]any{"n": "1"})}},
 	}})
