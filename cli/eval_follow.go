@@ -248,6 +248,12 @@ running ones continue where they were, queued ones start.`)
 		return 1
 	}
 	fmt.Fprintf(e.stdout, "resuming suite %s\n", rec.ID)
+	if rec.Local && rec.Sandbox == sandboxOverlay {
+		if err := restartRunning(ctx, e, sess.eng.client, rec.ID); err != nil {
+			fmt.Fprintf(e.stderr, "pcflow eval resume: %v\n", err)
+			return 1
+		}
+	}
 	return followSuite(ctx, e, sess, rec, desc.WorkflowExecutionInfo.Execution.RunId, f.quiet, f.noReport, f.eng.state)
 }
 
@@ -359,4 +365,36 @@ func suiteLive(ctx context.Context, c client.Client, id string) (live *workflows
 		return nil, false, fmt.Errorf("suite %s ended without a result (%s): %w", id, strings.ToLower(strings.TrimPrefix(info.Status.String(), "WORKFLOW_EXECUTION_STATUS_")), err)
 	}
 	return &workflows.SuiteLive{Suite: res.Suite, Started: res.Started, Removed: res.Removed, Runs: res.Runs}, false, nil
+}
+
+// restartRunning starts the suite's running task runs again from their
+// setup: an overlay sandbox went with the killed eval, and with it the
+// applications those tasks had open (going on would drive an empty
+// screen, and the failure would count against the model).
+func restartRunning(ctx context.Context, e *env, c client.Client, id string) error {
+	qctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	v, err := c.QueryWorkflow(qctx, id, "", workflows.SuiteQuery)
+	if err != nil {
+		return fmt.Errorf("suite %s: %w", id, err)
+	}
+	var live workflows.SuiteLive
+	if err := v.Get(&live); err != nil {
+		return err
+	}
+	var keys []string
+	for _, r := range live.Runs {
+		if r.Status == workflows.StatusRunning {
+			keys = append(keys, r.Key)
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	why := "eval resume: the device's overlay sandbox, and the applications the task had open, went with the killed eval; started again from its setup"
+	if err := c.SignalWorkflow(qctx, id, "", workflows.SuiteRestartSignal, workflows.SuiteRestart{Keys: keys, Why: why}); err != nil {
+		return fmt.Errorf("restart the running tasks of suite %s: %w", id, err)
+	}
+	fmt.Fprintf(e.stdout, "starting again from their setup (their overlay sandboxes went with the killed eval): %s\n", strings.Join(keys, ", "))
+	return nil
 }

@@ -27,6 +27,17 @@ const SuiteWorkflowName = "pcflow.Suite"
 // SuiteQuery returns a suite's live progress (SuiteLive).
 const SuiteQuery = "suite"
 
+// SuiteRestartSignal starts running task runs again from the beginning:
+// `pcflow eval resume` sends it for the runs whose devices came back
+// without their applications (an overlay sandbox goes with a killed eval).
+const SuiteRestartSignal = "pcflow.suite.restart"
+
+// SuiteRestart is SuiteRestartSignal's payload.
+type SuiteRestart struct {
+	Keys []string `json:"keys"`
+	Why  string   `json:"why"`
+}
+
 // ReasonMissingRequirement ends a task whose device lacks a program it needs.
 const ReasonMissingRequirement = "missing_requirement"
 
@@ -276,6 +287,23 @@ func SuiteWorkflow(ctx workflow.Context, in SuiteInput) (*SuiteResult, error) {
 		return nil, err
 	}
 	suiteID := workflow.GetInfo(ctx).WorkflowExecution.ID
+	// A restart cancels the run's task workflow; the run goes back to the
+	// queue (below) saying why.
+	cancels := map[string]workflow.CancelFunc{}
+	restart := map[string]string{}
+	workflow.Go(ctx, func(c workflow.Context) {
+		ch := workflow.GetSignalChannel(c, SuiteRestartSignal)
+		for {
+			var sig SuiteRestart
+			ch.Receive(c, &sig)
+			for _, k := range sig.Keys {
+				if cancel, ok := cancels[k]; ok {
+					restart[k] = sig.Why
+					cancel()
+				}
+			}
+		}
+	})
 	var pending []int
 	for i := range in.Tasks {
 		if live.Runs[i].Status == StatusQueued {
@@ -325,12 +353,20 @@ func SuiteWorkflow(ctx workflow.Context, in SuiteInput) (*SuiteResult, error) {
 			r.Status, r.Devices, r.Started = StatusRunning, bind, workflow.Now(ctx)
 			r.Workflow = suiteID + "/" + t.Key
 			if r.Retried != "" {
+				// Another id than the first attempt's, whatever that
+				// attempt left behind.
 				r.Workflow += "~retry"
+				if workflow.GetVersion(ctx, suiteRestartVersion, workflow.DefaultVersion, 1) >= 1 {
+					r.Workflow = fmt.Sprintf("%s/%s~%d", suiteID, t.Key, workflow.Now(ctx).UnixMilli())
+				}
 			}
 			running++
 			i := i
 			workflow.Go(ctx, func(gctx workflow.Context) {
-				runSuiteTask(gctx, in, o, v, t, p, r, lease)
+				tctx, cancel := workflow.WithCancel(gctx)
+				cancels[t.Key] = cancel
+				runSuiteTask(tctx, in, o, v, t, p, r, lease)
+				delete(cancels, t.Key)
 				switch {
 				case !in.NoReset:
 					resetDevices(gctx, o, &live, r, lease)
@@ -343,6 +379,16 @@ func SuiteWorkflow(ctx workflow.Context, in SuiteInput) (*SuiteResult, error) {
 				// A device error on a device that then left the pool is
 				// the harness's failure: the run starts once more, on
 				// working devices, when the pool has enough.
+				if why, ok := restart[t.Key]; ok {
+					delete(restart, t.Key)
+					r.Retried = why
+					r.Status, r.Reason, r.Error, r.Result, r.Devices = StatusQueued, "", "", nil, nil
+					r.Started, r.Ended, r.ResetMillis = time.Time{}, time.Time{}, 0
+					requeue = append(requeue, i)
+					running--
+					changed = true
+					return
+				}
 				broke := false
 				for _, d := range live.Removed {
 					broke = broke || d.After == r.Key && slices.Contains(lease, d.Device)
@@ -441,6 +487,10 @@ func runSuiteTask(ctx workflow.Context, in SuiteInput, o Options, v workflow.Ver
 	r.Result = &res
 	r.Status, r.Reason, r.Error = res.Status, res.Reason, res.Error
 }
+
+// suiteRestartVersion marks suites whose started-again runs get an id of
+// their own each time (a run can be restarted more than once).
+const suiteRestartVersion = "suite-restart-ids"
 
 // suiteRetryVersion marks suites that start a task run again on working
 // devices after a device error on a device that then left the pool.
