@@ -181,7 +181,8 @@ func cmdEvalResume(ctx context.Context, e *env, args []string) int {
 	var f evalFlags
 	fs := newFlags(e, "eval resume", "ID", `Bring a suite's devices, workers and model back after the eval process was
 killed, and follow the suite to its end: finished tasks are not run again,
-running ones continue where they were, queued ones start.`)
+running ones continue where they were (in the overlay sandbox, which went with
+the killed eval, they start again from their setup), queued ones start.`)
 	f.register(e, fs)
 	ids, code := parseFlags(fs, args)
 	if code >= 0 {
