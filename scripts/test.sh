@@ -9,7 +9,7 @@
 # other runs one package at a time: first every package that never touches
 # a display (specs, the engine, the agents, office files), then the other
 # desktop packages (the device on real applications, calibration, the live
-# view), then three of the CLI's tests (the smoke suite, kill and resume, the hostile tasks).
+# view), then the CLI's longest test (the smoke suite).
 # Every package runs with -short: the benchmarks among the tests (the
 # grounding set, every profile end to end, 300-task suites) run their short
 # versions; `go test ./...` without -short runs them whole (README).
@@ -28,7 +28,7 @@ mapfile -t other_pkgs < <(go list ./... | sed 's#^github.com/pcflow/pcflow#.#' |
 
 # Run in the second stream, after its packages, when test.sh has no
 # arguments.
-moved='TestEvalSmokeSuite|TestEvalHostileTask|TestEvalKillAndResume'
+moved=TestEvalSmokeSuite
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 (
@@ -37,7 +37,7 @@ trap 'rm -rf "$logs"' EXIT
 	echo "$rc" >"$logs/other.rc"
 	rc=0
 	go test -short -p 1 -count=1 -timeout 60m "${desktop_pkgs[@]}" "$@" >"$logs/desktop" 2>&1 || rc=$?
-	# Three of the CLI's tests, to even the two streams out.
+	# The CLI's longest test, to even the two streams out.
 	if [ "$#" -eq 0 ]; then
 		go test -short -count=1 -timeout 60m ./cli -run "^($moved)\$" >>"$logs/desktop" 2>&1 || rc=$?
 	fi
