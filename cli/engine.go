@@ -214,16 +214,17 @@ func (f *engineFlags) connect(ctx context.Context, e *env, withUI bool) (*engine
 	if g.server != nil {
 		publishServer(ctx, c, g.server.UIURL, f.state)
 	}
+	published := serverData(ctx, c)
 	if joined {
 		// The server on our port may be another state folder's: its
 		// runs, history and artifacts are kept there, not in ours.
-		if owner := readServerState(ctx, c); owner != "" && !sameDir(owner, f.state) {
+		if owner := published[stateDataKey]; owner != "" && !sameDir(owner, f.state) {
 			g.close()
 			return nil, fmt.Errorf("the pcflow server on port %d keeps its runs in the state folder %s, not in %s: pass --state %s to use it, --port N to start a server of %s's own, or --temporal %s to use that server and keep everything in %s",
 				f.port, owner, f.state, owner, f.state, addr, owner)
 		}
 	}
-	g.uiURL = readUI(ctx, c, addr)
+	g.uiURL = uiAddress(published[uiDataKey], addr)
 	if joined && withUI {
 		fmt.Fprintf(e.stderr, "pcflow: using the pcflow server already on %s (another process started it; it stays up while runs use it)\n", addr)
 	}
@@ -284,14 +285,14 @@ func publishServer(ctx context.Context, c client.Client, url, state string) {
 	})
 }
 
-// readServerState returns the state folder the server's owner published
-// ("" for none).
-func readServerState(ctx context.Context, c client.Client) string {
+// serverData returns what the server's owner published in the
+// namespace's data (publishServer); empty when it cannot be read.
+func serverData(ctx context.Context, c client.Client) map[string]string {
 	resp, err := c.WorkflowService().DescribeNamespace(ctx, &workflowservice.DescribeNamespaceRequest{Namespace: tserver.Namespace})
 	if err != nil {
-		return ""
+		return nil
 	}
-	return resp.GetNamespaceInfo().GetData()[stateDataKey]
+	return resp.GetNamespaceInfo().GetData()
 }
 
 // sameDir reports whether two paths name one folder.
@@ -306,15 +307,10 @@ func sameDir(a, b string) bool {
 	return filepath.Clean(ca) == filepath.Clean(cb)
 }
 
-// readUI returns the Web UI's address the server's owner published, with
+// uiAddress returns the Web UI's address the server's owner published (raw), with
 // an unspecified host (0.0.0.0) replaced by the host this client dialed;
 // empty when none was published.
-func readUI(ctx context.Context, c client.Client, addr string) string {
-	resp, err := c.WorkflowService().DescribeNamespace(ctx, &workflowservice.DescribeNamespaceRequest{Namespace: tserver.Namespace})
-	if err != nil {
-		return ""
-	}
-	raw := resp.GetNamespaceInfo().GetData()[uiDataKey]
+func uiAddress(raw, addr string) string {
 	u, err := url.Parse(raw)
 	if raw == "" || err != nil {
 		return ""

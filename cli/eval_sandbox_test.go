@@ -21,13 +21,7 @@ import (
 // fails the same checks but that one.
 func TestEvalOverlaySandbox(t *testing.T) {
 	t.Parallel() // its own desktop, state folder and ports (see newWorld)
-	if os.Geteuid() != 0 {
-		t.Skip("the overlay sandbox mounts an overlay file system: needs root")
-	}
-	repo, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo := overlayRepo(t)
 	const marker = "/tmp/pcflow-host-marker"
 	if err := os.WriteFile(marker, []byte("host\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -136,13 +130,7 @@ func TestEvalTerminalTasksInOverlay(t *testing.T) {
 // at least the frontend must be among them (the checks can fail).
 func TestEvalHostileTask(t *testing.T) {
 	t.Parallel() // its own desktop, state folder and ports (see newWorld)
-	if os.Geteuid() != 0 {
-		t.Skip("the overlay sandbox mounts an overlay file system: needs root")
-	}
-	repo, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo := overlayRepo(t)
 	run := func(sandbox string) (*evalWorld, *report.Results, string) {
 		w := newEvalWorld(t)
 		ui := freePort(t)
@@ -208,4 +196,18 @@ func TestEvalHostileTask(t *testing.T) {
 	if !strings.Contains(row.Error, "check no_frontend failed") {
 		t.Errorf("bind: %s (%s), want check no_frontend failed (the bind sandbox shares the host's network)", row.Status, row.Error)
 	}
+}
+
+// overlayRepo skips a test of the overlay sandbox unless it runs as root,
+// and returns the repository's folder, which the sandbox must hide.
+func overlayRepo(t *testing.T) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("the overlay sandbox mounts an overlay file system: needs root")
+	}
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return repo
 }

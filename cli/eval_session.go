@@ -197,10 +197,8 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 	}
 	argv := []string{exe, "worker", "--device", name, "--display", display, "--temporal", addr, "--state", f.eng.state, "--workflows=false"}
 	extra := []string{"DISPLAY=" + display}
-	var secretsFD []int // the secrets' pipe, fd 3
 	if len(secrets) > 0 {
 		argv = append(argv, "--secrets-fd", "3")
-		secretsFD = []int{3}
 	}
 	stateFD := 0 // the state folder's descriptor, when the sandbox hides it
 	// wrap puts the worker's command in its sandbox for the desktop's
@@ -227,7 +225,10 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 	case sandboxOverlay:
 		// The worker reaches the state folder through a descriptor: the
 		// sandbox shows nothing of it (see deviceSandbox).
-		stateFD = 3 + len(secretsFD)
+		stateFD = 3 // after the secrets' pipe, when there is one
+		if len(secrets) > 0 {
+			stateFD = 4
+		}
 		inner := slices.Clone(argv)
 		inner[slices.Index(inner, "--state")+1] = fmt.Sprintf("/proc/self/fd/%d", stateFD)
 		wrap = func(env []string) ([]string, error) {

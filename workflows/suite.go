@@ -312,7 +312,7 @@ func SuiteWorkflow(ctx workflow.Context, in SuiteInput) (*SuiteResult, error) {
 	}
 	running := 0
 	changed := false
-	var requeue []int // runs a broken device failed, to start again
+	var requeue []int // runs started again (restarted, or their device broke)
 	for {
 		pending = append(pending, requeue...)
 		requeue = nil
@@ -353,15 +353,12 @@ func SuiteWorkflow(ctx workflow.Context, in SuiteInput) (*SuiteResult, error) {
 			r.Status, r.Devices, r.Started = StatusRunning, bind, workflow.Now(ctx)
 			r.Workflow = suiteID + "/" + t.Key
 			if r.Retried != "" {
-				// Another id than the first attempt's, whatever that
-				// attempt left behind.
-				r.Workflow += "~retry"
-				if workflow.GetVersion(ctx, suiteRestartVersion, workflow.DefaultVersion, 1) >= 1 {
-					r.Workflow = fmt.Sprintf("%s/%s~%d", suiteID, t.Key, workflow.Now(ctx).UnixMilli())
-				}
+				// An id of its own each time, whatever an earlier
+				// attempt left behind (only runs started again have
+				// Retried, so older histories never come here).
+				r.Workflow = fmt.Sprintf("%s~%d", r.Workflow, workflow.Now(ctx).UnixMilli())
 			}
 			running++
-			i := i
 			workflow.Go(ctx, func(gctx workflow.Context) {
 				tctx, cancel := workflow.WithCancel(gctx)
 				cancels[t.Key] = cancel
@@ -376,28 +373,19 @@ func SuiteWorkflow(ctx workflow.Context, in SuiteInput) (*SuiteResult, error) {
 				default:
 					live.Free = append(live.Free, lease...)
 				}
-				// A device error on a device that then left the pool is
-				// the harness's failure: the run starts once more, on
-				// working devices, when the pool has enough.
-				if why, ok := restart[t.Key]; ok {
-					delete(restart, t.Key)
-					r.Retried = why
-					r.Status, r.Reason, r.Error, r.Result, r.Devices = StatusQueued, "", "", nil, nil
-					r.Started, r.Ended, r.ResetMillis = time.Time{}, time.Time{}, 0
-					requeue = append(requeue, i)
-					running--
-					changed = true
-					return
-				}
-				broke := false
-				for _, d := range live.Removed {
-					broke = broke || d.After == r.Key && slices.Contains(lease, d.Device)
-				}
-				if r.Reason == ReasonDeviceError && broke && r.Retried == "" && len(need) <= len(live.Pool)-len(live.Removed) &&
+				// Started again: on a restart signal (its applications are
+				// gone), or after a device error on a device that then left
+				// the pool (the harness's failure), once, on working
+				// devices, when the pool has enough.
+				why, restarted := restart[t.Key]
+				delete(restart, t.Key)
+				if !restarted && r.Reason == ReasonDeviceError && r.Retried == "" && len(need) <= len(live.Pool)-len(live.Removed) &&
+					slices.ContainsFunc(live.Removed, func(d RemovedDevice) bool { return d.After == r.Key && slices.Contains(lease, d.Device) }) &&
 					workflow.GetVersion(gctx, suiteRetryVersion, workflow.DefaultVersion, 1) >= 1 {
-					r.Retried = r.Error
-					r.Status, r.Reason, r.Error, r.Result, r.Devices = StatusQueued, "", "", nil, nil
-					r.Started, r.Ended, r.ResetMillis = time.Time{}, time.Time{}, 0
+					why, restarted = r.Error, true
+				}
+				if restarted {
+					*r = SuiteRun{Key: r.Key, Task: r.Task, File: r.File, Repeat: r.Repeat, Tags: r.Tags, Workflow: r.Workflow, Status: StatusQueued, Queued: r.Queued, Retried: why}
 					requeue = append(requeue, i)
 				}
 				running--
@@ -405,7 +393,7 @@ func SuiteWorkflow(ctx workflow.Context, in SuiteInput) (*SuiteResult, error) {
 			})
 		}
 		pending = still
-		if len(pending) == 0 && running == 0 && len(requeue) == 0 {
+		if len(pending) == 0 && running == 0 {
 			break
 		}
 		if live.Draining && running == 0 {
@@ -487,10 +475,6 @@ func runSuiteTask(ctx workflow.Context, in SuiteInput, o Options, v workflow.Ver
 	r.Result = &res
 	r.Status, r.Reason, r.Error = res.Status, res.Reason, res.Error
 }
-
-// suiteRestartVersion marks suites whose started-again runs get an id of
-// their own each time (a run can be restarted more than once).
-const suiteRestartVersion = "suite-restart-ids"
 
 // suiteRetryVersion marks suites that start a task run again on working
 // devices after a device error on a device that then left the pool.
