@@ -19,6 +19,7 @@ import (
 
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/x11"
+	"github.com/pcflow/pcflow/internal/freeport"
 	"github.com/pcflow/pcflow/internal/tserver"
 )
 
@@ -108,14 +109,11 @@ func killApps(display string) {
 }
 
 func freePort(t testing.TB) int {
-	for i := 0; i < 100; i++ {
-		p := 20000 + rand.Intn(20000)
-		if tserver.PortFree("127.0.0.1", p) {
-			return p
-		}
+	p, err := freeport.Pick("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("no free port")
-	return 0
+	return p
 }
 
 // flags are the flags of commands that start work (run, resume, server):

@@ -20,6 +20,7 @@ import (
 	"github.com/pcflow/pcflow/activities/agents"
 	"github.com/pcflow/pcflow/activities/agents/scripted"
 	"github.com/pcflow/pcflow/activities/artifacts"
+	"github.com/pcflow/pcflow/internal/freeport"
 	"github.com/pcflow/pcflow/internal/tserver"
 	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/worker"
@@ -119,11 +120,9 @@ func (e *Env) Run(ctx context.Context, id string, p plan.Plan, o workflows.Optio
 }
 
 func freePort(t testing.TB) int {
-	for p := 17233 + int(time.Now().UnixNano()%2000); p < 30000; p++ {
-		if tserver.PortFree("127.0.0.1", p) {
-			return p
-		}
+	p, err := freeport.Pick("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("no free port")
-	return 0
+	return p
 }

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/pcflow/pcflow/internal/freeport"
 )
 
 // vnc is an x11vnc process on one display: bound to localhost on a free
@@ -36,7 +38,7 @@ func startVNC(ctx context.Context, display string) (*vnc, error) {
 	if _, err := exec.LookPath("x11vnc"); err != nil {
 		return nil, fmt.Errorf("x11vnc is not installed: install it (apt-get install x11vnc, or scripts/setup.sh), or pass --no-view")
 	}
-	port, err := freePort()
+	port, err := freeport.Pick("127.0.0.1")
 	if err != nil {
 		return nil, err
 	}
@@ -170,15 +172,6 @@ func (v *vnc) stop() {
 		_ = syscall.Kill(-v.cmd.Process.Pid, syscall.SIGKILL)
 		<-v.exited
 	}
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 func lastLines(s string) string {

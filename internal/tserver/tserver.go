@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/pcflow/pcflow/internal/freeport"
 	uiserver "github.com/temporalio/ui-server/v2/server"
 	uiconfig "github.com/temporalio/ui-server/v2/server/config"
 	uiserveroptions "github.com/temporalio/ui-server/v2/server/server_options"
@@ -81,23 +82,7 @@ var ErrPortInUse = errors.New("port in use")
 var ErrLocked = errors.New("database file locked by another process")
 
 // PortFree reports whether host:port can be listened on.
-func PortFree(ip string, port int) bool {
-	l, err := net.Listen("tcp", net.JoinHostPort(ip, strconv.Itoa(port)))
-	if err != nil {
-		return false
-	}
-	l.Close()
-	return true
-}
-
-func freePort(ip string) (int, error) {
-	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
+func PortFree(ip string, port int) bool { return freeport.Free(ip, port) }
 
 // Start starts the server and, when UIPort is set, the Web UI. It returns
 // once the frontend accepts connections.
@@ -154,20 +139,28 @@ func Start(o Options) (*Server, error) {
 		dynamicconfig.MakeKey("history.transferProcessorMaxPollRPS"): 1000,
 		dynamicconfig.MakeKey("history.timerProcessorMaxPollRPS"):    1000,
 	}
-	srv, err := temporal.NewServer(
-		temporal.WithConfig(conf),
-		temporal.ForServices(temporal.DefaultServices),
-		temporal.WithStaticHosts(hosts),
-		temporal.WithLogger(logger),
-		temporal.WithDynamicConfigClient(dyn),
-	)
+	var srv temporal.Server
+	lg := &startLogger{Logger: logger}
+	err = lg.start(func() error {
+		var err error
+		srv, err = temporal.NewServer(
+			temporal.WithConfig(conf),
+			temporal.ForServices(temporal.DefaultServices),
+			temporal.WithStaticHosts(hosts),
+			temporal.WithLogger(lg),
+			temporal.WithDynamicConfigClient(dyn),
+		)
+		if err != nil {
+			return fmt.Errorf("create temporal server: %w", err)
+		}
+		if err := srv.Start(); err != nil {
+			return fmt.Errorf("start temporal server: %w", err)
+		}
+		return nil
+	})
 	if err != nil {
 		s.unlock()
-		return nil, fmt.Errorf("create temporal server: %w", err)
-	}
-	if err := srv.Start(); err != nil {
-		s.unlock()
-		return nil, fmt.Errorf("start temporal server: %w", err)
+		return nil, err
 	}
 	s.srv = srv
 	if o.UIPort != 0 {
@@ -273,7 +266,7 @@ func sqlConfig(file string) (*config.SQL, error) {
 }
 
 func serverConfig(o Options, sqlConf *config.SQL) (*config.Config, map[primitives.ServiceName]static.Hosts, error) {
-	httpPort, err := freePort(o.IP)
+	httpPort, err := pickPort(o.IP)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -308,7 +301,7 @@ func serverConfig(o Options, sqlConf *config.SQL) (*config.Config, map[primitive
 			svc.RPC.GRPCPort = o.Port
 			svc.RPC.HTTPPort = httpPort
 		} else {
-			p, err := freePort(o.IP)
+			p, err := pickPort(o.IP)
 			if err != nil {
 				return nil, nil, err
 			}

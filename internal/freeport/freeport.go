@@ -1,0 +1,51 @@
+// Package freeport picks TCP ports for servers pcflow starts: below Linux's
+// ephemeral range, so an outgoing connection never takes one between the
+// check and the bind, and never twice in one process, so servers started
+// side by side do not pick the same one.
+package freeport
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"strconv"
+	"sync"
+)
+
+// Free reports whether host:port can be listened on.
+func Free(ip string, port int) bool {
+	l, err := net.Listen("tcp", net.JoinHostPort(ip, strconv.Itoa(port)))
+	if err != nil {
+		return false
+	}
+	l.Close()
+	return true
+}
+
+// The range Pick draws from: below 32768, where Linux's ephemeral range
+// (32768–60999 by default) starts.
+const (
+	lowPort  = 10000
+	highPort = 32767
+)
+
+var (
+	portsMu sync.Mutex
+	given   = map[int]bool{}
+)
+
+// Pick returns a port on ip that nothing listens on and that this
+// process has not handed out before.
+func Pick(ip string) (int, error) {
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	for range 200 {
+		p := lowPort + rand.IntN(highPort-lowPort+1)
+		if given[p] || !Free(ip, p) {
+			continue
+		}
+		given[p] = true
+		return p, nil
+	}
+	return 0, fmt.Errorf("no free port on %s between %d and %d", ip, lowPort, highPort)
+}
