@@ -21,6 +21,7 @@ const (
 	DecideName   = "Decide"
 	ActName      = "Act"
 	ReflectName  = "Reflect"
+	ObserveName  = "Observe"
 	ProgressName = "Progress"
 	ManageName   = "Manage"
 	SetupName    = "Setup"

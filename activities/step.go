@@ -23,6 +23,10 @@ type DecideInput struct {
 	// InvalidBudget is how many invalid answers the call may take before
 	// it fails (see agent.DecisionInput); 0: the client's own bound.
 	InvalidBudget int `json:"invalid_budget,omitempty"`
+	// Observed is an observation this device already made (the pipelined
+	// loop's, after the previous step): decide on it without observing
+	// again. If this worker no longer holds it, Decide observes afresh.
+	Observed *screen.Observation `json:"observed,omitempty"`
 }
 
 // DecideResult is one chosen action and the observation it was chosen on.
@@ -52,7 +56,7 @@ type SafetyCheck = agent.SafetyCheck
 func (a *Activities) Decide(ctx context.Context, in DecideInput) (*DecideResult, error) {
 	m := a.startModelAttempt(ctx)
 	defer m.stop()
-	s, ann, obs, err := a.observe(ctx)
+	s, ann, obs, err := a.observeOr(ctx, in.Observed)
 	if err != nil {
 		return nil, err
 	}
@@ -170,6 +174,9 @@ type ReflectInput struct {
 	Before      screen.Observation `json:"before"`
 	// Profiles are the task's profiles block (agent → profile name).
 	Profiles map[string]string `json:"profiles,omitempty"`
+	// After is the observation made after the step (the pipelined
+	// loop's Observe): judge on it without waiting and observing again.
+	After *screen.Observation `json:"after_observed,omitempty"`
 }
 
 // ReflectResult is the verdict and the observation after the action.
@@ -186,14 +193,14 @@ type ReflectResult struct {
 func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (*ReflectResult, error) {
 	m := a.startModelAttempt(ctx)
 	defer m.stop()
-	if a.SettleDelay > 0 {
+	if a.SettleDelay > 0 && in.After == nil {
 		select {
 		case <-time.After(a.SettleDelay):
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
 	}
-	after, afterImg, obs, err := a.observe(ctx)
+	after, afterImg, obs, err := a.observeOr(ctx, in.After)
 	if err != nil {
 		return nil, err
 	}

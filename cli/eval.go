@@ -109,6 +109,7 @@ type evalFlags struct {
 	modelFlag modelFlags
 	// newID is set when starting a new suite run under this id.
 	newID string
+	loop  string
 }
 
 func (f *evalFlags) register(e *env, fs *flag.FlagSet) {
@@ -131,6 +132,7 @@ func (f *evalFlags) register(e *env, fs *flag.FlagSet) {
 	fs.BoolVar(&f.quiet, "quiet", false, "print only the summary")
 	fs.StringVar(&f.approvers, "approvers", "", "only these people may approve, reject and answer for the task runs: `NAME[=UID],...` (default $"+approversEnv+", else the state folder's approvers file; none: anyone)")
 	f.modelFlag.register(fs)
+	registerLoop(fs, &f.loop)
 	f.vars.register(fs)
 	f.vars.registerPolicy(fs)
 }
@@ -336,7 +338,7 @@ Examples:
 		return 1
 	}
 	in := workflows.SuiteInput{Suite: st.name, Tasks: st.tasks, Plans: packed, Devices: rec.Devices, NoReset: !f.reset,
-		Options: workflows.Options{DeviceTimeout: f.devTO, SearchAttributes: hasSearchAttributes(ctx, sess.eng.client), Approvers: who}}
+		Options: workflows.Options{DeviceTimeout: f.devTO, Loop: f.loop, SearchAttributes: hasSearchAttributes(ctx, sess.eng.client), Approvers: who}}
 	run, err := sess.eng.client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue, WorkflowExecutionErrorWhenAlreadyStarted: true,
 		StaticSummary: fmt.Sprintf("suite %s: %d task runs on %d devices", st.name, len(st.tasks), len(rec.Devices))}, workflows.SuiteWorkflowName, in)
 	if err != nil {

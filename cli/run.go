@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,6 +30,20 @@ type runFlags struct {
 	devTO    time.Duration
 	quiet    bool
 	view     viewFlags
+	loop     string
+}
+
+// registerLoop registers --loop: the agent loop of tasks that do not set
+// their own.
+func registerLoop(fs *flag.FlagSet, v *string) {
+	*v = plan.LoopSequential
+	fs.Func("loop", "the agent loop of tasks that do not set `loop`: sequential (Decision, action, Reflection, Progress one after another) or pipelined (after each action one observation, on which Reflection, Progress and the next Decision run at once; docs/language.md) (default sequential)", func(s string) error {
+		if !slices.Contains(plan.Loops, s) {
+			return fmt.Errorf("%q is not one of %s", s, strings.Join(plan.Loops, ", "))
+		}
+		*v = s
+		return nil
+	})
 }
 
 func (rf *runFlags) register(e *env, name, args, summary string) *flag.FlagSet {
@@ -41,6 +56,7 @@ func (rf *runFlags) register(e *env, name, args, summary string) *flag.FlagSet {
 	fs.DurationVar(&rf.devTO, "device-timeout", 60*time.Second, "report a device offline when its worker takes no work for this `DURATION`")
 	fs.BoolVar(&rf.noWorker, "no-worker", false, "start no local worker (devices are served by 'pcflow worker' processes)")
 	fs.BoolVar(&rf.quiet, "quiet", false, "print only the result")
+	registerLoop(fs, &rf.loop)
 	return fs
 }
 
@@ -132,7 +148,7 @@ OpenAI-compatible endpoint. Without a key, pcflow plays a scripted model
 		fmt.Fprintln(e.stderr, "pcflow run:", err)
 		return 1
 	}
-	opts := workflows.Options{DeviceTimeout: rf.devTO, SearchAttributes: hasSearchAttributes(ctx, sess.eng.client), Approvers: who}
+	opts := workflows.Options{DeviceTimeout: rf.devTO, Loop: rf.loop, SearchAttributes: hasSearchAttributes(ctx, sess.eng.client), Approvers: who}
 	if len(who) > 0 && !rf.quiet {
 		fmt.Fprintf(e.stdout, "approvers: %s (%s)\n", strings.Join(who, ", "), whoFrom)
 	}

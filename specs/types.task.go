@@ -20,6 +20,8 @@ var taskSchema = &hcl.BodySchema{
 		{Name: "infeasible"},
 		{Name: "requires"},
 		{Name: "knowledge"},
+		{Name: "loop"},
+		{Name: "reflection"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "device", LabelNames: []string{"name"}},
@@ -53,6 +55,16 @@ func (p *parser) task(b *hcl.Block) *plan.Plan {
 	p.budgets(st, c.Attributes, &pl.MaxSteps, &pl.Timeout, &pl.MaxTokens, &pl.Knowledge)
 	if a, ok := c.Attributes["max_invalid"]; ok {
 		pl.MaxInvalid = p.count(st, a, invalidRange)
+	}
+	for _, w := range []struct {
+		name    string
+		v       *string
+		allowed []string
+	}{{"loop", &pl.Loop, plan.Loops}, {"reflection", &pl.Reflection, plan.Reflections}} {
+		if a, ok := c.Attributes[w.name]; ok {
+			*w.v = p.staticString(st, a)
+			p.oneOf(c, w.name, w.v, w.allowed)
+		}
 	}
 	if a, ok := c.Attributes["requires"]; ok {
 		pl.Requires = p.stringList(st, a)
@@ -216,3 +228,4 @@ func (p *parser) task(b *hcl.Block) *plan.Plan {
 	sort.Strings(pl.Secrets)
 	return pl
 }
+

@@ -58,6 +58,7 @@ func RegisterDeviceActivities(r sdkworker.ActivityRegistry, a *activities.Activi
 	r.RegisterActivityWithOptions(a.Decide, activity.RegisterOptions{Name: activities.DecideName})
 	r.RegisterActivityWithOptions(a.Act, activity.RegisterOptions{Name: activities.ActName})
 	r.RegisterActivityWithOptions(a.Reflect, activity.RegisterOptions{Name: activities.ReflectName})
+	r.RegisterActivityWithOptions(a.Observe, activity.RegisterOptions{Name: activities.ObserveName})
 	r.RegisterActivityWithOptions(a.Setup, activity.RegisterOptions{Name: activities.SetupName})
 	r.RegisterActivityWithOptions(a.Check, activity.RegisterOptions{Name: activities.CheckName})
 	r.RegisterActivityWithOptions(a.Reset, activity.RegisterOptions{Name: activities.ResetName})

@@ -167,7 +167,7 @@ func InstructionWorkflow(ctx workflow.Context, in InstructionInput) (*Instructio
 				f := workflow.ExecuteChildWorkflow(cctx, SubtaskWorkflowName, SubtaskInput{
 					Subtask: sub, Instruction: instr, Knowledge: append(append([]string(nil), p.Knowledge...), s.Knowledge...),
 					MaxInvalid: p.MaxInvalid, Deadline: sd, TokenBudget: budget, Upstream: upstream(outputs, s.DependsOn), Options: in.Options,
-					Policy: p.Policy, Profiles: p.Profiles,
+					Policy: p.Policy, Profiles: p.Profiles, Loop: p.Loop, Reflection: p.Reflection,
 				})
 				live.Subtasks[s.Name] = StatusRunning
 				live.Children[s.Name] = childID

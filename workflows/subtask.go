@@ -50,6 +50,10 @@ type subtaskLoop struct {
 	goal       agent.Goal
 	maxInvalid int
 	res        *SubtaskResult
+	// pipelined: the loop observes once after each action and runs
+	// Reflection, Progress and the next Decision on it at once (pipeline.go).
+	pipelined  bool
+	reflection string
 }
 
 // ending is how a step ends the subtask: with its result, or with an
@@ -95,6 +99,7 @@ func newSubtaskLoop(ctx workflow.Context, in SubtaskInput) (*subtaskLoop, error)
 	l.wfID = workflow.GetInfo(ctx).WorkflowExecution.ID
 	l.goal = agent.Goal{Subtask: s.Name, Instruction: in.Instruction, Knowledge: in.Knowledge, Outputs: s.Outputs, MaxSteps: s.MaxSteps}
 	l.res = &SubtaskResult{Name: s.Name, Device: s.Device, Status: StatusFailed}
+	l.choosePipeline()
 	return l, nil
 }
 
@@ -167,6 +172,9 @@ func (l *subtaskLoop) step() *ending {
 		}
 		b.last.Note = summary
 	}
+	if l.pipelined {
+		return l.reflectAhead(turn, d, summary, b.last, who)
+	}
 	return l.reflect(turn, d, summary, b.last, who)
 }
 
@@ -178,6 +186,7 @@ func (l *subtaskLoop) finish(reason, msg string) *ending {
 		res.Status = StatusSucceeded
 	}
 	res.Steps, res.Usage, res.Invalid, res.Verdicts, res.Summary, res.Held = st.Step, st.Usage, st.Invalid, st.Verdicts, st.Progress, st.Held
+	res.Judged, res.Dropped = st.Judged, st.Dropped
 	l.live.Phase = reason
 	return &ending{res: res}
 }
@@ -220,12 +229,20 @@ func (l *subtaskLoop) limits(now time.Time) *ending {
 // progress tells the Progress agent the step's outcome and keeps the
 // new summary and memory.
 func (l *subtaskLoop) progress(turn agent.Turn, out agent.Outcome) error {
-	ctx, st := l.ctx, l.st
-	mctx := workflow.WithActivityOptions(ctx, modelOptions(l.o, l.in.Deadline, workflow.Now(ctx)))
-	var pr activities.ProgressResult
-	err := workflow.ExecuteActivity(withSummary(mctx, fmt.Sprintf("step %d: progress (%s)", turn.Step, out.Verdict)), a.Progress, activities.ProgressInput{
+	return l.progressed(l.startProgress(turn, out))
+}
+
+func (l *subtaskLoop) startProgress(turn agent.Turn, out agent.Outcome) workflow.Future {
+	mctx := workflow.WithActivityOptions(l.ctx, modelOptions(l.o, l.in.Deadline, workflow.Now(l.ctx)))
+	return workflow.ExecuteActivity(withSummary(mctx, fmt.Sprintf("step %d: progress (%s)", turn.Step, out.Verdict)), a.Progress, activities.ProgressInput{
 		Turn: turn, Outcome: out, Profiles: l.in.Profiles,
-	}).Get(ctx, &pr)
+	})
+}
+
+func (l *subtaskLoop) progressed(f workflow.Future) error {
+	st := l.st
+	var pr activities.ProgressResult
+	err := f.Get(l.ctx, &pr)
 	st.Usage.Add(pr.Usage)
 	st.Usage.Add(failedUsage(err))
 	if err != nil {
@@ -245,9 +262,14 @@ func (l *subtaskLoop) boundary(step int) error {
 		return err
 	}
 	out, ok := l.pp.handedBack()
+	if held > 0 || ok {
+		// The screen may have changed meanwhile: decide afresh.
+		l.st.Next, l.st.Ahead = nil, nil
+	}
 	if !ok {
 		return nil
 	}
+	l.st.LastThought = ""
 	if err := l.progress(agent.Turn{Goal: l.goal, Step: step, State: l.st.State}, out); err != nil {
 		return err
 	}
@@ -256,16 +278,41 @@ func (l *subtaskLoop) boundary(step int) error {
 	return nil
 }
 
-// decide observes the device and asks the Decision agent for the step's
-// action, counting its tokens and its invalid answers.
+// decide asks the Decision agent for the step's action: on the decision
+// the pipelined loop made during the last step, if its Reflection let it
+// stand; otherwise observing the device (or deciding on the observation
+// the last step made), counting its tokens and its invalid answers.
 func (l *subtaskLoop) decide(turn agent.Turn, now time.Time) (activities.DecideResult, *ending) {
-	st := l.st
-	dctx := workflow.WithActivityOptions(l.ctx, deviceOptions(l.o, l.s.Device, l.in.Deadline, now))
+	if next := l.st.Next; next != nil {
+		l.st.Next = nil
+		return *next, nil
+	}
+	ahead := l.st.Ahead
+	l.st.Ahead = nil
+	label := fmt.Sprintf("step %d: observe and decide", turn.Step)
+	if ahead != nil {
+		label = fmt.Sprintf("step %d: decide again (Reflection rejected the decision made ahead)", turn.Step)
+	}
 	var d activities.DecideResult
-	err := workflow.ExecuteActivity(withSummary(dctx, fmt.Sprintf("step %d: observe and decide", turn.Step)), a.Decide,
-		activities.DecideInput{Turn: turn, Acknowledged: st.Acknowledged, Profiles: l.in.Profiles,
+	err := l.startDecide(turn, now, ahead, label).Get(l.ctx, &d)
+	return d, l.decided(&d, err)
+}
+
+// startDecide schedules the Decide activity; observed, when set, is the
+// observation to decide on.
+func (l *subtaskLoop) startDecide(turn agent.Turn, now time.Time, observed *screen.Observation, label string) workflow.Future {
+	dctx := workflow.WithActivityOptions(l.ctx, deviceOptions(l.o, l.s.Device, l.in.Deadline, now))
+	return workflow.ExecuteActivity(withSummary(dctx, label), a.Decide,
+		activities.DecideInput{Turn: turn, Acknowledged: l.st.Acknowledged, Profiles: l.in.Profiles, Observed: observed,
 			// The call may take what is left of max_invalid in a row.
-			InvalidBudget: max(1, l.maxInvalid-st.ConsecutiveBad)}).Get(l.ctx, &d)
+			InvalidBudget: max(1, l.maxInvalid-l.st.ConsecutiveBad)})
+}
+
+// decided counts a decision's tokens and invalid answers; it ends the
+// subtask when the decision failed or too many answers in a row were
+// invalid.
+func (l *subtaskLoop) decided(d *activities.DecideResult, err error) *ending {
+	st := l.st
 	st.Usage.Add(d.Usage)
 	st.Usage.Add(failedUsage(err))
 	l.live.Tokens = st.Usage.Total()
@@ -274,7 +321,7 @@ func (l *subtaskLoop) decide(turn agent.Turn, now time.Time) (activities.DecideR
 		if reason == ReasonInvalidOutput {
 			st.Invalid += l.maxInvalid
 		}
-		return d, l.finish(reason, msg)
+		return l.finish(reason, msg)
 	}
 	st.Acknowledged = nil
 	st.Zoom = nil // the decision has seen it
@@ -285,9 +332,9 @@ func (l *subtaskLoop) decide(turn agent.Turn, now time.Time) (activities.DecideR
 		st.ConsecutiveBad = 0
 	}
 	if st.ConsecutiveBad >= l.maxInvalid {
-		return d, l.finish(ReasonInvalidOutput, fmt.Sprintf("%d invalid model answers in a row", st.ConsecutiveBad))
+		return l.finish(ReasonInvalidOutput, fmt.Sprintf("%d invalid model answers in a row", st.ConsecutiveBad))
 	}
-	return d, nil
+	return nil
 }
 
 // gateAt runs the policy (and a provider's safety checks, on the
@@ -324,7 +371,8 @@ func (l *subtaskLoop) gateAt(d activities.DecideResult, step, i int, act screen.
 // reflection's place and the Progress agent folds it in.
 func (l *subtaskLoop) noAction(turn agent.Turn, summary string, out agent.Outcome) *ending {
 	l.st.Verdicts[out.Verdict]++
-	l.st.LastAction, l.st.LastVerdict, l.st.LastReason = summary, out.Verdict, out.Reason
+	l.st.LastAction, l.st.LastVerdict, l.st.LastReason, l.st.LastThought = summary, out.Verdict, out.Reason, ""
+	out.Earlier, l.st.Earlier = l.st.Earlier, ""
 	l.live.Verdict, l.live.LastAction, l.live.Done = out.Verdict, summary, turn.Step
 	l.live.Phase = "updating progress"
 	if err := l.progress(turn, out); err != nil {

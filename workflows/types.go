@@ -73,6 +73,9 @@ type Options struct {
 	// for the run: "NAME" (the user name) or "NAME=UID" (and that uid).
 	// Empty: anyone who reaches the server.
 	Approvers []string `json:"approvers,omitempty"`
+	// Loop is the agent loop of tasks that do not say (plan.Loops; empty:
+	// sequential).
+	Loop string `json:"loop,omitempty"`
 }
 
 // queue returns the run's task queue.
@@ -125,6 +128,10 @@ type SubtaskInput struct {
 	Policy *plan.Policy `json:"policy,omitempty"`
 	// Profiles are the task's model profiles by agent (plan.Plan.Profiles).
 	Profiles map[string]string `json:"profiles,omitempty"`
+	// Loop and Reflection are the task's (plan.Plan); an empty Loop takes
+	// Options.Loop.
+	Loop       string `json:"loop,omitempty"`
+	Reflection string `json:"reflection,omitempty"`
 }
 
 // LoopState is what a subtask carries across continue-as-new: the steps
@@ -145,6 +152,16 @@ type LoopState struct {
 	// Acknowledged are the provider's safety checks a person approved on
 	// the last step; the next Decide acknowledges them.
 	Acknowledged []activities.SafetyCheck `json:"acknowledged,omitempty"`
+	// The pipelined loop: Next is the decision made during the last step,
+	// which its Reflection let stand; Ahead the observation to decide on
+	// when it did not; Earlier the last verdict Progress has not seen.
+	Next    *activities.DecideResult `json:"next,omitempty"`
+	Ahead   *screen.Observation      `json:"ahead,omitempty"`
+	Earlier string                   `json:"earlier,omitempty"`
+	// Judged counts verdicts by who gave them (activities.ByModel, ...);
+	// Dropped the decisions made ahead that Reflection rejected.
+	Judged  map[string]int `json:"judged,omitempty"`
+	Dropped int            `json:"dropped,omitempty"`
 }
 
 // SubtaskResult is the outcome of one subtask.
@@ -160,7 +177,10 @@ type SubtaskResult struct {
 	Usage    screen.Usage             `json:"usage"`
 	Invalid  int                      `json:"invalid,omitempty"`
 	Verdicts map[string]int           `json:"verdicts,omitempty"`
-	Summary  string                   `json:"summary,omitempty"`
+	// Judged and Dropped: see LoopState (the pipelined loop).
+	Judged  map[string]int `json:"judged,omitempty"`
+	Dropped int            `json:"dropped,omitempty"`
+	Summary string         `json:"summary,omitempty"`
 	// GaveUp is set when the agent itself called fail.
 	GaveUp bool `json:"gave_up,omitempty"`
 	// Held is the time the subtask waited for a person (paused, taken

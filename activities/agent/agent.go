@@ -49,6 +49,10 @@ type State struct {
 	LastAction  string `json:"last_action,omitempty"`
 	LastVerdict string `json:"last_verdict,omitempty"`
 	LastReason  string `json:"last_reason,omitempty"`
+	// LastThought is the Decision agent's thought on the last action,
+	// kept by the pipelined loop only: the next Decision runs while
+	// Reflection judges it, before Progress has folded it in.
+	LastThought string `json:"last_thought,omitempty"`
 	// Answers are the person's answers to the agent's ask_human questions,
 	// oldest first ("You asked …; the person answered: …"), kept for the
 	// rest of the subtask.
@@ -176,6 +180,9 @@ type Outcome struct {
 	// action, answered the agent's question, or had control of the device
 	// (and what they said when they handed it back).
 	Person string `json:"person,omitempty"`
+	// Earlier is the previous step's Reflection verdict when it came in
+	// after that step's Progress had started (the pipelined loop).
+	Earlier string `json:"earlier,omitempty"`
 }
 
 // ProgressInput is what the Progress agent updates from: the turn just

@@ -30,6 +30,9 @@ type TurnFacts struct {
 	// it (Decision).
 	LastAction  string `json:"last_action,omitempty"`
 	LastVerdict string `json:"last_verdict,omitempty"`
+	// LastThought is the thought on the last action while its verdict is
+	// pending (Decision, pipelined loop).
+	LastThought string `json:"last_thought,omitempty"`
 	// Answers are the person's answers to the agent's questions, oldest
 	// first, as State.Answers holds them (see AnswerLine).
 	Answers []string `json:"answers,omitempty"`
@@ -39,6 +42,9 @@ type TurnFacts struct {
 	Action  string `json:"action,omitempty"`
 	Thought string `json:"thought,omitempty"`
 	Verdict string `json:"verdict,omitempty"`
+	// Earlier is the previous step's late verdict (Progress, pipelined
+	// loop).
+	Earlier string `json:"earlier,omitempty"`
 	// Target is the calibration target asked for.
 	Target int `json:"target,omitempty"`
 }

@@ -36,7 +36,9 @@ Outputs to report with done:
 Progress so far: {{if .Progress}}{{.Progress}}{{else}}(nothing yet){{end}}
 Memory: {{if .Memory}}{{.Memory}}{{else}}(empty){{end}}
 {{- if .LastAction}}
-Last action: {{.LastAction}} → {{if .Reflected}}reflection: {{end}}{{.LastVerdict}}{{if .LastReason}} ({{.LastReason}}){{end}}{{end}}
+Last action: {{.LastAction}} → {{if .Reflected}}reflection: {{end}}{{.LastVerdict}}{{if .LastReason}} ({{.LastReason}}){{end}}
+{{- if .LastThought}}
+Your thought on it: {{.LastThought}}{{end}}{{end}}
 {{- if .Answers}}
 The person's answers to your questions:
 {{- range .Answers}}

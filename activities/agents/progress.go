@@ -24,6 +24,8 @@ Previous memory: {{if .Memory}}{{.Memory}}{{else}}(empty){{end}}
 Step {{.Step}}: {{.Action}}
 Thought: {{.Thought}}
 Reflection: {{.Verdict}}{{if .Reason}} ({{.Reason}}){{end}}
+{{- if .Earlier}}
+The step before: {{.Earlier}}{{end}}
 {{- if .Person}}
 A person: {{.Person}}{{end}}
 {{- if .Answers}}

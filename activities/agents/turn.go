@@ -16,7 +16,7 @@ func decisionTurn(view agent.DecisionInput) *agent.TurnFacts {
 		Instruction: view.Instruction,
 		Screen:      &agent.ScreenFacts{ActiveWindow: view.ActiveWindow, Windows: view.Windows, Elements: agent.Marks(view.Elements)},
 		Progress:    view.Progress, Memory: view.Memory,
-		LastAction: view.LastAction, LastVerdict: view.LastVerdict,
+		LastAction: view.LastAction, LastVerdict: view.LastVerdict, LastThought: view.LastThought,
 		Answers: view.Answers,
 	}
 }
@@ -40,6 +40,6 @@ func progressTurn(in agent.ProgressInput) *agent.TurnFacts {
 	return &agent.TurnFacts{
 		Instruction: in.Instruction, Progress: in.Progress, Memory: in.Memory,
 		Action: in.Action, Thought: text.Trunc(in.Thought, progressThought), Verdict: in.Verdict,
-		Answers: in.Answers,
+		Earlier: in.Earlier, Answers: in.Answers,
 	}
 }

@@ -157,6 +157,9 @@ const (
 	VerdictUnanswered = "unanswered"  // ask_human: no answer in time
 	VerdictHandedBack = "handed_back" // a person had control of the device and handed it back
 	VerdictLooked     = "looked"      // zoom: the agent looked closer; the screen is unchanged by design
+	// VerdictPending: the pipelined loop's Reflection is still judging
+	// the step while the next Decision and this step's Progress run.
+	VerdictPending = "pending"
 )
 
 // Reflected reports whether v is a Reflection agent's verdict (correct,

@@ -38,7 +38,36 @@ type Plan struct {
 	// (decision, reflection, progress, manager → profile name); a worker
 	// given its own profile for an agent keeps it.
 	Profiles map[string]string `json:"profiles,omitempty"`
+	// Loop is the agent loop's shape (Loops; empty: the run's default).
+	Loop string `json:"loop,omitempty"`
+	// Reflection says when the Reflection agent is asked in the pipelined
+	// loop (Reflections; empty: on_doubt).
+	Reflection string `json:"reflection,omitempty"`
 }
+
+// The agent loop's shapes: Decision, action, Reflection, Progress one
+// after another; or, after each action, one observation that Reflection,
+// Progress and the next Decision work from at the same time.
+const (
+	LoopSequential = "sequential"
+	LoopPipelined  = "pipelined"
+)
+
+// Loops are the values of a task's loop attribute.
+var Loops = []string{LoopSequential, LoopPipelined}
+
+// When the pipelined loop asks the Reflection agent: on every step; only
+// when the device cannot tell from the screens (nothing changed: no_effect;
+// the typed text is in the focused field: correct); or never (the device's
+// verdict where it has one, otherwise the step counts as correct).
+const (
+	ReflectAlways  = "always"
+	ReflectOnDoubt = "on_doubt"
+	ReflectNever   = "never"
+)
+
+// Reflections are the values of a task's reflection attribute.
+var Reflections = []string{ReflectAlways, ReflectOnDoubt, ReflectNever}
 
 // Device is a computer a subtask acts on; its worker polls DeviceQueue(Name).
 type Device struct {

@@ -29,6 +29,10 @@ func (s *Server) decision(rec Request, fault *Fault) openai.ChatCompletionRespon
 	}
 	turn := *rec.Turn
 	k := marked(reNextMarker, turn.Progress, rec.Step)
+	if last := marked(reStepMarker, turn.LastThought, 0); last > 0 {
+		// The pipelined loop: the last step is not in the summary yet.
+		k = sc.after(last, turn.LastVerdict)
+	}
 	if k < 1 || k > len(sc.Steps) {
 		return fail(fmt.Sprintf("the script for %q has %d steps, asked for step %d", rec.Subtask, len(sc.Steps), k))
 	}

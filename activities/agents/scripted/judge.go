@@ -82,22 +82,26 @@ func (s *Server) progress(rec Request) map[string]any {
 	}
 	sc := s.script.Subtasks[rec.Subtask]
 	k := marked(reStepMarker, turn.Thought, rec.Step)
-	next := k + 1
-	if k >= 1 && k <= len(sc.Steps) {
-		st := sc.Steps[k-1]
-		if st.Memory != "" {
-			mem = st.Memory
-		}
-		// A denied or rejected action, or an answered question, moves on
-		// to the script's next step: what a model told so would choose.
-		if !movesOn(turn.Verdict) {
-			next = k
-			if st.RedoFrom > 0 {
-				next = st.RedoFrom
-			}
-		}
+	if k >= 1 && k <= len(sc.Steps) && sc.Steps[k-1].Memory != "" {
+		mem = sc.Steps[k-1].Memory
 	}
-	return map[string]any{"summary": summary + " " + nextMarker(next), "memory": mem}
+	return map[string]any{"summary": summary + " " + nextMarker(sc.after(k, turn.Verdict)), "memory": mem}
+}
+
+// after is the script's step to go on from after step k had verdict: the
+// next after a correct one, else the same step again (or its RedoFrom).
+// A denied or rejected action, or an answered question, moves on: what a
+// model told so would choose. A pending verdict (the pipelined loop's
+// next decision runs while Reflection judges) moves on too, as a model
+// expecting its action to work would; a rejected step is decided again.
+func (sc SubtaskScript) after(k int, verdict string) int {
+	if movesOn(verdict) || verdict == screen.VerdictPending || k < 1 || k > len(sc.Steps) {
+		return k + 1
+	}
+	if st := sc.Steps[k-1]; st.RedoFrom > 0 {
+		return st.RedoFrom
+	}
+	return k
 }
 
 // movesOn reports whether a step with this outcome moves the script on.
