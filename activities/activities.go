@@ -46,6 +46,7 @@ const (
 // methods through a nil *Activities; a worker registers a real one, wired
 // by worker.NewActivities.
 type Activities struct {
+	devLock   deviceLock
 	Device    Device
 	Model     Model
 	Artifacts ArtifactStore

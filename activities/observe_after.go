@@ -40,6 +40,11 @@ type ObserveResult struct {
 // once: the pipelined loop's Reflection, Progress and next Decision all
 // work from this observation.
 func (a *Activities) Observe(ctx context.Context, in ObserveInput) (*ObserveResult, error) {
+	release, err := a.useDevice(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	defer heartbeat(ctx)()
 	if a.SettleDelay > 0 {
 		select {
@@ -137,5 +142,15 @@ func (a *Activities) observeOr(ctx context.Context, obs *screen.Observation) (*s
 		}
 		a.logger().Warn("stored observation unavailable; observing again", "error", err)
 	}
+	return a.observeNow(ctx)
+}
+
+// observeNow observes the device while no other activity uses it.
+func (a *Activities) observeNow(ctx context.Context) (*screen.Screen, image.Image, screen.Observation, error) {
+	release, err := a.useDevice(ctx)
+	if err != nil {
+		return nil, nil, screen.Observation{}, err
+	}
+	defer release()
 	return a.observe(ctx)
 }

@@ -96,9 +96,11 @@ func New(cfg Config) (*Worker, error) {
 		if cfg.Track != nil {
 			ics = append(append([]interceptor.WorkerInterceptor{}, redact...), &trackInterceptor{t: cfg.Track})
 		}
-		// One action at a time: a device has one mouse and one keyboard.
+		// A device has one mouse and one keyboard: its activities take
+		// turns at it (activities.useDevice), while the pipelined loop's
+		// Reflection and next Decision wait for the model side by side.
 		opts := sdkworker.Options{
-			MaxConcurrentActivityExecutionSize: 1,
+			MaxConcurrentActivityExecutionSize: 3,
 			Interceptors:                       ics,
 		}
 		if cfg.Activities != nil && cfg.Activities.AfterReset != nil {

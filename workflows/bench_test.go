@@ -98,3 +98,67 @@ func inProcess(ctx context.Context, a *activities.Activities, steps int) error {
 	}
 	return fmt.Errorf("did not finish in %d steps", steps)
 }
+
+// BenchmarkPipelinedLoop runs the same 20-step subtask with the scripted
+// model at a fixed latency (PCFLOW_BENCH_LATENCY_MS, default 1000) in the
+// sequential and the pipelined loop, and reports the wall time per step of
+// each, the share of verdicts the device gave and the decisions dropped.
+// Every other step types new text into the focused field (the device can
+// tell that worked); Reflection rejects two of the clicks.
+func BenchmarkPipelinedLoop(b *testing.B) {
+	latency := 1000
+	if v, err := strconv.Atoi(os.Getenv("PCFLOW_BENCH_LATENCY_MS")); err == nil {
+		latency = v
+	}
+	const steps = 20
+	var script []scripted.Step
+	for i := 0; i < steps-1; i++ {
+		if i%2 == 0 {
+			script = append(script, click("A"))
+		} else {
+			script = append(script, step("type", map[string]any{"text": fmt.Sprintf("w%d ", i)}))
+		}
+	}
+	script = append(script, done(nil))
+	wrong := make([]string, 12)
+	wrong[4], wrong[11] = "wrong", "wrong"
+	env := enginetest.Start(b, scripted.Script{LatencyMS: latency, Subtasks: map[string]scripted.SubtaskScript{"s": {Steps: script, Reflections: wrong}}})
+	dev := fakedevice.New("A", "B")
+	dev.Elements = append(dev.Elements, screen.Element{ID: 3, Role: "text", Name: "Field", States: []string{"focused"},
+		Box: screen.Rect{X: 20, Y: 120, W: 300, H: 30}, Source: "a11y"})
+	env.Serve("desktop", env.Activities(dev, "desktop", env.ModelConfig()), true)
+	for _, loop := range []string{"sequential", "pipelined"} {
+		p := mustPlan(b, fmt.Sprintf(`task "bench" {
+  max_steps = %d
+  timeout   = "1h"
+  loop      = %q
+  subtask "s" {
+    instruction = "click A and type"
+  }
+}`, steps+5, loop))
+		var wall time.Duration
+		var stepsRun, device, judged, dropped int
+		for i := 0; i < b.N; i++ {
+			dev.Elements[2].Value = ""
+			start := time.Now()
+			res, err := env.Run(context.Background(), fmt.Sprintf("bench-%s-%d", loop, i), p, workflows.Options{})
+			if err != nil || res.Reason != workflows.ReasonSuccess {
+				b.Fatalf("%s run: %v %+v", loop, err, res)
+			}
+			wall += time.Since(start)
+			s := res.Subtasks[0]
+			stepsRun += s.Steps
+			device += s.Judged[activities.ByDevice]
+			for _, n := range s.Judged {
+				judged += n
+			}
+			dropped += s.Dropped
+		}
+		b.ReportMetric(wall.Seconds()/float64(stepsRun), "s/step-"+loop)
+		b.ReportMetric(float64(stepsRun)/float64(b.N), "steps/run-"+loop)
+		if loop == "pipelined" {
+			b.ReportMetric(float64(device)/float64(max(1, judged)), "device-verdicts")
+			b.ReportMetric(float64(dropped)/float64(b.N), "dropped/run")
+		}
+	}
+}
