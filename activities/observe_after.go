@@ -26,6 +26,9 @@ type ObserveInput struct {
 	// Judge lets the device give the verdict where the screens make it
 	// certain (reflection = "on_doubt" or "never").
 	Judge bool `json:"judge,omitempty"`
+	// Repeated: the device judged the same action no_effect the step
+	// before; this time the Reflection agent looks.
+	Repeated bool `json:"repeated,omitempty"`
 }
 
 // ObserveResult is the screen after the step and, when the device is
@@ -64,41 +67,32 @@ func (a *Activities) Observe(ctx context.Context, in ObserveInput) (*ObserveResu
 	return res, nil
 }
 
-// changes reports whether an action of this kind is meant to change what
-// the screen or the element tree shows.
-func changes(kind string) bool {
-	switch kind {
-	case screen.ActClick, screen.ActDoubleClick, screen.ActRightClick, screen.ActMiddleClick, screen.ActTripleClick,
-		screen.ActType, screen.ActSelect, screen.ActDrag, screen.ActScroll, screen.ActHotkey,
-		screen.ActSwitchWindow, screen.ActPaste, screen.ActOpenApp:
-		return true
-	}
-	return false
-}
-
 // deviceVerdict is the verdict the screens make certain, or "" for the
-// Reflection agent: no_effect when an action meant to change something
-// left every pixel and every element as they were; correct when the text
-// typed is now in the focused field and was not before.
+// Reflection agent. Text typed that left every pixel and every element as
+// they were went nowhere: no_effect (unless the device said so of the
+// same action the step before: then the agent looks). Text typed that now
+// shows in the focused field, and did not before, worked: correct. Other
+// actions may rightly change nothing (ctrl+home in A1, a click on what is
+// already selected): the agent judges them.
 func (a *Activities) deviceVerdict(in ObserveInput, after screen.Observation) (string, string) {
-	if in.Outcome.Outcome != OutcomeDone || !changes(in.Action.Kind) {
+	typed := strings.TrimRight(in.Action.Text, "\n")
+	if in.Outcome.Outcome != OutcomeDone || in.Action.Kind != screen.ActType || typed == "" || strings.Contains(typed, "{{") {
 		return "", ""
 	}
 	before := in.Before
 	if before.Screenshot != "" && before.Screenshot == after.Screenshot && before.Elements == after.Elements && before.ActiveWindow == after.ActiveWindow {
-		return screen.VerdictNoEffect, "nothing on the screen or in the element tree changed after the action (judged by the device)"
-	}
-	if in.Action.Kind != screen.ActType || in.Action.Text == "" || strings.Contains(in.Action.Text, "{{") {
-		return "", ""
+		if in.Repeated {
+			return "", ""
+		}
+		return screen.VerdictNoEffect, "the typed text changed nothing on the screen or in the element tree (judged by the device)"
 	}
 	_, bf, err1 := a.loadObservation(screen.Observation{Elements: before.Elements})
 	_, af, err2 := a.loadObservation(screen.Observation{Elements: after.Elements})
 	if err1 != nil || err2 != nil {
 		return "", ""
 	}
-	typed := strings.TrimRight(in.Action.Text, "\n")
 	was, now := focusedValue(bf.Elements), focusedValue(af.Elements)
-	if typed != "" && now != nil && strings.Contains(now.Value, typed) && (was == nil || !strings.Contains(was.Value, typed)) {
+	if now != nil && strings.Contains(now.Value, typed) && (was == nil || !strings.Contains(was.Value, typed)) {
 		return screen.VerdictCorrect, fmt.Sprintf("the focused %s now holds the typed text (judged by the device)", now.Role)
 	}
 	return "", ""

@@ -10,10 +10,12 @@ import (
 	"github.com/pcflow/pcflow/activities/screen"
 )
 
-// The device gives the verdict only where the screens make it certain: a
-// click after which no pixel and no element changed had no effect; text
-// typed that now shows in the focused field, and did not before, worked.
-// Anything else is left to the Reflection agent.
+// The device gives the verdict only where the screens make it certain:
+// text typed after which no pixel and no element changed went nowhere
+// (no_effect, but not twice in a row for the same action); text typed that
+// now shows in the focused field, and did not before, worked. Anything
+// else is left to the Reflection agent: ctrl+home in A1 rightly changes
+// nothing.
 func TestDeviceVerdicts(t *testing.T) {
 	ctx := context.Background()
 	dev := fakedevice.New("A")
@@ -31,13 +33,24 @@ func TestDeviceVerdicts(t *testing.T) {
 	done := activities.ActResult{Outcome: activities.OutcomeDone}
 	click := screen.Action{Kind: screen.ActClick, Target: "A"}
 
-	// Nothing happened on the device since: no effect.
-	if r := observe(activities.ObserveInput{Before: before, Action: click, Outcome: done, Judge: true}); r.Verdict != screen.VerdictNoEffect {
-		t.Errorf("unchanged screen after a click: verdict %q, want no_effect", r.Verdict)
+	lost := screen.Action{Kind: screen.ActType, Text: "lost"}
+	// Typed, and nothing changed: no effect.
+	if r := observe(activities.ObserveInput{Before: before, Action: lost, Outcome: done, Judge: true}); r.Verdict != screen.VerdictNoEffect {
+		t.Errorf("unchanged screen after typing: verdict %q, want no_effect", r.Verdict)
 	}
-	// Not asked to judge (reflection = "always"): no verdict.
-	if r := observe(activities.ObserveInput{Before: before, Action: click, Outcome: done}); r.Verdict != "" {
+	// The second time in a row, or not asked to judge (reflection =
+	// "always"): the agent judges.
+	if r := observe(activities.ObserveInput{Before: before, Action: lost, Outcome: done, Judge: true, Repeated: true}); r.Verdict != "" {
+		t.Errorf("repeated: verdict %q", r.Verdict)
+	}
+	if r := observe(activities.ObserveInput{Before: before, Action: lost, Outcome: done}); r.Verdict != "" {
 		t.Errorf("judge off: verdict %q", r.Verdict)
+	}
+	// A hotkey or a click that changed nothing: the agent judges.
+	for _, act := range []screen.Action{click, {Kind: screen.ActHotkey, Keys: []string{"ctrl", "home"}}} {
+		if r := observe(activities.ObserveInput{Before: before, Action: act, Outcome: done, Judge: true}); r.Verdict != "" {
+			t.Errorf("%s changing nothing: verdict %q, want the agent's", act.Summary(), r.Verdict)
+		}
 	}
 	// A wait changes nothing by design: the agent judges.
 	if r := observe(activities.ObserveInput{Before: before, Action: screen.Action{Kind: screen.ActWait}, Outcome: done, Judge: true}); r.Verdict != "" {
@@ -60,7 +73,7 @@ func TestDeviceVerdicts(t *testing.T) {
 		t.Errorf("a click that changed the screen: verdict %q, want the agent's", r.Verdict)
 	}
 	// An action that failed on the device: the agent judges.
-	if r := observe(activities.ObserveInput{Before: before, Action: click, Outcome: activities.ActResult{Outcome: activities.OutcomeError, Error: "no such element"}, Judge: true}); r.Verdict != "" {
+	if r := observe(activities.ObserveInput{Before: before, Action: lost, Outcome: activities.ActResult{Outcome: activities.OutcomeError, Error: "no such element"}, Judge: true}); r.Verdict != "" {
 		t.Errorf("failed action: verdict %q, want the agent's", r.Verdict)
 	}
 }

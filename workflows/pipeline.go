@@ -53,6 +53,7 @@ func (l *subtaskLoop) reflectAhead(turn agent.Turn, d activities.DecideResult, s
 	var ob activities.ObserveResult
 	if err := workflow.ExecuteActivity(withSummary(dctx, fmt.Sprintf("step %d: observe after %s", step, summary)), a.Observe, activities.ObserveInput{
 		Before: d.Observation, Action: d.Action, Outcome: ar, Judge: l.reflection != plan.ReflectAlways,
+		Repeated: st.LastBy == activities.ByDevice && st.LastVerdict == screen.VerdictNoEffect && st.LastAction == summary,
 	}).Get(l.ctx, &ob); err != nil {
 		return l.fail(err)
 	}
@@ -94,6 +95,7 @@ func (l *subtaskLoop) reflectAhead(turn agent.Turn, d activities.DecideResult, s
 		st.Earlier = fmt.Sprintf("step %d (%s): %s (%s)", step, summary, verdict, reason)
 	}
 	st.Judged[by]++
+	st.LastBy = by
 	st.Verdicts[verdict]++
 	st.LastAction, st.LastVerdict, st.LastReason, st.LastThought = summary, verdict, reason, d.Thought
 	l.live.Verdict, l.live.LastAction, l.live.Done = verdict, summary, step

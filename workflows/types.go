@@ -162,6 +162,8 @@ type LoopState struct {
 	// Dropped the decisions made ahead that Reflection rejected.
 	Judged  map[string]int `json:"judged,omitempty"`
 	Dropped int            `json:"dropped,omitempty"`
+	// LastBy is who gave the last step's verdict.
+	LastBy string `json:"last_by,omitempty"`
 }
 
 // SubtaskResult is the outcome of one subtask.
