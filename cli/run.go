@@ -36,8 +36,8 @@ type runFlags struct {
 // registerLoop registers --loop: the agent loop of tasks that do not set
 // their own.
 func registerLoop(fs *flag.FlagSet, v *string) {
-	*v = plan.LoopSequential
-	fs.Func("loop", "the agent loop of tasks that do not set `loop`: sequential (Decision, action, Reflection, Progress one after another) or pipelined (after each action one observation, on which Reflection, Progress and the next Decision run at once; docs/language.md) (default sequential)", func(s string) error {
+	*v = plan.LoopPipelined
+	fs.Func("loop", "the agent loop of tasks that do not set `loop`: sequential (Decision, action, Reflection, Progress one after another) or pipelined (after each action one observation, on which Reflection, Progress and the next Decision run at once; docs/language.md) (default pipelined)", func(s string) error {
 		if !slices.Contains(plan.Loops, s) {
 			return fmt.Errorf("%q is not one of %s", s, strings.Join(plan.Loops, ", "))
 		}

@@ -37,9 +37,11 @@ func BenchmarkDurableVsInProcess(b *testing.B) {
 	dev := fakedevice.New("A", "B")
 	acts := env.Activities(dev, "desktop", env.ModelConfig())
 	env.Serve("desktop", acts, true)
+	// The sequential loop, as the in-process loop below.
 	spec := fmt.Sprintf(`task "bench" {
   max_steps = %d
   timeout   = "1h"
+  loop      = "sequential"
   subtask "s" {
     instruction = "click A"
   }

@@ -15,14 +15,17 @@ import (
 // recorded before it replay sequentially.
 const pipelineChange = "pipelined-loop"
 
-// choosePipeline settles the loop's shape for this run: pipelined when the
-// task (or the run's default) asks for it and the history is new enough.
-// The version is asked for only then, so sequential histories stay as
-// they were.
+// choosePipeline settles the loop's shape for this run: pipelined unless
+// the task (or the run's default) asks for the sequential loop, and only in
+// histories new enough. The version is asked for only then: a history
+// recorded before the pipelined loop replays sequentially.
 func (l *subtaskLoop) choosePipeline() {
 	loop := l.in.Loop
 	if loop == "" {
 		loop = l.o.Loop
+	}
+	if loop == "" {
+		loop = plan.LoopPipelined
 	}
 	if loop != plan.LoopPipelined {
 		return

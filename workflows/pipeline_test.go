@@ -64,8 +64,9 @@ func TestPipelinedLoopNeverActsOnARejectedStep(t *testing.T) {
 	}
 }
 
-// A task without loop keeps the sequential loop: no decision is made ahead.
-func TestSequentialLoopStaysTheDefault(t *testing.T) {
+// A task with loop = "sequential" keeps today's loop: no decision is made
+// ahead, no observation apart from the decision's.
+func TestSequentialLoopOnRequest(t *testing.T) {
 	t.Parallel()
 	env := enginetest.Start(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{
 		"s": {Steps: []scripted.Step{click("A"), done(nil)}},
@@ -74,6 +75,7 @@ func TestSequentialLoopStaysTheDefault(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	res, err := env.Run(ctx, "seq-1", mustPlan(t, `task "seq" {
+  loop = "sequential"
   subtask "s" {
     instruction = "click A"
   }

@@ -74,7 +74,7 @@ type Options struct {
 	// Empty: anyone who reaches the server.
 	Approvers []string `json:"approvers,omitempty"`
 	// Loop is the agent loop of tasks that do not say (plan.Loops; empty:
-	// sequential).
+	// pipelined).
 	Loop string `json:"loop,omitempty"`
 }
 
