@@ -43,7 +43,7 @@ func (a *Activities) observe(ctx context.Context) (*screen.Screen, image.Image, 
 			return nil, nil, obs, err
 		}
 	}
-	els, _ := json.Marshal(observationFile{Elements: s.Elements, Words: s.Words, Clipboard: s.Clipboard})
+	els, _ := json.Marshal(observationFile{Elements: s.Elements, Words: s.Words, Clipboard: s.Clipboard, App: s.App})
 	if obs.Elements, err = a.Artifacts.Put(els, "json"); err != nil {
 		return nil, nil, obs, err
 	}
@@ -78,6 +78,9 @@ type observationFile struct {
 	Elements  []screen.Element `json:"elements"`
 	Words     []screen.Word    `json:"words,omitempty"`
 	Clipboard string           `json:"clipboard,omitempty"`
+	// App is the foreground application, for the policy's facts on a
+	// decision made on a recalled observation.
+	App string `json:"app,omitempty"`
 }
 
 func (a *Activities) putPNG(img image.Image) (string, error) {

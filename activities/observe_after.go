@@ -117,7 +117,7 @@ func (a *Activities) recall(obs screen.Observation) (*screen.Screen, image.Image
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &screen.Screen{ActiveWindow: obs.ActiveWindow, Windows: obs.Windows, Elements: f.Elements, Words: f.Words, Clipboard: f.Clipboard}
+	s := &screen.Screen{ActiveWindow: obs.ActiveWindow, Windows: obs.Windows, Elements: f.Elements, Words: f.Words, Clipboard: f.Clipboard, App: f.App}
 	if obs.Screenshot != "" {
 		if s.Image, err = a.loadPNG(obs.Screenshot); err != nil {
 			return nil, nil, err

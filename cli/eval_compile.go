@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -97,7 +98,7 @@ func compileSuite(e *env, args []string, f *evalFlags) (*compiledSuite, int) {
 		}
 	}
 	cs := &compiledSuite{name: name, plans: map[string]plan.Plan{}, secrets: map[string]string{}, repro: report.Repro{Pcflow: version, Commit: commit(), PromptVersion: agents.PromptVersion,
-		Budgets: map[string]string{}, Files: map[string]string{}, Command: append([]string{"pcflow", "eval"}, os.Args[min(2, len(os.Args)):]...)}}
+		Budgets: map[string]string{}, Loops: map[string]string{}, Files: map[string]string{}, Command: append([]string{"pcflow", "eval"}, os.Args[min(2, len(os.Args)):]...)}}
 	if suiteFile != "" {
 		cs.repro.Files[suiteFile] = hashFile(suiteFile)
 	}
@@ -140,6 +141,7 @@ func compileSuite(e *env, args []string, f *evalFlags) (*compiledSuite, int) {
 		}
 		cs.repro.Files[ent.File] = hashFile(ent.File)
 		cs.repro.Budgets[ent.Name] = fmt.Sprintf("max_steps=%d timeout=%s max_tokens=%d", p.MaxSteps, time.Duration(p.Timeout), p.MaxTokens)
+		cs.repro.Loops[ent.Name] = loopOf(p, f.loop)
 		tags := ent.Tags
 		progs := programsOf(p)
 		if len(tags) == 0 {
@@ -385,4 +387,14 @@ func (v varFlags) undeclared(declared map[string]bool) error {
 		return nil
 	}
 	return fmt.Errorf("--var %s: no task of the suite that runs declares it (they declare: %s)", strings.Join(missing, ", --var "), strings.Join(sortedKeys(declared), ", "))
+}
+
+// loopOf says how a task's agent loop runs: "pipelined reflection=on_doubt"
+// or "sequential".
+func loopOf(p plan.Plan, def string) string {
+	loop := cmp.Or(p.Loop, def, plan.LoopPipelined)
+	if loop == plan.LoopSequential {
+		return loop
+	}
+	return loop + " reflection=" + cmp.Or(p.Reflection, plan.ReflectOnDoubt)
 }

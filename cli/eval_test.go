@@ -121,6 +121,13 @@ func checkSmoke(t *testing.T, r *report.Results, want int) {
 		if row.Key == "relay_code" && (len(row.Devices) != 2 || row.Devices["alice"] == row.Devices["bob"]) {
 			t.Errorf("relay_code leased %v, want two distinct devices", row.Devices)
 		}
+		// The default loop, recorded, and its verdicts counted.
+		if got := r.Repro.Loops[row.Key]; got != "pipelined reflection=on_doubt" {
+			t.Errorf("%s: results.json records the loop %q, want the default", row.Key, got)
+		}
+		if row.Key == "calc_add" && row.Judged["model"] == 0 {
+			t.Errorf("calc_add: no verdict counted as the model's: %v", row.Judged)
+		}
 	}
 }
 

@@ -74,7 +74,7 @@ func TestOnlyApproversDecide(t *testing.T) {
 		send("u4", workflows.Approval{Approve: true, By: "fay@desk", UID: "1001"}, true)
 	}, time.Minute)
 	env.ExecuteWorkflow(workflows.SubtaskWorkflowName, workflows.SubtaskInput{
-		Subtask: plan.Subtask{Name: "s", Device: "desktop", MaxSteps: 5}, Instruction: "click it",
+		Subtask: plan.Subtask{Name: "s", Device: "desktop", MaxSteps: 5}, Instruction: "click it", Loop: plan.LoopSequential,
 		Deadline: time.Now().Add(time.Hour), Options: workflows.Options{Approvers: []string{"fay=1001", "gus"}},
 	})
 	var res workflows.SubtaskResult

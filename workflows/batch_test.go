@@ -48,7 +48,7 @@ func runBatch(t *testing.T, failAt int) (ids []string, told string) {
 		})
 	env.OnActivity(activities.ReflectName, mock.Anything, mock.Anything).Return(&activities.ReflectResult{Verdict: screen.VerdictCorrect}, nil)
 	env.OnActivity(activities.ProgressName, mock.Anything, mock.Anything).Return(&activities.ProgressResult{Summary: "batched"}, nil)
-	env.ExecuteWorkflow(workflows.InstructionWorkflowName, workflows.InstructionInput{Plan: mustPlan(t, `task "t" {
+	env.ExecuteWorkflow(workflows.InstructionWorkflowName, workflows.InstructionInput{Options: sequentialLoop, Plan: mustPlan(t, `task "t" {
   subtask "s" {
     instruction = "do five things at once"
   }

@@ -365,6 +365,13 @@ func finalize(res *InstructionResult, p plan.Plan) {
 	for _, s := range res.Subtasks {
 		res.Steps += s.Steps
 		res.Usage.Add(s.Usage)
+		res.Dropped += s.Dropped
+		for by, n := range s.Judged {
+			if res.Judged == nil {
+				res.Judged = map[string]int{}
+			}
+			res.Judged[by] += n
+		}
 		if s.Status == StatusSucceeded {
 			succeeded++
 		}

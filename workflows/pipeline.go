@@ -80,10 +80,14 @@ func (l *subtaskLoop) reflectAhead(turn agent.Turn, d activities.DecideResult, s
 	pf := l.startProgress(turn, out)
 	// The next decision, unless this was the last step allowed.
 	var df workflow.Future
+	var dropAhead workflow.CancelFunc
 	if step < l.s.MaxSteps {
 		next := agent.Turn{Goal: l.goal, Step: step + 1, State: st.State}
 		next.LastAction, next.LastVerdict, next.LastReason, next.LastThought = summary, out.Verdict, out.Reason, d.Thought
-		df = l.startDecide(next, now, &ob.After, fmt.Sprintf("step %d: decide ahead on the screen after step %d", step+1, step))
+		actx, cancel := workflow.WithCancel(l.ctx)
+		defer cancel()
+		df = l.startDecideIn(actx, next, now, &ob.After, fmt.Sprintf("step %d: decide ahead on the screen after step %d", step+1, step))
+		dropAhead = cancel
 	}
 
 	if rf != nil {
@@ -108,17 +112,24 @@ func (l *subtaskLoop) reflectAhead(turn agent.Turn, d activities.DecideResult, s
 	if df == nil {
 		return nil
 	}
-	var nd activities.DecideResult
-	err := df.Get(l.ctx, &nd)
 	if rf != nil && (verdict == screen.VerdictWrong || verdict == screen.VerdictNoEffect) {
-		// Decided on a step Reflection rejected: never acted on. Its
-		// tokens count; the next step decides again on this screen.
-		st.Usage.Add(nd.Usage)
-		st.Usage.Add(failedUsage(err))
+		// Decided on a step Reflection rejected: never acted on. A
+		// decision still under way is cancelled; a finished one's tokens
+		// count. The next step decides again on this screen.
 		st.Dropped++
 		st.Ahead = &ob.After
+		if !df.IsReady() {
+			dropAhead()
+			return nil
+		}
+		var nd activities.DecideResult
+		err := df.Get(l.ctx, &nd)
+		st.Usage.Add(nd.Usage)
+		st.Usage.Add(failedUsage(err))
 		return nil
 	}
+	var nd activities.DecideResult
+	err := df.Get(l.ctx, &nd)
 	if e := l.decided(&nd, err); e != nil {
 		return e
 	}

@@ -63,7 +63,7 @@ func TestSafetyChecksNeedApproval(t *testing.T) {
 			}, workflows.Approval{Approve: approve, By: "fay@desk", Reason: "looks odd"})
 		}, time.Minute)
 		env.ExecuteWorkflow(workflows.SubtaskWorkflowName, workflows.SubtaskInput{
-			Subtask: plan.Subtask{Name: "s", Device: "desktop", MaxSteps: 5}, Instruction: "click it",
+			Subtask: plan.Subtask{Name: "s", Device: "desktop", MaxSteps: 5}, Instruction: "click it", Loop: plan.LoopSequential,
 			Deadline: time.Now().Add(time.Hour),
 		})
 		var res workflows.SubtaskResult

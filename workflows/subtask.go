@@ -301,7 +301,11 @@ func (l *subtaskLoop) decide(turn agent.Turn, now time.Time) (activities.DecideR
 // startDecide schedules the Decide activity; observed, when set, is the
 // observation to decide on.
 func (l *subtaskLoop) startDecide(turn agent.Turn, now time.Time, observed *screen.Observation, label string) workflow.Future {
-	dctx := workflow.WithActivityOptions(l.ctx, deviceOptions(l.o, l.s.Device, l.in.Deadline, now))
+	return l.startDecideIn(l.ctx, turn, now, observed, label)
+}
+
+func (l *subtaskLoop) startDecideIn(ctx workflow.Context, turn agent.Turn, now time.Time, observed *screen.Observation, label string) workflow.Future {
+	dctx := workflow.WithActivityOptions(ctx, deviceOptions(l.o, l.s.Device, l.in.Deadline, now))
 	return workflow.ExecuteActivity(withSummary(dctx, label), a.Decide,
 		activities.DecideInput{Turn: turn, Acknowledged: l.st.Acknowledged, Profiles: l.in.Profiles, Observed: observed,
 			// The call may take what is left of max_invalid in a row.

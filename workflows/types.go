@@ -210,6 +210,9 @@ type InstructionResult struct {
 	Steps    int                      `json:"steps"`
 	Usage    screen.Usage             `json:"usage"`
 	Metrics  Metrics                  `json:"metrics"`
+	// Judged and Dropped sum the subtasks' (see LoopState).
+	Judged  map[string]int `json:"judged,omitempty"`
+	Dropped int            `json:"dropped,omitempty"`
 	// PostRun says what each post_run step did, in order.
 	PostRun []StepNotes `json:"post_run,omitempty"`
 }

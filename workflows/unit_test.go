@@ -14,8 +14,15 @@ import (
 
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/screen"
+	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/workflows"
 )
+
+// sequentialLoop runs the unit tests' subtasks in the sequential loop:
+// their mocks answer Decide, Act, Reflect and Progress in that order. The
+// pipelined loop runs on the real server (pipeline_test.go and every
+// engine test).
+var sequentialLoop = workflows.Options{Loop: plan.LoopSequential}
 
 // unitEnv is the Temporal test environment with pcflow's workflows and
 // mocked activities, for logic that needs time skipping.
@@ -47,7 +54,7 @@ func TestUnitParameterPassingWithMocks(t *testing.T) {
 			}
 			return &activities.DecideResult{Action: screen.Action{Kind: screen.ActDone, Outputs: out}, Usage: screen.Usage{Calls: 1, PromptTokens: 10}}, nil
 		})
-	env.ExecuteWorkflow(workflows.InstructionWorkflowName, workflows.InstructionInput{Plan: mustPlan(t, threeSubtasks)})
+	env.ExecuteWorkflow(workflows.InstructionWorkflowName, workflows.InstructionInput{Options: sequentialLoop, Plan: mustPlan(t, threeSubtasks)})
 	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
 		t.Fatalf("workflow: %v", env.GetWorkflowError())
 	}
@@ -74,7 +81,7 @@ func TestUnitTimeoutWithTimeSkipping(t *testing.T) {
 	env.OnActivity(activities.ReflectName, mock.Anything, mock.Anything).Return(&activities.ReflectResult{Verdict: screen.VerdictCorrect}, nil)
 	env.OnActivity(activities.ProgressName, mock.Anything, mock.Anything).Return(&activities.ProgressResult{Summary: "clicking"}, nil)
 	start := time.Now()
-	env.ExecuteWorkflow(workflows.InstructionWorkflowName, workflows.InstructionInput{Plan: mustPlan(t, `task "t" {
+	env.ExecuteWorkflow(workflows.InstructionWorkflowName, workflows.InstructionInput{Options: sequentialLoop, Plan: mustPlan(t, `task "t" {
   max_steps = 100
   subtask "s" {
     instruction = "click forever"
@@ -121,7 +128,7 @@ func TestUnitUnknownActionIsNotRepeated(t *testing.T) {
 			return &activities.ReflectResult{Verdict: screen.VerdictNoEffect, Reason: in.Outcome.Note}, nil
 		})
 	env.OnActivity(activities.ProgressName, mock.Anything, mock.Anything).Return(&activities.ProgressResult{}, nil)
-	env.ExecuteWorkflow(workflows.InstructionWorkflowName, workflows.InstructionInput{Plan: mustPlan(t, oneSubtaskNoOutputs)})
+	env.ExecuteWorkflow(workflows.InstructionWorkflowName, workflows.InstructionInput{Options: sequentialLoop, Plan: mustPlan(t, oneSubtaskNoOutputs)})
 	var res workflows.InstructionResult
 	if err := env.GetWorkflowResult(&res); err != nil {
 		t.Fatal(err)

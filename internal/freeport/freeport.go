@@ -22,11 +22,17 @@ func Free(ip string, port int) bool {
 	return true
 }
 
-// The range Pick draws from: below 32768, where Linux's ephemeral range
-// (32768–60999 by default) starts.
+// The ranges the picks draw from: below 32768, where Linux's ephemeral
+// range (32768–60999 by default) starts. A port Pick gives may be bound
+// long after (a test's UI port, bound when its server starts); one
+// PickNow gives is bound at once (the Temporal server's own services). Two
+// processes picking at once then collide only within a range, where the
+// windows are short, or both hold a port for long and check it first.
 const (
-	lowPort  = 10000
+	lowPort  = 20000
 	highPort = 32767
+	nowLow   = 10000
+	nowHigh  = 19999
 )
 
 var (
@@ -36,7 +42,12 @@ var (
 
 // Pick returns a port on ip that nothing listens on and that this
 // process has not handed out before.
-func Pick(ip string) (int, error) {
+func Pick(ip string) (int, error) { return pick(ip, lowPort, highPort) }
+
+// PickNow is Pick for a port the caller binds at once.
+func PickNow(ip string) (int, error) { return pick(ip, nowLow, nowHigh) }
+
+func pick(ip string, lowPort, highPort int) (int, error) {
 	portsMu.Lock()
 	defer portsMu.Unlock()
 	for range 200 {

@@ -38,7 +38,7 @@ func startVNC(ctx context.Context, display string) (*vnc, error) {
 	if _, err := exec.LookPath("x11vnc"); err != nil {
 		return nil, fmt.Errorf("x11vnc is not installed: install it (apt-get install x11vnc, or scripts/setup.sh), or pass --no-view")
 	}
-	port, err := freeport.Pick("127.0.0.1")
+	port, err := freeport.PickNow("127.0.0.1")
 	if err != nil {
 		return nil, err
 	}

@@ -45,6 +45,11 @@ type Row struct {
 	// Retried is the device failure the run was started again after, on
 	// another device (the harness's failure, not the model's).
 	Retried string `json:"retried,omitempty"`
+	// Judged counts the steps' verdicts by who gave them (model, device,
+	// assumed) and Dropped the decisions made ahead that Reflection
+	// rejected (the pipelined loop).
+	Judged  map[string]int `json:"judged,omitempty"`
+	Dropped int            `json:"dropped,omitempty"`
 }
 
 // Aggregate sums a group of rows.
@@ -109,6 +114,9 @@ type Repro struct {
 	// Replayed is the run whose recorded exchanges answered (eval --replay).
 	Replayed string            `json:"replayed,omitempty"`
 	Budgets  map[string]string `json:"budgets"` // task → max_steps/timeout/max_tokens
+	// Loops says how each task's agent loop ran (task → "pipelined
+	// reflection=on_doubt", "sequential").
+	Loops map[string]string `json:"loops,omitempty"`
 	Files    map[string]string `json:"files"`   // path → sha256
 	Command  []string          `json:"command,omitempty"`
 }
@@ -147,6 +155,7 @@ func RowOf(run workflows.SuiteRun) Row {
 		m := res.Metrics
 		row.SR, row.SSR, row.CR, row.EE, row.CE = m.SR, round(m.SSR), round(m.CR), round(m.EE), round(m.CE)
 		row.Steps, row.Tokens, row.ModelCalls = res.Steps, res.Usage.Total(), res.Usage.Calls
+		row.Judged, row.Dropped = res.Judged, res.Dropped
 	}
 	if !run.Started.IsZero() && !run.Ended.IsZero() {
 		row.WallSeconds = round(run.Ended.Sub(run.Started).Seconds())

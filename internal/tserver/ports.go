@@ -51,4 +51,4 @@ func (l *startLogger) start(f func() error) (err error) {
 }
 
 // pickPort picks each internal service's port; a test replaces it.
-var pickPort = freeport.Pick
+var pickPort = freeport.PickNow

@@ -23,9 +23,9 @@ func TestInternalPortTaken(t *testing.T) {
 		if calls == 4 { // HTTP, history, matching, then the worker service
 			return busy, nil
 		}
-		return freeport.Pick(ip)
+		return freeport.PickNow(ip)
 	}
-	defer func() { pickPort = freeport.Pick }()
+	defer func() { pickPort = freeport.PickNow }()
 	front, err := freeport.Pick("127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
