@@ -335,7 +335,12 @@ func TestEvalKillAndResume(t *testing.T) {
 			if e.Phase == "started" {
 				started[e.ID]++
 			}
-			task := strings.Split(e.ID, "/")[1]
+			parts := strings.Split(e.ID, "/")
+			if len(parts) < 2 {
+				t.Errorf("%s: an action id that names no task run: %s", path, line)
+				continue
+			}
+			task := parts[1]
 			if finished[task] && e.Time.After(killed) {
 				t.Errorf("%s had finished before the kill, yet acted after it: %s", task, line)
 			}

@@ -3,7 +3,7 @@
 # server, the agents against the scripted model over HTTP, the device side
 # on real applications under Xvfb, and the example tasks end to end.
 #
-# Two streams run side by side. One is the CLI's end-to-end tests, three at
+# Two streams run side by side. One is the CLI's end-to-end tests, two at
 # a time (each has its own desktop, state folder and ports, and a test
 # waits on its applications and the server more than it computes). The
 # other runs one package at a time: first every package that never touches
@@ -46,7 +46,7 @@ trap 'rm -rf "$logs"' EXIT
 second=$!
 cli_rc=0
 if [ "$#" -eq 0 ]; then
-	go test -short -count=1 -parallel 3 -timeout 60m ./cli -skip "^($moved)\$" || cli_rc=$?
+	go test -short -count=1 -parallel 2 -timeout 60m ./cli -skip "^($moved)\$" || cli_rc=$?
 else
 	go test -short -count=1 -parallel 2 -timeout 60m ./cli "$@" || cli_rc=$?
 fi
