@@ -228,4 +228,3 @@ func (p *parser) task(b *hcl.Block) *plan.Plan {
 	sort.Strings(pl.Secrets)
 	return pl
 }
-

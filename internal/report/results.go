@@ -116,9 +116,9 @@ type Repro struct {
 	Budgets  map[string]string `json:"budgets"` // task → max_steps/timeout/max_tokens
 	// Loops says how each task's agent loop ran (task → "pipelined
 	// reflection=on_doubt", "sequential").
-	Loops map[string]string `json:"loops,omitempty"`
-	Files    map[string]string `json:"files"`   // path → sha256
-	Command  []string          `json:"command,omitempty"`
+	Loops   map[string]string `json:"loops,omitempty"`
+	Files   map[string]string `json:"files"` // path → sha256
+	Command []string          `json:"command,omitempty"`
 }
 
 // Build computes the rows and aggregates of a suite result.
