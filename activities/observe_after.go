@@ -43,11 +43,6 @@ type ObserveResult struct {
 // once: the pipelined loop's Reflection, Progress and next Decision all
 // work from this observation.
 func (a *Activities) Observe(ctx context.Context, in ObserveInput) (*ObserveResult, error) {
-	release, err := a.useDevice(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
 	defer heartbeat(ctx)()
 	if a.SettleDelay > 0 {
 		select {

@@ -49,11 +49,6 @@ type ResetResult struct {
 // retrying; any other failure is retried. AfterReset runs after a
 // successful reset. Idempotent.
 func (a *Activities) Reset(ctx context.Context, in ResetInput) (*ResetResult, error) {
-	release, err := a.useDevice(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
 	defer heartbeat(ctx)()
 	start := time.Now()
 	r, ok := a.Device.(Resetter)
@@ -85,11 +80,6 @@ type RequiresInput struct {
 // Requires fails, without retrying, naming every program of in.Programs
 // that the device does not have.
 func (a *Activities) Requires(ctx context.Context, in RequiresInput) error {
-	release, err := a.useDevice(ctx)
-	if err != nil {
-		return err
-	}
-	defer release()
 	if missing := MissingPrograms(in.Programs); len(missing) > 0 {
 		return temporal.NewNonRetryableApplicationError(
 			fmt.Sprintf("task %s needs %s, which this device does not have on its PATH; install it (scripts/setup.sh) or run the task on another pool",

@@ -51,11 +51,6 @@ type SetupResult struct {
 // program (unless a window matching wait_for_window is already open, so a
 // retry does not launch it twice) and waits for its window.
 func (a *Activities) Setup(ctx context.Context, in SetupInput) (*SetupResult, error) {
-	release, err := a.useDevice(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
 	defer heartbeat(ctx)()
 	res := &SetupResult{}
 	red := a.Redactor()

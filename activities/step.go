@@ -110,11 +110,6 @@ type ActResult struct {
 
 // Act executes an action at most once per id (see the package doc).
 func (a *Activities) Act(ctx context.Context, in ActInput) (*ActResult, error) {
-	release, err := a.useDevice(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
 	defer heartbeat(ctx)()
 	// The log answers for this run only: the same action id in a later run
 	// of a reused workflow id is a new action.

@@ -35,11 +35,6 @@ type ZoomResult struct {
 // it touches no input, and it is idempotent (artifacts are
 // content-addressed), so a retry or a replay changes nothing.
 func (a *Activities) Zoom(ctx context.Context, in ZoomInput) (*ZoomResult, error) {
-	release, err := a.useDevice(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
 	if in.Action.Kind != screen.ActZoom {
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("zoom: not a zoom action: %s", in.Action.Summary()), ErrTypeDevice, nil)
 	}

@@ -55,15 +55,16 @@ func RegisterSharedActivities(r sdkworker.ActivityRegistry, a *activities.Activi
 
 // RegisterDeviceActivities registers the activities that touch a device.
 func RegisterDeviceActivities(r sdkworker.ActivityRegistry, a *activities.Activities) {
+	// Those that use the screen or the input throughout take turns at it.
 	r.RegisterActivityWithOptions(a.Decide, activity.RegisterOptions{Name: activities.DecideName})
-	r.RegisterActivityWithOptions(a.Act, activity.RegisterOptions{Name: activities.ActName})
+	r.RegisterActivityWithOptions(activities.Exclusive(a, a.Act), activity.RegisterOptions{Name: activities.ActName})
+	r.RegisterActivityWithOptions(activities.Exclusive(a, a.Observe), activity.RegisterOptions{Name: activities.ObserveName})
 	r.RegisterActivityWithOptions(a.Reflect, activity.RegisterOptions{Name: activities.ReflectName})
-	r.RegisterActivityWithOptions(a.Observe, activity.RegisterOptions{Name: activities.ObserveName})
-	r.RegisterActivityWithOptions(a.Setup, activity.RegisterOptions{Name: activities.SetupName})
-	r.RegisterActivityWithOptions(a.Check, activity.RegisterOptions{Name: activities.CheckName})
-	r.RegisterActivityWithOptions(a.Reset, activity.RegisterOptions{Name: activities.ResetName})
-	r.RegisterActivityWithOptions(a.Requires, activity.RegisterOptions{Name: activities.RequiresName})
-	r.RegisterActivityWithOptions(a.Zoom, activity.RegisterOptions{Name: activities.ZoomName})
+	r.RegisterActivityWithOptions(activities.Exclusive(a, a.Setup), activity.RegisterOptions{Name: activities.SetupName})
+	r.RegisterActivityWithOptions(activities.Exclusive(a, a.Check), activity.RegisterOptions{Name: activities.CheckName})
+	r.RegisterActivityWithOptions(activities.Exclusive(a, a.Reset), activity.RegisterOptions{Name: activities.ResetName})
+	r.RegisterActivityWithOptions(activities.ExclusiveErr(a, a.Requires), activity.RegisterOptions{Name: activities.RequiresName})
+	r.RegisterActivityWithOptions(activities.Exclusive(a, a.Zoom), activity.RegisterOptions{Name: activities.ZoomName})
 }
 
 // New builds (but does not start) the workers.

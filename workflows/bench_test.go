@@ -23,10 +23,7 @@ import (
 // loop calling the same activity code. It reports both wall times, the
 // ratio and the orchestration overhead per step.
 func BenchmarkDurableVsInProcess(b *testing.B) {
-	latency := 1000
-	if v, err := strconv.Atoi(os.Getenv("PCFLOW_BENCH_LATENCY_MS")); err == nil {
-		latency = v
-	}
+	latency := benchLatency()
 	const steps = 20
 	var script []scripted.Step
 	for i := 0; i < steps-1; i++ {
@@ -108,10 +105,7 @@ func inProcess(ctx context.Context, a *activities.Activities, steps int) error {
 // Every other step types new text into the focused field (the device can
 // tell that worked); Reflection rejects two of the clicks.
 func BenchmarkPipelinedLoop(b *testing.B) {
-	latency := 1000
-	if v, err := strconv.Atoi(os.Getenv("PCFLOW_BENCH_LATENCY_MS")); err == nil {
-		latency = v
-	}
+	latency := benchLatency()
 	const steps = 20
 	var script []scripted.Step
 	for i := 0; i < steps-1; i++ {
@@ -163,4 +157,13 @@ func BenchmarkPipelinedLoop(b *testing.B) {
 			b.ReportMetric(float64(dropped)/float64(b.N), "dropped/run")
 		}
 	}
+}
+
+// benchLatency is the scripted model's latency in milliseconds
+// (PCFLOW_BENCH_LATENCY_MS, default 1000).
+func benchLatency() int {
+	if v, err := strconv.Atoi(os.Getenv("PCFLOW_BENCH_LATENCY_MS")); err == nil {
+		return v
+	}
+	return 1000
 }

@@ -86,7 +86,7 @@ func (l *subtaskLoop) reflectAhead(turn agent.Turn, d activities.DecideResult, s
 		next.LastAction, next.LastVerdict, next.LastReason, next.LastThought = summary, out.Verdict, out.Reason, d.Thought
 		actx, cancel := workflow.WithCancel(l.ctx)
 		defer cancel()
-		df = l.startDecideIn(actx, next, now, &ob.After, fmt.Sprintf("step %d: decide ahead on the screen after step %d", step+1, step))
+		df = l.startDecide(actx, next, now, &ob.After, fmt.Sprintf("step %d: decide ahead on the screen after step %d", step+1, step))
 		dropAhead = cancel
 	}
 

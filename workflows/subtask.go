@@ -294,17 +294,13 @@ func (l *subtaskLoop) decide(turn agent.Turn, now time.Time) (activities.DecideR
 		label = fmt.Sprintf("step %d: decide again (Reflection rejected the decision made ahead)", turn.Step)
 	}
 	var d activities.DecideResult
-	err := l.startDecide(turn, now, ahead, label).Get(l.ctx, &d)
+	err := l.startDecide(l.ctx, turn, now, ahead, label).Get(l.ctx, &d)
 	return d, l.decided(&d, err)
 }
 
-// startDecide schedules the Decide activity; observed, when set, is the
-// observation to decide on.
-func (l *subtaskLoop) startDecide(turn agent.Turn, now time.Time, observed *screen.Observation, label string) workflow.Future {
-	return l.startDecideIn(l.ctx, turn, now, observed, label)
-}
-
-func (l *subtaskLoop) startDecideIn(ctx workflow.Context, turn agent.Turn, now time.Time, observed *screen.Observation, label string) workflow.Future {
+// startDecide schedules the Decide activity in ctx; observed, when set,
+// is the observation to decide on.
+func (l *subtaskLoop) startDecide(ctx workflow.Context, turn agent.Turn, now time.Time, observed *screen.Observation, label string) workflow.Future {
 	dctx := workflow.WithActivityOptions(ctx, deviceOptions(l.o, l.s.Device, l.in.Deadline, now))
 	return workflow.ExecuteActivity(withSummary(dctx, label), a.Decide,
 		activities.DecideInput{Turn: turn, Acknowledged: l.st.Acknowledged, Profiles: l.in.Profiles, Observed: observed,

@@ -47,16 +47,16 @@ func Pick(ip string) (int, error) { return pick(ip, lowPort, highPort) }
 // PickNow is Pick for a port the caller binds at once.
 func PickNow(ip string) (int, error) { return pick(ip, nowLow, nowHigh) }
 
-func pick(ip string, lowPort, highPort int) (int, error) {
+func pick(ip string, low, high int) (int, error) {
 	portsMu.Lock()
 	defer portsMu.Unlock()
 	for range 200 {
-		p := lowPort + rand.IntN(highPort-lowPort+1)
+		p := low + rand.IntN(high-low+1)
 		if given[p] || !Free(ip, p) {
 			continue
 		}
 		given[p] = true
 		return p, nil
 	}
-	return 0, fmt.Errorf("no free port on %s between %d and %d", ip, lowPort, highPort)
+	return 0, fmt.Errorf("no free port on %s between %d and %d", ip, low, high)
 }
