@@ -33,22 +33,22 @@ logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 (
 	rc=0
-	go test -short -p 1 -count=1 -timeout 60m "${other_pkgs[@]}" "$@" >"$logs/other" 2>&1 || rc=$?
+	go test -short -p 1 -count=1 -timeout 20m "${other_pkgs[@]}" "$@" >"$logs/other" 2>&1 || rc=$?
 	echo "$rc" >"$logs/other.rc"
 	rc=0
-	go test -short -p 1 -count=1 -timeout 60m "${desktop_pkgs[@]}" "$@" >"$logs/desktop" 2>&1 || rc=$?
+	go test -short -p 1 -count=1 -timeout 20m "${desktop_pkgs[@]}" "$@" >"$logs/desktop" 2>&1 || rc=$?
 	# The CLI's longest test, to even the two streams out.
 	if [ "$#" -eq 0 ]; then
-		go test -short -count=1 -timeout 60m ./cli -run "^($moved)\$" >>"$logs/desktop" 2>&1 || rc=$?
+		go test -short -count=1 -timeout 20m ./cli -run "^($moved)\$" >>"$logs/desktop" 2>&1 || rc=$?
 	fi
 	echo "$rc" >"$logs/desktop.rc"
 ) &
 second=$!
 cli_rc=0
 if [ "$#" -eq 0 ]; then
-	go test -short -count=1 -parallel 2 -timeout 60m ./cli -skip "^($moved)\$" || cli_rc=$?
+	go test -short -count=1 -parallel 2 -timeout 20m ./cli -skip "^($moved)\$" || cli_rc=$?
 else
-	go test -short -count=1 -parallel 2 -timeout 60m ./cli "$@" || cli_rc=$?
+	go test -short -count=1 -parallel 2 -timeout 20m ./cli "$@" || cli_rc=$?
 fi
 wait "$second" || true
 other_rc=$(cat "$logs/other.rc" 2>/dev/null || echo 1)

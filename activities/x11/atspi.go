@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 )
@@ -79,6 +80,12 @@ type cacheItem struct {
 type a11y struct {
 	mu   sync.Mutex
 	conn *dbus.Conn
+	// pending holds, by bus name, a request an application left
+	// unanswered past callTimeout (see guarded).
+	pending map[string]*dbus.Call
+	// patience holds, by bus name, how long a request waits for an
+	// application that let one go unanswered before (see guarded.call).
+	patience map[string]time.Duration
 }
 
 func (a *a11y) connect() (*dbus.Conn, error) {
@@ -129,7 +136,7 @@ func (a *a11y) close() {
 // only objects a client has already met: a menu that a toolkit fills when
 // it opens (LibreOffice's native menus) is missing until walked, so the
 // missing children of every showing object are walked live.
-func (a *a11y) items(conn *dbus.Conn, app objRef) ([]cacheItem, error) {
+func (a *a11y) items(conn bus, app objRef) ([]cacheItem, error) {
 	var items []cacheItem
 	err := conn.Object(app.Bus, "/org/a11y/atspi/cache").Call("org.a11y.atspi.Cache.GetItems", 0).Store(&items)
 	if err != nil || len(items) == 0 {
@@ -177,7 +184,7 @@ const (
 	maxLiveWalk = 400
 )
 
-func (a *a11y) walk(conn *dbus.Conn, ref, parent objRef, depth int, budget *int) ([]cacheItem, error) {
+func (a *a11y) walk(conn bus, ref, parent objRef, depth int, budget *int) ([]cacheItem, error) {
 	if depth > 30 || *budget > maxWalk {
 		return nil, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"image"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"time"
 
@@ -52,6 +53,8 @@ type Device struct {
 	exits []string
 	// treeDown is the tree error last warned about.
 	treeDown string
+	// hung names the applications last warned about as not answering.
+	hung string
 }
 
 // ObserveStats is the account of one observation's element list.
@@ -63,6 +66,10 @@ type ObserveStats struct {
 	// the text their box shows; StillUnnamed kept none.
 	Unnamed, Named, NamedByOCR, StillUnnamed int
 	TreeError                                string // why the tree was unavailable
+	// NotAnswering names the applications whose elements are missing
+	// because they did not answer accessibility requests in time (a
+	// frozen or busy process): "soffice.bin (pid 4242)".
+	NotAnswering []string
 }
 
 // LastStats returns the account of the latest observation.
@@ -177,7 +184,7 @@ func (d *Device) Observe(ctx context.Context) (*screen.Screen, error) {
 		return nil, d.diagnose(ctx, err)
 	}
 	var st ObserveStats
-	obs, err := d.tree.elements(b.Dx(), b.Dy(), active, stack, func(title string) (int, int, bool) { return clientOrigin(xu, title) })
+	obs, err := d.tree.elements(ctx, b.Dx(), b.Dy(), active, stack, func(title string) (int, int, bool) { return clientOrigin(xu, title) })
 	if err != nil {
 		// The tree is the primary source, but a desktop without it still
 		// works through OCR: say so once, loudly.
@@ -196,6 +203,15 @@ func (d *Device) Observe(ctx context.Context) (*screen.Screen, error) {
 	}
 	s.Elements = obs.elements
 	st.Occluded, st.Unnamed, st.Named = obs.Occluded, obs.Unnamed, obs.Named
+	st.NotAnswering = obs.NotAnswering
+	d.mu.Lock()
+	hung := strings.Join(st.NotAnswering, ", ")
+	warn = d.Warn != nil && hung != "" && hung != d.hung
+	d.hung = hung
+	d.mu.Unlock()
+	if warn {
+		d.Warn("warning: " + hung + " does not answer accessibility requests; its elements are left out (the screen's text is read by OCR) until it answers")
+	}
 	if d.OCRMode != OCRNever && st.Unnamed > st.Named {
 		if n, err := nameByOCR(ctx, img, s.Elements); err == nil {
 			st.NamedByOCR = n
@@ -207,7 +223,9 @@ func (d *Device) Observe(ctx context.Context) (*screen.Screen, error) {
 		}
 	}
 	s.Clipboard = clipboard()
-	if d.OCRMode == OCRAlways || (d.OCRMode == OCRAuto && len(s.Elements) < 5) {
+	// A window whose application does not answer is read by OCR, unless
+	// OCR is switched off.
+	if d.OCRMode == OCRAlways || (d.OCRMode == OCRAuto && len(s.Elements) < 5) || (d.OCRMode != OCRNever && hung != "") {
 		words, err := OCR(ctx, img)
 		if err == nil {
 			s.Words = words

@@ -1,11 +1,10 @@
 package x11
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/godbus/dbus/v5"
 
 	"github.com/pcflow/pcflow/activities/screen"
 )
@@ -50,11 +49,14 @@ type observation struct {
 	// Unnamed counts elements with neither name nor value before nameOf,
 	// Named those nameOf named.
 	Unnamed, Named int
+	// NotAnswering names the applications left out because they did not
+	// answer in time.
+	NotAnswering []string
 }
 
 // scene holds what the layer computations of one observation share.
 type scene struct {
-	conn    *dbus.Conn
+	conn    bus
 	stack   []xwin
 	screen  screen.Rect
 	extents map[objRef]screen.Rect
@@ -170,11 +172,12 @@ func (sc *scene) topZ(t *appTree) int {
 // them), each window's in reading order, numbered from 1. The foreground
 // application's elements are kept, and another application's only where
 // its windows lie above the foreground window.
-func (a *a11y) elements(screenW, screenH int, active string, stack []xwin, origin func(string) (int, int, bool)) (*observation, error) {
-	conn, err := a.connect()
+func (a *a11y) elements(ctx context.Context, screenW, screenH int, active string, stack []xwin, origin func(string) (int, int, bool)) (*observation, error) {
+	raw, err := a.connect()
 	if err != nil {
 		return nil, err
 	}
+	conn := a.guard(ctx, raw)
 	var children []objRef
 	root := conn.Object("org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root")
 	if err := root.Call("org.a11y.atspi.Accessible.GetChildren", 0).Store(&children); err != nil {
@@ -208,6 +211,7 @@ func (a *a11y) elements(screenW, screenH int, active string, stack []xwin, origi
 		}
 	}
 	obs := &observation{}
+	defer func() { obs.NotAnswering = conn.notAnswering() }()
 	type placed struct {
 		e  screen.Element
 		it *cacheItem
@@ -352,7 +356,7 @@ const (
 	maxCellCols = 8
 )
 
-func (a *a11y) visibleCells(conn *dbus.Conn, table objRef, screenW, screenH int) []screen.Element {
+func (a *a11y) visibleCells(conn bus, table objRef, screenW, screenH int) []screen.Element {
 	obj := conn.Object(table.Bus, table.Path)
 	var tx struct{ X, Y, W, H int32 }
 	if obj.Call("org.a11y.atspi.Component.GetExtents", 0, uint32(0)).Store(&tx) != nil {

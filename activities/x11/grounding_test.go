@@ -367,7 +367,7 @@ func TestGrounding(t *testing.T) {
 				t.Setenv(k, v)
 			}
 			app(t, dev, g.title, g.argv...)
-			if s, e := find(dev, named("", g.ready), 40*time.Second); e == nil {
+			if s, e := find(dev, named("", g.ready), 90*time.Second); e == nil {
 				var names []string
 				if s != nil {
 					for _, e := range s.Elements {
@@ -376,7 +376,7 @@ func TestGrounding(t *testing.T) {
 				}
 				shot(g.name + "-fail")
 				wins, _ := dev.Windows(context.Background())
-				t.Fatalf("%s: %q never appeared (tree: %s; windows %q); the screen shows:\n%s", g.name, g.ready, dev.LastStats().TreeError, wins, strings.Join(names, "\n"))
+				t.Fatalf("%s: %q never appeared (tree: %s; not answering: %q; windows %q); the screen shows:\n%s", g.name, g.ready, dev.LastStats().TreeError, dev.LastStats().NotAnswering, wins, strings.Join(names, "\n"))
 			}
 			// A first start may open a dialog (LibreOffice's tip of the day).
 			key(dev, "esc")

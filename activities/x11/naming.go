@@ -15,7 +15,6 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/godbus/dbus/v5"
 	"golang.org/x/image/draw"
 
 	"github.com/pcflow/pcflow/activities/screen"
@@ -36,7 +35,7 @@ var shortcut = regexp.MustCompile(`\s*\((Ctrl|Alt|Shift|Super|F\d+)[^)]*\)$`)
 // use: its label (labelled-by), its description or tooltip, the name of a
 // child (an icon's or a label's), its image description, its action's
 // description. It returns "" when none of them speaks.
-func (a *a11y) nameOf(conn *dbus.Conn, sc *scene, t *appTree, it *cacheItem) string {
+func (a *a11y) nameOf(conn bus, sc *scene, t *appTree, it *cacheItem) string {
 	obj := conn.Object(it.Ref.Bus, it.Ref.Path)
 	var rels []struct {
 		Type    uint32
@@ -122,7 +121,7 @@ var genericAction = map[string]bool{"click": true, "press": true, "activate": tr
 // control: "Clicks the button", "Toggles the button".
 var genericPhrase = regexp.MustCompile(`(?i)^(clicks|presses|toggles|activates|opens|selects|expands|collapses)\b`)
 
-func nameFrom(conn *dbus.Conn, t *appTree, ref objRef) string {
+func nameFrom(conn bus, t *appTree, ref objRef) string {
 	if it := t.byRef[ref]; it != nil {
 		return it.Name
 	}

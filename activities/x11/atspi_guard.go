@@ -1,0 +1,147 @@
+package x11
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// callTimeout bounds one accessibility request. An application answers in
+// milliseconds, LibreOffice with its whole cache in about a second on a
+// loaded machine; one that takes longer is frozen, deadlocked or busy
+// with something else, and an observation must not wait for it (D-Bus
+// itself never gives up on a call: CI once waited 42 minutes on a
+// LibreOffice that had stopped answering while it started).
+const callTimeout = 4 * time.Second
+
+// maxCallTimeout bounds the wait for an application that answered late
+// before: each late answer doubles its wait up to this, so an application
+// that is slow (LibreOffice starting cold on a loaded machine) is served
+// again, while one that is frozen still costs one wait at a time.
+const maxCallTimeout = 32 * time.Second
+
+// errNotAnswering is returned for a request to an application that let
+// an earlier one go unanswered.
+var errNotAnswering = errors.New("application does not answer accessibility requests")
+
+// bus hands out accessibility objects: a *dbus.Conn, or a guarded one.
+type bus interface {
+	Object(dest string, path dbus.ObjectPath) dbus.BusObject
+}
+
+// guarded is the accessibility bus of one observation, where no request
+// can hang: each waits at most callTimeout (or until the observation is
+// cancelled). A request that takes longer is left pending and its
+// application is not asked again until that request is answered, so a
+// hung application costs one wait, once, and a slow one is not flooded
+// with requests it cannot keep up with.
+type guarded struct {
+	a    *a11y
+	conn *dbus.Conn
+	ctx  context.Context
+	hung map[string]bool // bus names that let a request go unanswered, this observation
+}
+
+func (a *a11y) guard(ctx context.Context, conn *dbus.Conn) *guarded {
+	return &guarded{a: a, conn: conn, ctx: ctx, hung: map[string]bool{}}
+}
+
+func (g *guarded) Object(dest string, path dbus.ObjectPath) dbus.BusObject {
+	return &guardedObject{BusObject: g.conn.Object(dest, path), g: g, dest: dest}
+}
+
+type guardedObject struct {
+	dbus.BusObject
+	g    *guarded
+	dest string
+}
+
+func (o *guardedObject) Call(method string, flags dbus.Flags, args ...any) *dbus.Call {
+	return o.g.call(o.BusObject, o.dest, method, flags, args...)
+}
+
+func (o *guardedObject) GetProperty(p string) (dbus.Variant, error) {
+	var v dbus.Variant
+	i := strings.LastIndex(p, ".")
+	if i < 0 {
+		return v, fmt.Errorf("property %q has no interface", p)
+	}
+	err := o.Call("org.freedesktop.DBus.Properties.Get", 0, p[:i], p[i+1:]).Store(&v)
+	return v, err
+}
+
+func (g *guarded) call(obj dbus.BusObject, dest, method string, flags dbus.Flags, args ...any) *dbus.Call {
+	a := g.a
+	a.mu.Lock()
+	if p := a.pending[dest]; p != nil {
+		select {
+		case <-p.Done: // answered at last: ask again
+			delete(a.pending, dest)
+		default:
+			a.mu.Unlock()
+			g.hung[dest] = true
+			return &dbus.Call{Err: fmt.Errorf("%w (%s)", errNotAnswering, dest)}
+		}
+	}
+	wait := callTimeout
+	if w := a.patience[dest]; w > wait {
+		wait = w
+	}
+	a.mu.Unlock()
+	c := obj.Go(method, flags, make(chan *dbus.Call, 1), args...)
+	if c.Err != nil && c.Done == nil {
+		return c
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-c.Done:
+		return c
+	case <-t.C:
+		g.hung[dest] = true
+	case <-g.ctx.Done():
+	}
+	a.mu.Lock()
+	if a.pending == nil {
+		a.pending = map[string]*dbus.Call{}
+		a.patience = map[string]time.Duration{}
+	}
+	a.pending[dest] = c
+	a.patience[dest] = min(2*wait, maxCallTimeout)
+	a.mu.Unlock()
+	return &dbus.Call{Err: fmt.Errorf("%w (%s: %s)", errNotAnswering, dest, method)}
+}
+
+// notAnswering names the applications that let a request go unanswered
+// during this observation, by process where the bus knows it:
+// "soffice.bin (pid 4242)".
+func (g *guarded) notAnswering() []string {
+	var out []string
+	for dest := range g.hung {
+		out = append(out, processOf(g.conn, dest))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// processOf names the process behind a bus name, asking the bus daemon
+// (which always answers) rather than the application.
+func processOf(conn *dbus.Conn, dest string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	var pid uint32
+	if conn.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.GetConnectionUnixProcessID", 0, dest).Store(&pid) != nil {
+		return "bus " + dest
+	}
+	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	if err != nil {
+		return fmt.Sprintf("pid %d", pid)
+	}
+	return fmt.Sprintf("%s (pid %d)", strings.TrimSpace(string(comm)), pid)
+}
