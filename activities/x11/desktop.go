@@ -256,7 +256,12 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 	// folder, not on an abstract socket (what dbus-launch's default gives):
 	// an abstract socket belongs to a network namespace, and an overlay
 	// sandbox runs the task's programs in one of their own.
-	out, err := d.command("dbus-daemon", "--session", "--fork", "--print-address=1", "--print-pid=1",
+	conf, err := confineDir(runtimeDir)
+	if err != nil {
+		d.Down()
+		return nil, fmt.Errorf("the desktop's window manager and bus configuration: %w", err)
+	}
+	out, err := d.command("dbus-daemon", "--config-file="+filepath.Join(conf, "bus.conf"), "--fork", "--print-address=1", "--print-pid=1",
 		"--address=unix:path="+filepath.Join(runtimeDir, "bus")).Output()
 	if err != nil {
 		d.Down()
@@ -308,7 +313,11 @@ func (d *Desktop) startWM(ctx context.Context) (int, error) {
 	defer xu.Conn().Close()
 	var wmLog bytes.Buffer
 	for attempt := 1; ; attempt++ {
-		wm := d.command("openbox", "--sm-disable")
+		conf, err := confineDir(d.Env["XDG_RUNTIME_DIR"])
+		if err != nil {
+			return 0, fmt.Errorf("the window manager's configuration: %w", err)
+		}
+		wm := d.command("openbox", "--sm-disable", "--config-file", filepath.Join(conf, "rc.xml"))
 		wm.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		wmLog.Reset()
 		wm.Stdout, wm.Stderr = &wmLog, &wmLog
@@ -519,6 +528,7 @@ func (d *Desktop) Down() {
 	// application configuration) goes with the desktop.
 	if dir := d.Env["XDG_RUNTIME_DIR"]; strings.HasPrefix(filepath.Base(dir), "pcflow-xdg-") {
 		os.RemoveAll(dir)
+		os.RemoveAll(filepath.Join(filepath.Dir(dir), "pcflow-wm-"+strings.TrimPrefix(filepath.Base(dir), "pcflow-xdg-")))
 	}
 }
 

@@ -19,8 +19,9 @@ var _ activities.Resetter = (*Device)(nil)
 // Reset returns the desktop to a clean state, as an evaluation VM is
 // reverted to its snapshot: every program on the device's display that the
 // desktop did not start itself is stopped (the applications a task or the
-// agent opened), the per-desktop application configuration and cache
-// ($XDG_CONFIG_HOME, $XDG_CACHE_HOME) and the scratch folders
+// agent opened), the per-desktop application configuration, cache, data
+// and state ($XDG_CONFIG_HOME, $XDG_CACHE_HOME, $XDG_DATA_HOME,
+// $XDG_STATE_HOME) and the scratch folders
 // ($PCFLOW_SCRATCH) start empty (in an overlay sandbox, $PCFLOW_SCRATCH_BASE,
 // the overlay is dropped and mounted afresh), and the clipboard is cleared.
 // It fails, and is retried, if a window is still open afterwards; it
@@ -40,6 +41,16 @@ func (d *Device) Reset(ctx context.Context) (*activities.ResetResult, error) {
 	var dirs []string
 	for _, k := range []string{"XDG_CONFIG_HOME", "XDG_CACHE_HOME"} {
 		if d := os.Getenv(k); d != "" {
+			dirs = append(dirs, d)
+		}
+	}
+	// Data and state too, where they are the desktop's own: an editor's
+	// autosave (mousepad keeps what was typed, secrets included, in
+	// $XDG_DATA_HOME/Mousepad and restores it at its next start) must not
+	// reach the next task.
+	runtime := os.Getenv("XDG_RUNTIME_DIR")
+	for _, k := range []string{"XDG_DATA_HOME", "XDG_STATE_HOME"} {
+		if d := os.Getenv(k); d != "" && strings.HasPrefix(d, runtime+string(filepath.Separator)) {
 			dirs = append(dirs, d)
 		}
 	}
