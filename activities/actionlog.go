@@ -107,6 +107,17 @@ func OpenActionLog(path string) (*ActionLog, error) {
 	if err != nil {
 		return nil, err
 	}
+	if fresh {
+		// A new key for a log that holds sealed lines: its key was
+		// removed, and the unsealed lines beside them cannot be told from
+		// forged ones.
+		for _, e := range entries {
+			if e.MAC != "" {
+				os.Remove(path + ".key")
+				return nil, fmt.Errorf("action log: %s holds sealed lines but its key %s.key is gone: which actions ran cannot be trusted; move the log away to start a new one (the run's actions may then run again)", path, path)
+			}
+		}
+	}
 	for _, e := range entries {
 		if !fresh && !hmac.Equal([]byte(e.MAC), []byte(seal(key, e))) {
 			l.Ignored++

@@ -3,6 +3,7 @@ package activities
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,5 +53,47 @@ func TestActionLogTrustsOnlyItsOwnLines(t *testing.T) {
 	}
 	if st, err := os.Stat(path + ".key"); err != nil || st.Mode().Perm() != 0o600 {
 		t.Errorf("key file: %v, mode %v; want 0600", err, st.Mode().Perm())
+	}
+}
+
+// TestActionLogWithoutItsKey: a log whose key was removed (to have forged
+// lines taken as the old, unsealed kind) is refused, not read as a log
+// from before lines were sealed.
+func TestActionLogWithoutItsKey(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "actions", "d.jsonl")
+	l, err := OpenActionLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Append(LogEntry{ID: "s/1", Run: "r", Phase: PhaseFinished, Time: time.Now(), Action: screen.Action{Kind: screen.ActClick}, Summary: "click"}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"id":"s/2","run":"r","phase":"finished","time":"2026-01-01T00:00:00Z","action":{"kind":"click"},"summary":"click"}` + "\n")
+	f.Close()
+	if err := os.Remove(path + ".key"); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := OpenActionLog(path); err == nil {
+		_, forged := again.Last("s/2", "r")
+		t.Fatalf("OpenActionLog without its key = nil error (forged line counts: %v), want a refusal", forged)
+	} else if !strings.Contains(err.Error(), "key") || !strings.Contains(err.Error(), "move the log away") {
+		t.Errorf("OpenActionLog without its key = %v, want it to say the key is gone and what to do", err)
+	}
+	if _, err := os.Stat(path + ".key"); err == nil {
+		t.Error("a refused open left a new key behind")
+	}
+	// A log from before lines were sealed is still read.
+	legacy := filepath.Join(t.TempDir(), "old.jsonl")
+	os.WriteFile(legacy, []byte(`{"id":"s/1","run":"r","phase":"finished","time":"2026-01-01T00:00:00Z","action":{"kind":"click"},"summary":"click"}`+"\n"), 0o600)
+	old, err := OpenActionLog(legacy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := old.Last("s/1", "r"); !ok {
+		t.Error("an unsealed log from before sealing was not read")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -88,6 +89,11 @@ func TestEvalProfileRecordReplay(t *testing.T) {
 	r := readResults(t, w.out)
 	if len(r.Runs) != 1 || r.Runs[0].Status != "succeeded" {
 		t.Fatalf("runs = %+v, want calc_add succeeded", r.Runs)
+	}
+	// A suite of one task still says how that task ended, on a line of
+	// its own (it finished before the progress line polled it).
+	if !regexp.MustCompile(`(?m)^✓ ` + regexp.QuoteMeta(r.Runs[0].Key) + ` `).MatchString(out) {
+		t.Errorf("eval of one task printed no ✓ line for %s:\n%s", r.Runs[0].Key, out)
 	}
 	if r.Repro.Profiles["decision"] != "uitars-1.5" || r.Repro.Profiles["reflection"] != "openai-tools" {
 		t.Errorf("results record profiles %v, want decision uitars-1.5 (reflection openai-tools)", r.Repro.Profiles)

@@ -294,7 +294,12 @@ func TestEvalKillAndResume(t *testing.T) {
 	if len(finished) < 2 || len(running) == 0 {
 		t.Fatalf("the suite did not reach two finished and one running task:\n%s", log.String())
 	}
-	time.Sleep(1500 * time.Millisecond) // into the running task's steps
+	// While the eval lives, a second process following the same suite
+	// is refused, naming it (it would start a second set of devices).
+	if code, msg := w.pcflow(w.flags("eval", "resume", "crashy", "--no-report")...); code == 0 || !strings.Contains(msg, "is followed by process") {
+		t.Errorf("eval resume of a live suite = %d %q, want it refused naming the process that follows it", code, msg)
+	}
+	time.Sleep(500 * time.Millisecond) // into the running task's steps
 	_ = c.Process.Signal(syscall.SIGKILL)
 	_ = c.Wait()
 	killed := time.Now()

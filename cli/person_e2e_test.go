@@ -137,6 +137,11 @@ func TestAskHumanAndReject(t *testing.T) {
 	if !strings.Contains(st, `"Which number should I enter?"`) || !strings.Contains(st, `pcflow answer `+id) {
 		t.Errorf("status:\n%s", st)
 	}
+	// A second worker for a run its process still serves would act on the
+	// same desktop beside the first: resume refuses, naming that process.
+	if code, msg := w.pcflow(w.flags("resume", id, "--display", w.display)...); code != 1 || !strings.Contains(msg, "run "+id+" is served by process") {
+		t.Errorf("resume of a live run = %d %q, want it refused naming the process that serves it", code, msg)
+	}
 	if code, msg := w.pcflow(w.iflags("approve", id)...); code != 1 || !strings.Contains(msg, "run "+id+" has no pending approval; subtask multiply is at step 2, waiting for an answer") {
 		t.Errorf("approve while a question waits = %d %q", code, msg)
 	}

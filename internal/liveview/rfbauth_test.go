@@ -117,6 +117,15 @@ func TestPasswordStaysWithX11vnc(t *testing.T) {
 	if strings.Contains(string(cmdline), v.password) {
 		t.Errorf("x11vnc's command line holds the password: %q", cmdline)
 	}
+	// Nor a file that holds it: a process that reads the command line
+	// (any on the device, a sandboxed task's among them) could read the
+	// file before x11vnc removed it. The password comes through a pipe.
+	args := strings.Split(string(cmdline), "\x00")
+	for i, a := range args {
+		if a == "-passwdfile" && (i+1 >= len(args) || !strings.HasPrefix(args[i+1], "/dev/fd/")) {
+			t.Errorf("x11vnc reads its password from a file named on its command line: %q", args[i:])
+		}
+	}
 	_ = filepath.WalkDir(state, func(p string, e fs.DirEntry, err error) error {
 		if err == nil && e.Type().IsRegular() {
 			if b, _ := os.ReadFile(p); strings.Contains(string(b), v.password) {
