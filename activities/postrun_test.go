@@ -61,3 +61,41 @@ func TestSetupPressesClosesAndRunsCommands(t *testing.T) {
 		t.Errorf("press into a missing window: %v", err)
 	}
 }
+
+// TestPostRunToleratesAClosedWindow: the agent may close the window a
+// post_run step presses keys in (OSWorld's post-config carries on); the
+// step skips that press and says so, and still does the rest. In setup the
+// same press fails the step.
+func TestPostRunToleratesAClosedWindow(t *testing.T) {
+	dir := t.TempDir()
+	dev := fakedevice.New("OK")
+	ctx := context.Background()
+	a := &activities.Activities{Device: dev}
+	step := activities.SetupInput{
+		Name:        "save",
+		Presses:     []activities.KeyPress{{Window: "Calc$", Keys: []string{"ctrl", "s"}}},
+		CloseWindow: "Calc$",
+		Commands:    [][]string{{"touch", filepath.Join(dir, "after")}},
+		AfterAgent:  true,
+	}
+	res, err := a.Setup(ctx, step)
+	if err != nil {
+		t.Fatalf("post_run with its window closed = %v, want it to carry on", err)
+	}
+	notes := strings.Join(res.Notes, "; ")
+	if !strings.Contains(notes, `skipped pressing ctrl+s: no window matching "Calc$"`) || !strings.Contains(notes, "no window matching Calc$ was open: nothing to close") {
+		t.Errorf("notes = %q, want the skipped press and the window that was not open named", notes)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "after")); err != nil {
+		t.Errorf("the step's command did not run: %v", err)
+	}
+	for _, act := range dev.Actions() {
+		if act.Kind == "hotkey" {
+			t.Errorf("a key was pressed with no window to take it: %s", act.Summary())
+		}
+	}
+	step.AfterAgent = false
+	if _, err := a.Setup(ctx, step); err == nil || !strings.Contains(err.Error(), `no window matching "Calc$"`) {
+		t.Errorf("setup pressing into a missing window = %v, want it to fail naming the window", err)
+	}
+}

@@ -27,6 +27,10 @@ type SetupInput struct {
 	Presses       []KeyPress    `json:"presses,omitempty"`
 	CloseWindow   string        `json:"close_window,omitempty"`
 	Sleep         time.Duration `json:"sleep,omitempty"`
+	// AfterAgent marks a post_run step: the agent may have closed the
+	// window a press is meant for (OSWorld's post-config carries on), so
+	// such a press is skipped and the notes say so; in setup it fails.
+	AfterAgent bool `json:"after_agent,omitempty"`
 }
 
 // KeyPress is a key combination sent to the window whose title matches
@@ -155,6 +159,11 @@ func (a *Activities) Setup(ctx context.Context, in SetupInput) (*SetupResult, er
 	}
 	for _, kp := range in.Presses {
 		if err := a.toFront(ctx, kp.Window); err != nil {
+			var gone *noWindowError
+			if in.AfterAgent && errors.As(err, &gone) {
+				res.Notes = append(res.Notes, fmt.Sprintf("skipped pressing %s: %v (closed before post_run)", strings.Join(kp.Keys, "+"), err))
+				continue
+			}
 			return nil, fail(err, "press %s: %v", strings.Join(kp.Keys, "+"), err)
 		}
 		if _, err := a.Device.Act(ctx, screen.Action{Kind: screen.ActHotkey, Keys: kp.Keys}); err != nil {
@@ -163,10 +172,15 @@ func (a *Activities) Setup(ctx context.Context, in SetupInput) (*SetupResult, er
 		res.Notes = append(res.Notes, fmt.Sprintf("pressed %s in %q", strings.Join(kp.Keys, "+"), kp.Window))
 	}
 	if in.CloseWindow != "" {
-		if err := a.closeWindows(ctx, in.CloseWindow, in.WaitTimeout); err != nil {
+		closed, err := a.closeWindows(ctx, in.CloseWindow, in.WaitTimeout)
+		if err != nil {
 			return nil, fail(err, "close_window: %v", err)
 		}
-		res.Notes = append(res.Notes, "closed "+in.CloseWindow)
+		if closed {
+			res.Notes = append(res.Notes, "closed "+in.CloseWindow)
+		} else {
+			res.Notes = append(res.Notes, "no window matching "+in.CloseWindow+" was open: nothing to close")
+		}
 	}
 	if in.Sleep > 0 {
 		select {
@@ -199,17 +213,29 @@ func (a *Activities) toFront(ctx context.Context, pattern string) error {
 			return err
 		}
 	}
-	return fmt.Errorf("no window matching %q (open windows: %s)", pattern, strings.Join(wins, " | "))
+	return &noWindowError{pattern: pattern, open: wins}
+}
+
+// noWindowError says no window's title matches a pattern.
+type noWindowError struct {
+	pattern string
+	open    []string
+}
+
+func (e *noWindowError) Error() string {
+	return fmt.Sprintf("no window matching %q (open windows: %s)", e.pattern, strings.Join(e.open, " | "))
 }
 
 // closeWindows closes every window whose title matches pattern with
 // alt+F4 and waits (up to timeout, default 10s) until none is left. No
-// matching window is not an error: the application may have closed.
-func (a *Activities) closeWindows(ctx context.Context, pattern string, timeout time.Duration) error {
+// matching window is not an error: the application may have closed. It
+// reports whether it closed any.
+func (a *Activities) closeWindows(ctx context.Context, pattern string, timeout time.Duration) (bool, error) {
 	re, err := regexp.Compile(pattern)
 	if err != nil {
-		return err
+		return false, err
 	}
+	closed := false
 	if timeout == 0 {
 		timeout = 10 * time.Second
 	}
@@ -217,7 +243,7 @@ func (a *Activities) closeWindows(ctx context.Context, pattern string, timeout t
 	for {
 		wins, err := a.Device.Windows(ctx)
 		if err != nil {
-			return err
+			return closed, err
 		}
 		var open string
 		for _, w := range wins {
@@ -227,20 +253,21 @@ func (a *Activities) closeWindows(ctx context.Context, pattern string, timeout t
 			}
 		}
 		if open == "" {
-			return nil
+			return closed, nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%q is still open after %s (a dialog may ask to save)", open, timeout)
+			return closed, fmt.Errorf("%q is still open after %s (a dialog may ask to save)", open, timeout)
 		}
 		if _, err := a.Device.Act(ctx, screen.Action{Kind: screen.ActSwitchWindow, Title: open}); err != nil {
-			return err
+			return closed, err
 		}
 		if _, err := a.Device.Act(ctx, screen.Action{Kind: screen.ActHotkey, Keys: []string{"alt", "F4"}}); err != nil {
-			return err
+			return closed, err
 		}
+		closed = true
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return closed, ctx.Err()
 		case <-time.After(500 * time.Millisecond):
 		}
 	}

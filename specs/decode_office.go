@@ -198,12 +198,17 @@ func (p *parser) referenceFile(st *scope, kc *hcl.BodyContent, name string, form
 	if x.Kind == plan.ExprLit {
 		path := plan.ToString(x.Lit)
 		if _, err := os.Stat(path); err != nil {
-			p.diags = append(p.diags, &hcl.Diagnostic{
+			d := &hcl.Diagnostic{
 				Severity: hcl.DiagWarning,
 				Summary:  "Reference file not found here",
-				Detail:   fmt.Sprintf("%s does not exist on this machine. That is fine if it exists on the device when the check runs (a setup step may write it); otherwise the check will fail.", path),
+				Detail:   fmt.Sprintf("%s does not exist on this machine. That is fine if it exists on the device when the check runs; otherwise the check will fail. (No setup step names it: one that writes it, in a command or write_file, silences this warning.)", path),
 				Subject:  a.Expr.Range().Ptr(),
-			})
+			}
+			p.diags = append(p.diags, d)
+			if p.missingRefs == nil {
+				p.missingRefs = map[*hcl.Diagnostic]string{}
+			}
+			p.missingRefs[d] = path
 		}
 	}
 	return x

@@ -283,3 +283,41 @@ func TestRenderLayersEscapesInstruction(t *testing.T) {
 		t.Errorf("RenderLayers = %q, want the control bytes escaped", buf.String())
 	}
 }
+
+// TestGoldMadeBySetupIsNotWarned: a reference file that a setup step
+// makes (OSWorld's tasks download or build their gold files first) draws
+// no "not found here" warning; one no setup step names still does.
+func TestGoldMadeBySetupIsNotWarned(t *testing.T) {
+	src := []byte(`task "t" {
+  setup "gold" {
+    commands = [["mkdir", "-p", "/tmp/pcflow-gold-test"], ["sh", "-c", "echo 42 > /tmp/pcflow-gold-test/made.txt"]]
+  }
+  instruction = "Write 42."
+  check "made" {
+    file {
+      path    = "/tmp/out.txt"
+      same_as = "/tmp/pcflow-gold-test/made.txt"
+    }
+  }
+  check "missing" {
+    file {
+      path    = "/tmp/out.txt"
+      same_as = "/tmp/pcflow-gold-test/nobody-makes.txt"
+    }
+  }
+}
+`)
+	_, diags := Parse("gold.hcl", src, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	var warned []string
+	for _, d := range diags {
+		if d.Summary == "Reference file not found here" {
+			warned = append(warned, d.Detail)
+		}
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "nobody-makes.txt") {
+		t.Errorf("reference warnings = %q, want one, for nobody-makes.txt", warned)
+	}
+}

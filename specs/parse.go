@@ -3,6 +3,7 @@ package specs
 import (
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -95,6 +96,9 @@ type parser struct {
 	// included are the task blocks (device, setup, subtask, ...) of
 	// included files, which join the task before its own.
 	included hcl.Blocks
+	// missingRefs are the warnings for reference files not found here,
+	// by path: dropped at the end for a file a setup step makes.
+	missingRefs map[*hcl.Diagnostic]string
 }
 
 // Parse parses a task file's source into a validated plan. Diagnostics carry
@@ -169,7 +173,57 @@ func Parse(filename string, src []byte, opts Options) (*Result, hcl.Diagnostics)
 	}
 	res.Plan = pl
 	res.Variables = keys(p.vars)
+	p.dropMadeReferences(pl)
 	return res, p.diags
+}
+
+// dropMadeReferences drops the "not found here" warning of a reference
+// file that a setup step makes: one whose path a setup step's command,
+// launch or written file names (OSWorld's tasks download or build their
+// gold files in their config steps).
+func (p *parser) dropMadeReferences(pl *plan.Plan) {
+	if len(p.missingRefs) == 0 {
+		return
+	}
+	var named []string
+	lit := func(x plan.Expr) {
+		if x.Kind == plan.ExprLit {
+			named = append(named, plan.ToString(x.Lit))
+		}
+	}
+	for _, su := range pl.Setup {
+		for _, x := range su.Command {
+			lit(x)
+		}
+		for _, x := range su.Launch {
+			lit(x)
+		}
+		for _, c := range su.Commands {
+			for _, x := range c {
+				lit(x)
+			}
+		}
+		for _, w := range su.WriteFiles {
+			lit(w.Path)
+		}
+	}
+	kept := p.diags[:0]
+	for _, d := range p.diags {
+		if path, ok := p.missingRefs[d]; ok && mentions(named, path) {
+			continue
+		}
+		kept = append(kept, d)
+	}
+	p.diags = kept
+}
+
+func mentions(texts []string, path string) bool {
+	for _, t := range texts {
+		if strings.Contains(t, path) {
+			return true
+		}
+	}
+	return false
 }
 
 // parseSource parses one file of the task (the task file, an included

@@ -302,6 +302,7 @@ func runSetupStep(ctx workflow.Context, o Options, deadline time.Time, kind stri
 	if err != nil {
 		return nil, ReasonDeviceError, err.Error()
 	}
+	si.AfterAgent = kind == "post_run"
 	ao := deviceOptions(o, su.Device, deadline, workflow.Now(ctx))
 	ao.StartToCloseTimeout = 3*time.Minute + si.WaitTimeout + si.Sleep
 	ao.RetryPolicy.MaximumAttempts = 3
