@@ -124,7 +124,7 @@ func (f *evalFlags) register(e *env, fs *flag.FlagSet) {
 	fs.StringVar(&f.displays, "displays", "", "X displays `:N[,:N...]` for the local desktops (default: free ones from :90)")
 	fs.DurationVar(&f.latency, "model-latency", 0, "scripted model only: answer every request after this `DELAY`, to model a real endpoint")
 	fs.StringVar(&f.sandbox, "sandbox", sandboxBind, "`HOW` local devices are isolated: "+sandboxBind+" (a bubblewrap sandbox with its own /tmp and its own "+ScratchDir+", which the reset empties; the rest of the host visible), "+
-		sandboxOverlay+" (root only: the whole file system a copy-on-write overlay in memory over the host's, dropped by the reset, which starts the sandbox afresh; the host's /tmp, /root, /home, working folder and state hidden; own PID namespace; the network shared), "+sandboxNone+" (devices share "+ScratchDir+")")
+		sandboxOverlay+" (root only: the whole file system a copy-on-write overlay in memory over the host's, dropped by the reset, which starts the sandbox afresh; the host's /tmp, /root, /home, working folder and state hidden; own PID namespace; the task's programs in a network namespace of their own with no route to the Temporal frontend, Web UI or model), "+sandboxNone+" (devices share "+ScratchDir+")")
 	fs.StringVar(&f.base, "scratch-base", "", "overlay sandbox: a folder `DIR` every device sees in "+ScratchDir+" at the start of every task (default: empty)")
 	fs.DurationVar(&f.devTO, "device-timeout", 2*time.Minute, "report a device offline when its worker takes no work for this `DURATION`")
 	fs.BoolVar(&f.noReport, "no-report", false, "write results but no HTML report")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 )
@@ -22,10 +23,12 @@ import (
 // folder, which no sandbox shows (a task that could rewrite them could
 // ask openbox to read them again).
 
-// openboxRC is openbox's configuration: focus, placement and the theme as
-// Debian's default, window bindings (move, resize, close, maximise,
-// switch windows, the window menu) and nothing that starts a program or
-// opens the desktop menu.
+// systemOpenboxRC is the system's openbox configuration; the desktop's
+// keeps all of it (focus, placement, theme and fonts: what the screen
+// looks like) but the bindings and the menu.
+const systemOpenboxRC = "/etc/xdg/openbox/rc.xml"
+
+// openboxRC is the configuration used where the system has none.
 const openboxRC = `<?xml version="1.0" encoding="UTF-8"?>
 <openbox_config xmlns="http://openbox.org/3.4/rc">
   <focus><focusNew>yes</focusNew><followMouse>no</followMouse></focus>
@@ -36,13 +39,21 @@ const openboxRC = `<?xml version="1.0" encoding="UTF-8"?>
     <keepBorder>yes</keepBorder>
   </theme>
   <desktops><number>1</number></desktops>
-  <keyboard>
+%KEYBOARD%%MOUSE%%MENUSECTION%</openbox_config>
+`
+
+// openboxKeyboard and openboxMouse are the bindings: window bindings
+// (move, resize, close, maximise, switch windows, the window menu) and
+// nothing that starts a program or opens the desktop menu.
+const openboxKeyboard = `  <keyboard>
     <keybind key="A-F4"><action name="Close"/></keybind>
     <keybind key="A-Tab"><action name="NextWindow"><finalactions><action name="Focus"/><action name="Raise"/><action name="Unshade"/></finalactions></action></keybind>
     <keybind key="A-S-Tab"><action name="PreviousWindow"><finalactions><action name="Focus"/><action name="Raise"/><action name="Unshade"/></finalactions></action></keybind>
     <keybind key="A-space"><action name="ShowMenu"><menu>client-menu</menu></action></keybind>
   </keyboard>
-  <mouse>
+`
+
+const openboxMouse = `  <mouse>
     <dragThreshold>1</dragThreshold>
     <doubleClickTime>500</doubleClickTime>
     <context name="Frame">
@@ -73,9 +84,12 @@ const openboxRC = `<?xml version="1.0" encoding="UTF-8"?>
     <context name="Maximize"><mousebind button="Left" action="Click"><action name="ToggleMaximize"/></mousebind></context>
     <context name="Close"><mousebind button="Left" action="Click"><action name="Close"/></mousebind></context>
   </mouse>
-  <menu><file>%MENU%</file></menu>
-</openbox_config>
 `
+
+// openboxMenuSection points openbox at the menu file by its full path:
+// openbox looks for a relative one in $XDG_CONFIG_HOME, which a task may
+// write.
+const openboxMenuSection = "  <menu><file>%MENU%</file></menu>\n"
 
 // openboxMenu defines the desktop menu openbox knows by name, empty.
 const openboxMenu = `<?xml version="1.0" encoding="UTF-8"?>
@@ -118,9 +132,7 @@ func confineDir(runtimeDir string) (string, error) {
 	if !fi.IsDir() || fi.Mode().Perm()&0o022 != 0 || !ownedByMe(fi) {
 		return "", fmt.Errorf("%s is not a folder of this user's that only it may write: remove it and start the desktop again", dir)
 	}
-	// The menu file by its full path: openbox looks for a relative one in
-	// $XDG_CONFIG_HOME, which a task may write.
-	rc := strings.Replace(openboxRC, "%MENU%", filepath.Join(dir, "menu.xml"), 1)
+	rc := openboxConfig(filepath.Join(dir, "menu.xml"))
 	for name, body := range map[string]string{"rc.xml": rc, "menu.xml": openboxMenu, "bus.conf": busConfig} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
 			return "", err
@@ -132,4 +144,38 @@ func confineDir(runtimeDir string) (string, error) {
 func ownedByMe(fi os.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && int(st.Uid) == os.Getuid()
+}
+
+var (
+	xmlComment  = regexp.MustCompile(`(?s)<!--.*?-->`)
+	keyboardSec = regexp.MustCompile(`(?s)<keyboard>.*?</keyboard>\s*`)
+	mouseSec    = regexp.MustCompile(`(?s)<mouse>.*?</mouse>\s*`)
+	menuSec     = regexp.MustCompile(`(?s)<menu>.*?</menu>\s*`)
+)
+
+// openboxConfig is the system's openbox configuration with the desktop's
+// bindings and menu, or openboxRC where the system has none or the result
+// would still start a program.
+func openboxConfig(menuPath string) string {
+	menu := strings.Replace(openboxMenuSection, "%MENU%", menuPath, 1)
+	fallback := strings.NewReplacer("%KEYBOARD%", openboxKeyboard, "%MOUSE%", openboxMouse, "%MENUSECTION%", menu).Replace(openboxRC)
+	b, err := os.ReadFile(systemOpenboxRC)
+	if err != nil {
+		return fallback
+	}
+	rc := xmlComment.ReplaceAllString(string(b), "")
+	if !keyboardSec.MatchString(rc) || !mouseSec.MatchString(rc) {
+		return fallback
+	}
+	rc = keyboardSec.ReplaceAllLiteralString(rc, strings.TrimLeft(openboxKeyboard, " "))
+	rc = mouseSec.ReplaceAllLiteralString(rc, strings.TrimLeft(openboxMouse, " "))
+	if loc := menuSec.FindStringIndex(rc); loc != nil {
+		rc = rc[:loc[0]] + strings.TrimLeft(menu, " ") + rc[loc[1]:]
+	} else if i := strings.LastIndex(rc, "</openbox_config>"); i >= 0 {
+		rc = rc[:i] + menu + rc[i:]
+	}
+	if strings.Contains(rc, `"Execute"`) || strings.Contains(rc, "root-menu") {
+		return fallback
+	}
+	return rc
 }

@@ -2,6 +2,8 @@ package x11
 
 import (
 	"context"
+	"encoding/xml"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,5 +69,34 @@ func TestResetEmptiesDataAndState(t *testing.T) {
 		if _, err := os.Stat(p); err == nil {
 			t.Errorf("%s is still there after the reset", p)
 		}
+	}
+}
+
+// TestOpenboxConfig: the desktop's window manager configuration is well
+// formed, keeps the system's look (theme and fonts), points at the
+// desktop's own menu file by its full path, and holds nothing that starts
+// a program or opens the desktop menu.
+func TestOpenboxConfig(t *testing.T) {
+	rc := openboxConfig("/tmp/pcflow-wm-1-x/menu.xml")
+	d := xml.NewDecoder(strings.NewReader(rc))
+	for {
+		if _, err := d.Token(); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("openbox configuration is not well formed XML: %v\n%s", err, rc)
+		}
+	}
+	for _, bad := range []string{"Execute", "root-menu", "x-terminal-emulator"} {
+		if strings.Contains(rc, bad) {
+			t.Errorf("openbox configuration holds %q", bad)
+		}
+	}
+	for _, want := range []string{"<file>/tmp/pcflow-wm-1-x/menu.xml</file>", "<name>Clearlooks</name>", `<keybind key="A-F4">`} {
+		if !strings.Contains(rc, want) {
+			t.Errorf("openbox configuration lacks %q", want)
+		}
+	}
+	if b, err := os.ReadFile(systemOpenboxRC); err == nil && strings.Contains(string(b), `<font place="ActiveWindow">`) && !strings.Contains(rc, `<font place="ActiveWindow">`) {
+		t.Error("the system's title bar font was not kept")
 	}
 }

@@ -1,0 +1,102 @@
+package x11
+
+import (
+	"strings"
+
+	"github.com/pcflow/pcflow/activities/screen"
+)
+
+// labelledRoles are the controls a form names by the text beside them:
+// a field after "Name:", the "Columns:" spin button of a dialog.
+var labelledRoles = map[string]bool{
+	"entry": true, "text": true, "password text": true, "spin button": true, "combo box": true, "slider": true,
+}
+
+// textRoles that can label a control.
+var labelRoles = map[string]bool{"label": true, "static": true}
+
+const (
+	// maxLabelGap is how far left of a control its label may end.
+	maxLabelGap = 160
+	// maxLabelAbove is how far above a control its label may end.
+	maxLabelAbove = 28
+)
+
+// nameByLabels names each control of labelledRoles that nothing named
+// from the text that labels it on screen, as a screen reader does when
+// the accessibility API relates no label: the label just before it on
+// the same row, else the one just above it; only a label in the same
+// window layer (layers[i]) counts, and a label that is nearer to another
+// control than to this one does not. It returns how many it named.
+func nameByLabels(els []screen.Element, layers []int) int {
+	named := 0
+	for i := range els {
+		e := &els[i]
+		if e.Name != "" || !labelledRoles[e.Role] {
+			continue
+		}
+		best, bestGap := -1, 1<<30
+		// Beside: on the same row, ending left of the control.
+		for j, l := range els {
+			if j == i || layers[j] != layers[i] || !labelRoles[l.Role] || l.Name == "" {
+				continue
+			}
+			ly := l.Box.Y + l.Box.H/2
+			gap := e.Box.X - (l.Box.X + l.Box.W)
+			if ly < e.Box.Y || ly > e.Box.Y+e.Box.H || gap < -4 || gap > maxLabelGap {
+				continue
+			}
+			if gap < bestGap && !controlBetween(els, layers, i, l.Box) {
+				best, bestGap = j, gap
+			}
+		}
+		if best < 0 {
+			// Above: ending just over the control, overlapping its columns.
+			for j, l := range els {
+				if j == i || layers[j] != layers[i] || !labelRoles[l.Role] || l.Name == "" {
+					continue
+				}
+				gap := e.Box.Y - (l.Box.Y + l.Box.H)
+				overlap := min(l.Box.X+l.Box.W, e.Box.X+e.Box.W) - max(l.Box.X, e.Box.X)
+				if gap < -2 || gap > maxLabelAbove || overlap <= 0 {
+					continue
+				}
+				if gap < bestGap {
+					best, bestGap = j, gap
+				}
+			}
+		}
+		if best >= 0 {
+			if n := labelText(els[best].Name); n != "" {
+				e.Name = n
+				named++
+			}
+		}
+	}
+	return named
+}
+
+// controlBetween reports whether another control of the same layer lies
+// on the row between a label's box and control i (the label is then the
+// other control's).
+func controlBetween(els []screen.Element, layers []int, i int, label screen.Rect) bool {
+	c := els[i].Box
+	for j, o := range els {
+		if j == i || layers[j] != layers[i] || labelRoles[o.Role] {
+			continue
+		}
+		oy := o.Box.Y + o.Box.H/2
+		if oy >= c.Y && oy <= c.Y+c.H && o.Box.X >= label.X+label.W-4 && o.Box.X+o.Box.W <= c.X+4 {
+			return true
+		}
+	}
+	return false
+}
+
+// labelText is a label's text as a name: "Columns:" → "Columns",
+// "_Name:" stays readable.
+func labelText(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.TrimRight(s, ": ")
+	return clean(s)
+}

@@ -1,0 +1,80 @@
+package x11
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pcflow/pcflow/activities/screen"
+)
+
+// TestNameByLabels: a control the accessibility API leaves unnamed takes
+// the label beside it on its row, else the one above it, in its own
+// window layer, and never a label that belongs to a nearer control.
+func TestNameByLabels(t *testing.T) {
+	box := func(x, y, w, h int) screen.Rect { return screen.Rect{X: x, Y: y, W: w, H: h} }
+	els := []screen.Element{
+		{Role: "label", Name: "Name:", Box: box(100, 100, 50, 20)},
+		{Role: "entry", Box: box(160, 98, 200, 24)}, // beside "Name:"
+		{Role: "label", Name: "Columns:", Box: box(100, 150, 80, 18)},
+		{Role: "spin button", Value: "1", Box: box(100, 170, 90, 24)}, // below "Columns:"
+		{Role: "label", Name: "Email", Box: box(400, 100, 50, 20)},
+		{Role: "check box", Name: "Subscribe", Box: box(460, 100, 80, 20)},
+		{Role: "entry", Box: box(560, 98, 100, 24)},                  // Subscribe lies between it and "Email"
+		{Role: "entry", Box: box(160, 300, 100, 24)},                 // nothing near
+		{Role: "entry", Name: "Search", Box: box(300, 300, 100, 24)}, // named already
+		{Role: "label", Name: "Behind:", Box: box(100, 400, 60, 20)},
+		{Role: "entry", Box: box(170, 398, 100, 24)}, // its label is in another layer
+	}
+	layers := []int{0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0}
+	if n := nameByLabels(els, layers); n != 2 {
+		t.Errorf("nameByLabels named %d, want 2", n)
+	}
+	var got []string
+	for _, e := range els {
+		if labelledRoles[e.Role] {
+			got = append(got, e.Name)
+		}
+	}
+	want := []string{"Name", "Columns", "", "", "Search", ""}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("names (-want +got):\n%s", diff)
+	}
+}
+
+// labelPage is a form whose fields have no label element, only text
+// beside or above them (Chromium then gives them no accessible name).
+const labelPage = `<!doctype html><html><head><title>Labels</title></head><body style="font: 16px sans-serif">
+<div style="position:absolute; left:40px; top:40px"><span>Full name:</span> <input id="n" size="20"></div>
+<div style="position:absolute; left:40px; top:110px">Columns:</div>
+<div style="position:absolute; left:40px; top:132px"><input id="c" type="number" value="1"></div>
+</body></html>`
+
+// TestLabelBesideNamesAField: on a real page whose fields the
+// accessibility API leaves unnamed, the field after "Full name:" and the
+// number field under "Columns:" are listed by those names.
+func TestLabelBesideNamesAField(t *testing.T) {
+	dev := desktop(t)
+	page := filepath.Join(t.TempDir(), "labels.html")
+	if err := os.WriteFile(page, []byte(labelPage), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	app(t, dev, "Labels", "chromium", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--disable-quic", "--force-renderer-accessibility", "--disable-dev-shm-usage",
+		"--user-data-dir="+t.TempDir(), "file://"+page)
+	for _, want := range []struct{ role, name string }{{"entry", "Full name"}, {"spin button", "Columns"}} {
+		if s, e := find(dev, named(want.role, want.name), 30*time.Second); e == nil {
+			var names []string
+			if s != nil {
+				for _, e := range s.Elements {
+					names = append(names, e.Label())
+				}
+			}
+			t.Errorf("no %s named %q; the screen shows:\n%s", want.role, want.name, strings.Join(names, "\n"))
+		}
+	}
+}
