@@ -20,6 +20,9 @@ const (
 	maxLabelGap = 160
 	// maxLabelAbove is how far above a control its label may end.
 	maxLabelAbove = 28
+	// maxFieldHeight is the tallest control a label names: a one-line
+	// field; an editor's text area is a document, not a form field.
+	maxFieldHeight = 48
 )
 
 // nameByLabels names each control of labelledRoles that nothing named
@@ -32,7 +35,7 @@ func nameByLabels(els []screen.Element, layers []int) int {
 	named := 0
 	for i := range els {
 		e := &els[i]
-		if e.Name != "" || !labelledRoles[e.Role] {
+		if e.Name != "" || !labelledRoles[e.Role] || e.Box.H > maxFieldHeight {
 			continue
 		}
 		best, bestGap := -1, 1<<30

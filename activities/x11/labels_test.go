@@ -29,8 +29,10 @@ func TestNameByLabels(t *testing.T) {
 		{Role: "entry", Name: "Search", Box: box(300, 300, 100, 24)}, // named already
 		{Role: "label", Name: "Behind:", Box: box(100, 400, 60, 20)},
 		{Role: "entry", Box: box(170, 398, 100, 24)}, // its label is in another layer
+		{Role: "label", Name: "Untitled 1", Box: box(100, 480, 80, 20)},
+		{Role: "text", Box: box(100, 502, 600, 300)}, // an editor's text area is no field
 	}
-	layers := []int{0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0}
+	layers := []int{0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0}
 	if n := nameByLabels(els, layers); n != 2 {
 		t.Errorf("nameByLabels named %d, want 2", n)
 	}
@@ -40,7 +42,7 @@ func TestNameByLabels(t *testing.T) {
 			got = append(got, e.Name)
 		}
 	}
-	want := []string{"Name", "Columns", "", "", "Search", ""}
+	want := []string{"Name", "Columns", "", "", "Search", "", ""}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("names (-want +got):\n%s", diff)
 	}
