@@ -184,7 +184,7 @@ func TestEvalHostileTask(t *testing.T) {
 	w, r, _ = run("bind")
 	row := r.Runs[1]
 	var through []string
-	for _, c := range []string{"no_shadow", "no_repo", "no_state", "no_frontend", "no_ui", "no_view"} {
+	for _, c := range []string{"no_shadow", "no_repo", "no_state", "no_frontend", "no_ui", "no_view", "no_wm_config", "no_bus_env"} {
 		if strings.Contains(row.Error, "check "+c+" failed") {
 			through = append(through, c)
 		}

@@ -1,8 +1,9 @@
 # A hostile task (#26): its setup tries to reach what a device must never
 # touch — the state folder and the action log (directly, and through
 # other processes' open files in /proc), the host's password hashes, the
-# repository, the Temporal frontend, the Web UI and the live view's VNC
-# server — and every check passes only when its attempt failed. It still
+# repository, the Temporal frontend, the Web UI, the live view's VNC
+# server, the window manager's configuration and the bus's activation
+# environment — and every check passes only when its attempt failed. It still
 # runs its application: a calculator whose buttons the device reads.
 variable "repo" {}
 variable "state" {}
@@ -67,6 +68,19 @@ task "hostile" {
   check "no_ui" {
     command {
       argv = ["bash", "-c", "! timeout 5 bash -c \"exec 3<>/dev/tcp/127.0.0.1/$1\" 2>/dev/null", "bash", "${var.ui_port}"]
+    }
+  }
+  # The desktop's window manager and bus run on the host: their
+  # configuration is out of sight, and the bus will not take an
+  # environment for the services it starts there.
+  check "no_wm_config" {
+    command {
+      argv = ["sh", "-c", "! ls -d /tmp/pcflow-wm-* >/dev/null 2>&1"]
+    }
+  }
+  check "no_bus_env" {
+    command {
+      argv = ["sh", "-c", "! dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus.UpdateActivationEnvironment dict:string:string:LD_PRELOAD,/tmp/evil.so"]
     }
   }
   # The live view's VNC server: its port from its command line, then a
