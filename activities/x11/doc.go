@@ -9,9 +9,11 @@
 // Files: device.go (the Device, Observe), act.go and input.go (actions),
 // wm.go (windows: titles, title bars, the active one, focus, the window
 // manager's upkeep), launch.go (programs),
-// ocr.go, atspi.go (the tree over D-Bus), elements.go, layers.go and
-// naming.go (the tree as Set-of-Marks elements), health.go (display,
-// window manager, accessibility bus), desktop.go (headless desktops),
-// reset.go, sandbox.go and procs/ (the reset), jail.go (an overlay
-// sandbox's task programs apart from the worker).
+// ocr.go, atspi.go (the tree over D-Bus) and atspi_guard.go (no request
+// waits on an application that does not answer), elements.go, layers.go,
+// naming.go and labels.go (the tree as Set-of-Marks elements), health.go
+// (display, window manager, accessibility bus), desktop.go (headless
+// desktops) and confine.go (what the desktop's window manager and bus
+// may start: nothing), reset.go, sandbox.go and procs/ (the reset),
+// jail.go (an overlay sandbox's task programs apart from the worker).
 package x11
