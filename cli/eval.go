@@ -123,7 +123,7 @@ func (f *evalFlags) register(e *env, fs *flag.FlagSet) {
 	fs.BoolVar(&f.detach, "detach", false, "start the suite, print its id and return; the pool's workers run it (needs --temporal and --pool)")
 	fs.StringVar(&f.displays, "displays", "", "X displays `:N[,:N...]` for the local desktops (default: free ones from :90)")
 	fs.DurationVar(&f.latency, "model-latency", 0, "scripted model only: answer every request after this `DELAY`, to model a real endpoint")
-	fs.StringVar(&f.sandbox, "sandbox", sandboxBind, "`HOW` local devices are isolated: "+sandboxBind+" (a bubblewrap sandbox with its own /tmp and its own "+ScratchDir+", which the reset empties; the rest of the host visible), "+
+	fs.StringVar(&f.sandbox, "sandbox", "", "`HOW` local devices are isolated (default: "+sandboxOverlay+" as root where bwrap, unshare, nsenter and setpriv are installed, else "+sandboxBind+"): "+sandboxBind+" (a bubblewrap sandbox with its own /tmp and its own "+ScratchDir+", which the reset empties; the rest of the host visible), "+
 		sandboxOverlay+" (root only: the whole file system a copy-on-write overlay in memory over the host's, dropped by the reset, which starts the sandbox afresh; the host's /tmp, /root, /home, working folder and state hidden; own PID namespace; the task's programs in a network namespace of their own with no route to the Temporal frontend, Web UI or model), "+sandboxNone+" (devices share "+ScratchDir+")")
 	fs.StringVar(&f.base, "scratch-base", "", "overlay sandbox: a folder `DIR` every device sees in "+ScratchDir+" at the start of every task (default: empty)")
 	fs.DurationVar(&f.devTO, "device-timeout", 2*time.Minute, "report a device offline when its worker takes no work for this `DURATION`")
@@ -249,6 +249,10 @@ Examples:
 				fmt.Fprintf(e.stderr, "pcflow eval: --displays lists %d displays for --devices %d\n", len(rec.Displays), f.devices)
 				return 2
 			}
+		}
+		if f.sandbox == "" {
+			f.sandbox = defaultSandbox()
+			fmt.Fprintf(e.stdout, "sandbox: %s (the default %s; --sandbox bind|overlay|none chooses)\n", f.sandbox, map[string]string{sandboxOverlay: "as root", sandboxBind: "without root or util-linux's unshare, nsenter and setpriv"}[f.sandbox])
 		}
 		switch f.sandbox {
 		case sandboxBind, sandboxOverlay:
@@ -481,4 +485,20 @@ func redactCommand(argv []string, secrets map[string]string) []string {
 		}
 	}
 	return out
+}
+
+// defaultSandbox is the isolation a suite's local devices get unless
+// --sandbox says: the overlay (every task from the same file system, as a
+// benchmark's VM snapshot gives) where it can run — as root, with
+// bubblewrap and util-linux's unshare, nsenter and setpriv — else bind.
+func defaultSandbox() string {
+	if os.Geteuid() != 0 {
+		return sandboxBind
+	}
+	for _, p := range []string{"bwrap", "unshare", "nsenter", "setpriv"} {
+		if _, err := exec.LookPath(p); err != nil {
+			return sandboxBind
+		}
+	}
+	return sandboxOverlay
 }

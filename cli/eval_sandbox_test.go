@@ -93,22 +93,27 @@ func TestEvalOverlaySandbox(t *testing.T) {
 // TestEvalTerminalTasksInOverlay runs OSWorld-style OS tasks one after the
 // other on one device in the overlay sandbox: the agent makes a folder in
 // the home folder from a terminal, sets git's global user name from a
-// terminal, and the third task finds neither (CI: no terminal ever opened
-// a window in the overlay sandbox: xterm could neither hand its terminal
-// to the tty group nor set its shell's groups without capabilities).
+// terminal, fills and saves a LibreOffice sheet, and the fourth task finds
+// none of it (CI: no terminal ever opened a window in the overlay sandbox:
+// xterm could neither hand its terminal to the tty group nor set its
+// shell's groups without capabilities). As root the overlay is eval's
+// default: the suite runs without --sandbox.
 func TestEvalTerminalTasksInOverlay(t *testing.T) {
 	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	if os.Geteuid() != 0 {
 		t.Skip("the overlay sandbox mounts an overlay file system: needs root")
 	}
 	w := newEvalWorld(t)
-	code, out := w.pcflow(w.flags("eval", "cli/testdata/eval_terminal", "--devices", "1", "--out", w.out, "--no-report", "--sandbox", "overlay")...)
+	code, out := w.pcflow(w.flags("eval", "cli/testdata/eval_terminal", "--devices", "1", "--out", w.out, "--no-report")...)
 	if code != 0 {
 		t.Fatalf("eval exited %d:\n%s", code, out)
 	}
+	if !strings.Contains(out, "sandbox: overlay (the default as root") {
+		t.Errorf("eval as root did not say it chose the overlay sandbox:\n%s", out)
+	}
 	r := readResults(t, w.out)
-	if len(r.Runs) != 3 {
-		t.Fatalf("%d runs, want 3:\n%s", len(r.Runs), out)
+	if len(r.Runs) != 4 {
+		t.Fatalf("%d runs, want 4:\n%s", len(r.Runs), out)
 	}
 	for _, row := range r.Runs {
 		if row.Status != "succeeded" {

@@ -1,4 +1,4 @@
-# Runs after the other two on the same device: it must see neither's work.
+# Runs after the other three on the same device: it must see none of their work.
 task "clean_start" {
   max_steps = 3
   timeout   = "2m"
@@ -13,6 +13,11 @@ task "clean_start" {
   check "no_git_name" {
     command {
       argv = ["sh", "-c", "git config --global user.name; test $? -eq 1"]
+    }
+  }
+  check "no_sheet" {
+    command {
+      argv = ["sh", "-c", "test ! -e /tmp/pcflow-task/total.ods && test ! -e /tmp/pcflow-task/lo"]
     }
   }
 }

@@ -1,7 +1,8 @@
-# OSWorld-style OS tasks in sequence on one device: a terminal, git, and a
-# task that must find neither's traces.
+# OSWorld-style tasks in sequence on one device: a terminal, git, an office
+# sheet, and a task that must find none of their traces.
 suite "os" {
   task "terminal_mkdir" { file = "terminal_mkdir.hcl" }
   task "git_identity" { file = "git_identity.hcl" }
+  task "office_total" { file = "office_total.hcl" }
   task "clean_start" { file = "clean_start.hcl" }
 }

@@ -1,0 +1,33 @@
+# An office task between the OS tasks (the smoke suite's sheet_total):
+# LibreOffice in the overlay sandbox, its file gone for the next task.
+task "office_total" {
+  max_steps = 15
+  timeout   = "5m"
+
+  setup "calc" {
+    write_file {
+      path    = "/tmp/pcflow-task/lo/user/registrymodifications.xcu"
+      content = <<-XCU
+        <?xml version="1.0" encoding="UTF-8"?>
+        <oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+        <item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="ShowTipOfTheDay" oor:op="fuse"><value>false</value></prop></item>
+        <item oor:path="/org.openoffice.Office.Common/Save/Document"><prop oor:name="WarnAlienFormat" oor:op="fuse"><value>false</value></prop></item>
+        </oor:items>
+        XCU
+    }
+    launch          = ["soffice", "-env:UserInstallation=file:///tmp/pcflow-task/lo", "--norestore", "--calc"]
+    wait_for_window = "LibreOffice Calc"
+  }
+
+  subtask "fill_sheet" {
+    instruction = "In LibreOffice Calc, type 'Total' in A1 and 2230 in B1, then save the sheet as /tmp/pcflow-task/total.ods."
+
+    check "cell" {
+      cell {
+        path   = "/tmp/pcflow-task/total.ods"
+        cell   = "B1"
+        equals = "2230"
+      }
+    }
+  }
+}
