@@ -400,9 +400,10 @@ func TestEvalSecretStaysOnDevice(t *testing.T) {
 		"printenv PCFLOW_SECRET_token": true, "grep -qFf - /tmp/pcflow-task/token.txt": true,
 		"sh -c ! env | grep -q '^PCFLOW_VAR_'": true, "env": true, "grep -q ^PCFLOW_VAR_": true,
 	}
-	// In the overlay sandbox a command starts as the jail's nsenter and
-	// setpriv, which exec it in place with the same environment.
-	jail := regexp.MustCompile(`^nsenter --net=\S+ -- setpriv .*? -- `)
+	// In the overlay sandbox a command starts as the jail's nsenter, which
+	// execs setpriv, which execs the command, in place with the same
+	// environment: the watcher may catch either step.
+	jail := regexp.MustCompile(`^(nsenter --net=\S+ -- )?(setpriv --bounding-set=\S+ --inh-caps=\S+ --ambient-caps=\S+ -- )?`)
 	for cl, vars := range procs.holders {
 		if checkProcs[strings.TrimSpace(jail.ReplaceAllString(cl, ""))] && slices.Equal(vars, []string{"PCFLOW_SECRET_token"}) {
 			continue
