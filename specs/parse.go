@@ -3,6 +3,7 @@ package specs
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -209,21 +210,12 @@ func (p *parser) dropMadeReferences(pl *plan.Plan) {
 	}
 	kept := p.diags[:0]
 	for _, d := range p.diags {
-		if path, ok := p.missingRefs[d]; ok && mentions(named, path) {
+		if path, ok := p.missingRefs[d]; ok && slices.ContainsFunc(named, func(t string) bool { return strings.Contains(t, path) }) {
 			continue
 		}
 		kept = append(kept, d)
 	}
 	p.diags = kept
-}
-
-func mentions(texts []string, path string) bool {
-	for _, t := range texts {
-		if strings.Contains(t, path) {
-			return true
-		}
-	}
-	return false
 }
 
 // parseSource parses one file of the task (the task file, an included

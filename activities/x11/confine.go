@@ -132,9 +132,20 @@ func confineDir(runtimeDir string) (string, error) {
 	if !fi.IsDir() || fi.Mode().Perm()&0o022 != 0 || !ownedByMe(fi) {
 		return "", fmt.Errorf("%s is not a folder of this user's that only it may write: remove it and start the desktop again", dir)
 	}
-	rc := openboxConfig(filepath.Join(dir, "menu.xml"))
-	for name, body := range map[string]string{"rc.xml": rc, "menu.xml": openboxMenu, "bus.conf": busConfig} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+	files := []struct {
+		name string
+		body func() string
+	}{
+		{"rc.xml", func() string { return openboxConfig(filepath.Join(dir, "menu.xml")) }},
+		{"menu.xml", func() string { return openboxMenu }},
+		{"bus.conf", func() string { return busConfig }},
+	}
+	for _, f := range files {
+		path := filepath.Join(dir, f.name)
+		if _, err := os.Stat(path); err == nil {
+			continue // written when the desktop came up (the window manager starts again)
+		}
+		if err := os.WriteFile(path, []byte(f.body()), 0o600); err != nil {
 			return "", err
 		}
 	}

@@ -320,23 +320,22 @@ func (a *a11y) elements(ctx context.Context, screenW, screenH int, active string
 		}
 	}
 	// Controls nothing named take the text of the label beside them.
-	{
-		els := make([]screen.Element, len(out))
-		layers := make([]int, len(out))
-		for i, p := range out {
-			els[i], layers[i] = p.e, p.z
-		}
-		if n := nameByLabels(els, layers); n > 0 {
-			for i := range out {
-				if out[i].e.Name == "" && els[i].Name != "" {
-					out[i].e.Name = els[i].Name
-					if out[i].e.Value == "" {
-						obs.Named++
-					}
-				}
+	els := make([]*screen.Element, len(out))
+	layers := make([]int, len(out))
+	blank := func() (n int) {
+		for _, e := range els {
+			if e.Name == "" && e.Value == "" {
+				n++
 			}
 		}
+		return n
 	}
+	for i := range out {
+		els[i], layers[i] = &out[i].e, out[i].z
+	}
+	before := blank()
+	nameByLabels(els, layers)
+	obs.Named += before - blank()
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].z != out[j].z {
 			return out[i].z > out[j].z

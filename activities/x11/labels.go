@@ -1,8 +1,6 @@
 package x11
 
 import (
-	"strings"
-
 	"github.com/pcflow/pcflow/activities/screen"
 )
 
@@ -12,7 +10,7 @@ var labelledRoles = map[string]bool{
 	"entry": true, "text": true, "password text": true, "spin button": true, "combo box": true, "slider": true,
 }
 
-// textRoles that can label a control.
+// labelRoles are the roles whose text labels a control.
 var labelRoles = map[string]bool{"label": true, "static": true}
 
 const (
@@ -31,10 +29,10 @@ const (
 // the same row, else the one just above it; only a label in the same
 // window layer (layers[i]) counts, and a label that is nearer to another
 // control than to this one does not. It returns how many it named.
-func nameByLabels(els []screen.Element, layers []int) int {
+func nameByLabels(els []*screen.Element, layers []int) int {
 	named := 0
 	for i := range els {
-		e := &els[i]
+		e := els[i]
 		if e.Name != "" || !labelledRoles[e.Role] || e.Box.H > maxFieldHeight {
 			continue
 		}
@@ -70,7 +68,7 @@ func nameByLabels(els []screen.Element, layers []int) int {
 			}
 		}
 		if best >= 0 {
-			if n := labelText(els[best].Name); n != "" {
+			if n := clean(els[best].Name); n != "" { // "Columns:" → "Columns"
 				e.Name = n
 				named++
 			}
@@ -82,7 +80,7 @@ func nameByLabels(els []screen.Element, layers []int) int {
 // controlBetween reports whether another control of the same layer lies
 // on the row between a label's box and control i (the label is then the
 // other control's).
-func controlBetween(els []screen.Element, layers []int, i int, label screen.Rect) bool {
+func controlBetween(els []*screen.Element, layers []int, i int, label screen.Rect) bool {
 	c := els[i].Box
 	for j, o := range els {
 		if j == i || layers[j] != layers[i] || labelRoles[o.Role] {
@@ -94,12 +92,4 @@ func controlBetween(els []screen.Element, layers []int, i int, label screen.Rect
 		}
 	}
 	return false
-}
-
-// labelText is a label's text as a name: "Columns:" → "Columns",
-// "_Name:" stays readable.
-func labelText(s string) string {
-	s = strings.TrimSpace(s)
-	s = strings.TrimRight(s, ": ")
-	return clean(s)
 }

@@ -33,7 +33,11 @@ func TestNameByLabels(t *testing.T) {
 		{Role: "text", Box: box(100, 502, 600, 300)}, // an editor's text area is no field
 	}
 	layers := []int{0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0}
-	if n := nameByLabels(els, layers); n != 2 {
+	ptrs := make([]*screen.Element, len(els))
+	for i := range els {
+		ptrs[i] = &els[i]
+	}
+	if n := nameByLabels(ptrs, layers); n != 2 {
 		t.Errorf("nameByLabels named %d, want 2", n)
 	}
 	var got []string

@@ -3,6 +3,7 @@
 suite "os" {
   task "terminal_mkdir" { file = "terminal_mkdir.hcl" }
   task "git_identity" { file = "git_identity.hcl" }
-  task "office_total" { file = "office_total.hcl" }
+  # The smoke suite's sheet task: LibreOffice fills and saves a sheet.
+  task "office_total" { file = "../../../specs/suites/smoke/sheet_total.hcl" }
   task "clean_start" { file = "clean_start.hcl" }
 }
