@@ -20,6 +20,9 @@ const (
 	stateSensitive = 24
 	stateShowing   = 25
 	stateVisible   = 30
+	// stateManagesDescendants marks an object whose children are made
+	// on demand (a table's cells): never list them.
+	stateManagesDescendants = 31
 )
 
 // roleNames lists AtspiRole values in order.
@@ -157,7 +160,8 @@ func (a *a11y) items(conn bus, app objRef) ([]cacheItem, error) {
 	n := len(items)
 	for i := 0; i < n; i++ {
 		it := items[i]
-		if it.Children <= 0 || it.Children > 500 || int(it.Children) <= cached[it.Ref] || !bit(it.States, stateShowing) {
+		if it.Children <= 0 || it.Children > maxListedChildren || int(it.Children) <= cached[it.Ref] ||
+			!bit(it.States, stateShowing) || bit(it.States, stateManagesDescendants) {
 			continue
 		}
 		var kids []objRef
@@ -182,6 +186,12 @@ func (a *a11y) items(conn bus, app objRef) ([]cacheItem, error) {
 const (
 	maxWalk     = 4000
 	maxLiveWalk = 400
+	// maxListedChildren is the most children of one object walked, and
+	// the most an object may have for the cached walk to ask for them.
+	maxListedChildren = 500
+	// maxChildren is the most children an object may have for them to be
+	// asked for at all.
+	maxChildren = 10000
 )
 
 func (a *a11y) walk(conn bus, ref, parent objRef, depth int, budget *int) ([]cacheItem, error) {
@@ -205,14 +215,27 @@ func (a *a11y) walk(conn bus, ref, parent objRef, depth int, budget *int) ([]cac
 	if len(it.States) > 0 && !bit(it.States, stateShowing) && depth > 1 {
 		return []cacheItem{it}, nil
 	}
+	// Count the children before asking for them: GetChildren makes the
+	// application create every child, and a spreadsheet's table reports
+	// 2^31-1 cells (LibreOffice asked for them grows to all the machine's
+	// memory and never answers). Such an object's children are reached
+	// another way (visibleCells), never listed.
+	if v, err := obj.GetProperty("org.a11y.atspi.Accessible.ChildCount"); err == nil {
+		if n, ok := v.Value().(int32); ok {
+			it.Children = n
+		}
+	}
+	if it.Children > maxChildren || bit(it.States, stateManagesDescendants) {
+		return []cacheItem{it}, nil
+	}
 	var kids []objRef
 	if err := obj.Call("org.a11y.atspi.Accessible.GetChildren", 0).Store(&kids); err != nil {
 		return []cacheItem{it}, nil
 	}
 	it.Children = int32(len(kids))
 	out := []cacheItem{it}
-	if len(kids) > 500 {
-		kids = kids[:500] // a spreadsheet reports 2^31-1 cells
+	if len(kids) > maxListedChildren {
+		kids = kids[:maxListedChildren]
 	}
 	for _, k := range kids {
 		sub, _ := a.walk(conn, k, ref, depth+1, budget)

@@ -100,11 +100,13 @@ func (g *guarded) call(obj dbus.BusObject, dest, method string, flags dbus.Flags
 	}
 	t := time.NewTimer(wait)
 	defer t.Stop()
+	late := false
 	select {
 	case <-c.Done:
 		return c
 	case <-t.C:
 		g.hung[dest] = true
+		late = true
 	case <-g.ctx.Done():
 	}
 	a.mu.Lock()
@@ -113,7 +115,9 @@ func (g *guarded) call(obj dbus.BusObject, dest, method string, flags dbus.Flags
 		a.patience = map[string]time.Duration{}
 	}
 	a.pending[dest] = c
-	a.patience[dest] = min(2*wait, maxCallTimeout)
+	if late { // a cancelled observation says nothing of the application
+		a.patience[dest] = min(2*wait, maxCallTimeout)
+	}
 	a.mu.Unlock()
 	return &dbus.Call{Err: fmt.Errorf("%w (%s: %s)", errNotAnswering, dest, method)}
 }

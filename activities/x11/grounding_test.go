@@ -384,6 +384,9 @@ func TestGrounding(t *testing.T) {
 				dev.Act(context.Background(), screen.Action{Kind: screen.ActClick, X: 700, Y: 500})
 			}
 			settle(dev, 10*time.Second)
+			if g.name == "calc" {
+				walkSparesTable(t, dev)
+			}
 			for _, r := range g.rows {
 				if testing.Short() && !r.short {
 					continue
