@@ -35,7 +35,7 @@ logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 (
 	rc=0
-	go test -short -p 1 -count=1 -timeout 20m "${other_pkgs[@]}" "$@" >"$logs/other" 2>&1 || rc=$?
+	go test -short -p 2 -count=1 -timeout 20m "${other_pkgs[@]}" "$@" >"$logs/other" 2>&1 || rc=$?
 	echo "$rc" >"$logs/other.rc"
 	rc=0
 	go test -short -p 1 -count=1 -timeout 20m "${desktop_pkgs[@]}" "$@" >"$logs/desktop" 2>&1 || rc=$?
@@ -48,9 +48,9 @@ trap 'rm -rf "$logs"' EXIT
 second=$!
 cli_rc=0
 if [ "$#" -eq 0 ]; then
-	go test -short -count=1 -parallel 2 -timeout 20m ./cli -skip "^($moved)\$" || cli_rc=$?
+	go test -short -count=1 -parallel 3 -timeout 20m ./cli -skip "^($moved)\$" || cli_rc=$?
 else
-	go test -short -count=1 -parallel 2 -timeout 20m ./cli "$@" || cli_rc=$?
+	go test -short -count=1 -parallel 3 -timeout 20m ./cli "$@" || cli_rc=$?
 fi
 wait "$second" || true
 other_rc=$(cat "$logs/other.rc" 2>/dev/null || echo 1)
