@@ -47,12 +47,14 @@ type engineFlags struct {
 	port     int
 	uiPort   int
 	uiIP     string
+	tls      tlsFlags
 }
 
 // register registers the flags; ui adds the Web UI's.
 func (f *engineFlags) register(fs *flag.FlagSet, e *env, ui bool) {
 	stateFlag(fs, e, &f.state)
-	fs.StringVar(&f.temporal, "temporal", e.getenv("PCFLOW_TEMPORAL"), "`HOST:PORT` of an existing Temporal frontend (default: the embedded server; $PCFLOW_TEMPORAL)")
+	fs.StringVar(&f.temporal, "temporal", e.getenv("PCFLOW_TEMPORAL"), "`HOST:PORT` of an existing Temporal frontend, or several separated by commas (a cluster's nodes) (default: the embedded server; $PCFLOW_TEMPORAL)")
+	f.tls.register(fs, e, true)
 	portVar(fs, &f.port, "port", 7233, false, "`PORT` of the embedded server's frontend on 127.0.0.1")
 	f.uiPort, f.uiIP = 8233, "127.0.0.1"
 	if ui {
@@ -202,13 +204,18 @@ func (f *engineFlags) connect(ctx context.Context, e *env, withUI bool) (*engine
 	}
 	dctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	c, err := client.DialContext(dctx, client.Options{HostPort: addr, Namespace: tserver.Namespace, Logger: quietLogger(), Identity: g.identity})
+	opts, err := clientOptions(addr, f.tls, g.identity)
+	if err != nil {
+		g.close()
+		return nil, err
+	}
+	c, err := client.DialContext(dctx, opts)
 	if err != nil {
 		g.close()
 		if joined {
 			return nil, fmt.Errorf("port %d is taken by something that does not answer as a Temporal server (%v): pass --port N to run pcflow's server on another port, or --temporal HOST:PORT to use a server elsewhere", f.port, err)
 		}
-		return nil, fmt.Errorf("connect to Temporal at %s: %w (is the server running? start one with `pcflow server`, or check --temporal)", addr, err)
+		return nil, fmt.Errorf("connect to Temporal at %s: %w (%s)", addr, err, dialHint(err, f.tls))
 	}
 	g.client = c
 	if g.server != nil {

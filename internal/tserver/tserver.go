@@ -9,6 +9,7 @@
 package tserver
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -22,7 +23,7 @@ import (
 	uiconfig "github.com/temporalio/ui-server/v2/server/config"
 	uiserveroptions "github.com/temporalio/ui-server/v2/server/server_options"
 	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/server/common/cluster"
+	clusterpkg "go.temporal.io/server/common/cluster"
 	"go.temporal.io/server/common/config"
 	"go.temporal.io/server/common/dynamicconfig"
 	tlog "go.temporal.io/server/common/log"
@@ -60,6 +61,27 @@ type Options struct {
 	UIIP string
 	// LogFile receives the server's own log (warnings and errors); empty discards it.
 	LogFile string
+	// Postgres, when set, keeps the state in PostgreSQL instead of
+	// DatabaseFile. Servers on one database form one cluster: they find
+	// each other through it, and each serves every role. Their services
+	// then listen on fixed ports beside Port (see ClusterPorts).
+	Postgres *Postgres
+	// Shards is the number of history shards of a new PostgreSQL cluster
+	// (default DefaultShards). It is fixed when the database is first made: a server
+	// given another number keeps the database's and warns.
+	Shards int
+	// TLS, when set, makes the frontend require mutual TLS: clients show
+	// a certificate signed by its CA. A node's certificate allows client
+	// use too, and its first DNS name (else its first IP address) is one
+	// every node's certificate of the cluster has: a node's internal
+	// worker checks it in whichever node's frontend it reaches.
+	TLS *TLS
+}
+
+// TLS is a certificate, its key and the certificate authority that signs
+// the certificates of the other side, as PEM files.
+type TLS struct {
+	CertFile, KeyFile, CAFile string
 }
 
 // Server is a running embedded Temporal server.
@@ -72,6 +94,12 @@ type Server struct {
 	HostPort string
 	// UIURL is the Web UI's address, empty when the UI is off.
 	UIURL string
+	// Shards is the number of history shards this node owned when it
+	// started serving (cluster nodes only).
+	Shards int
+	// historyAddr is a cluster node's history service, tls its TLS files.
+	historyAddr string
+	tls         *TLS
 }
 
 // ErrPortInUse reports that the frontend port is already taken: usually
@@ -103,7 +131,13 @@ func Start(o Options) (*Server, error) {
 		return nil, fmt.Errorf("web UI %s:%d: %w (pass another --ui-port, or 0 to disable the UI)", o.UIIP, o.UIPort, ErrPortInUse)
 	}
 	s := &Server{HostPort: net.JoinHostPort(o.IP, strconv.Itoa(o.Port))}
-	if o.DatabaseFile != "" {
+	if o.Postgres != nil {
+		for _, p := range ClusterPorts(o.Port) {
+			if !PortFree(o.IP, p) {
+				return nil, fmt.Errorf("port %s:%d (a cluster node's services use ports %v): %w", o.IP, p, ClusterPorts(o.Port), ErrPortInUse)
+			}
+		}
+	} else if o.DatabaseFile != "" {
 		if err := os.MkdirAll(filepath.Dir(o.DatabaseFile), 0o755); err != nil {
 			return nil, fmt.Errorf("state folder: %w", err)
 		}
@@ -117,12 +151,19 @@ func Start(o Options) (*Server, error) {
 		}
 		s.lock = f
 	}
-	sqlConf, err := sqlConfig(o.DatabaseFile)
+	logger, sync, err := serverLogger(o.LogFile)
 	if err != nil {
 		s.unlock()
 		return nil, err
 	}
-	logger, sync, err := serverLogger(o.LogFile)
+	var sqlConf *config.SQL
+	if o.Postgres != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		err = PrepareSchema(ctx, o.Postgres, logger)
+		cancel()
+	} else {
+		sqlConf, err = sqlConfig(o.DatabaseFile)
+	}
 	if err != nil {
 		s.unlock()
 		return nil, err
@@ -143,13 +184,16 @@ func Start(o Options) (*Server, error) {
 	lg := &startLogger{Logger: logger}
 	err = lg.start(func() error {
 		var err error
-		srv, err = temporal.NewServer(
+		opts := []temporal.ServerOption{
 			temporal.WithConfig(conf),
 			temporal.ForServices(temporal.DefaultServices),
-			temporal.WithStaticHosts(hosts),
 			temporal.WithLogger(lg),
 			temporal.WithDynamicConfigClient(dyn),
-		)
+		}
+		if hosts != nil { // one node: no membership to join
+			opts = append(opts, temporal.WithStaticHosts(hosts))
+		}
+		srv, err = temporal.NewServer(opts...)
 		if err != nil {
 			return fmt.Errorf("create temporal server: %w", err)
 		}
@@ -173,6 +217,7 @@ func Start(o Options) (*Server, error) {
 			HideLogs:            true,
 			DisableNewsFetch:    true,
 			DefaultNamespace:    Namespace,
+			TLS:                 uiTLS(o.TLS),
 		}))
 		go func() { _ = s.ui.Start() }()
 		s.UIURL = "http://" + net.JoinHostPort(o.UIIP, strconv.Itoa(o.UIPort))
@@ -190,7 +235,23 @@ func Start(o Options) (*Server, error) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	if o.Postgres != nil {
+		s.historyAddr = net.JoinHostPort(o.IP, strconv.Itoa(o.Port+1))
+		s.tls = o.TLS
+		if err := s.waitShards(2 * time.Minute); err != nil {
+			s.Stop()
+			return nil, err
+		}
+	}
 	return s, nil
+}
+
+// uiTLS is the Web UI's client certificate for a frontend that requires one.
+func uiTLS(t *TLS) uiconfig.TLS {
+	if t == nil {
+		return uiconfig.TLS{}
+	}
+	return uiconfig.TLS{CaFile: t.CAFile, CertFile: t.CertFile, KeyFile: t.KeyFile, EnableHostVerification: true}
 }
 
 // Stop stops the UI and the server and releases the database lock.
@@ -265,55 +326,120 @@ func sqlConfig(file string) (*config.SQL, error) {
 	return conf, nil
 }
 
+// ClusterPorts are the ports a cluster node's services listen on, from
+// the frontend's port P: the frontend P (and its HTTP API P+10), history
+// P+1, matching P+2 and the internal worker P+3; each service's
+// membership P+100 to P+103. Open them between the nodes.
+func ClusterPorts(port int) []int {
+	return []int{port, port + 1, port + 2, port + 3, port + 10, port + 100, port + 101, port + 102, port + 103}
+}
+
 func serverConfig(o Options, sqlConf *config.SQL) (*config.Config, map[primitives.ServiceName]static.Hosts, error) {
-	httpPort, err := pickPort(o.IP)
-	if err != nil {
-		return nil, nil, err
+	cluster := o.Postgres != nil
+	httpPort := o.Port + 10
+	if !cluster {
+		var err error
+		if httpPort, err = pickPort(o.IP); err != nil {
+			return nil, nil, err
+		}
 	}
 	var conf config.Config
 	conf.Global.Membership.MaxJoinDuration = 30 * time.Second
 	conf.Global.Membership.BroadcastAddress = o.IP
-	conf.Persistence.DefaultStore = "sqlite"
-	conf.Persistence.VisibilityStore = "sqlite"
 	conf.Persistence.NumHistoryShards = 1
-	conf.Persistence.DataStores = map[string]config.DataStore{"sqlite": {SQL: sqlConf}}
-	conf.ClusterMetadata = &cluster.Config{
+	if cluster {
+		conf.Persistence.DefaultStore = "postgres"
+		conf.Persistence.VisibilityStore = "postgres-visibility"
+		conf.Persistence.NumHistoryShards = int32(max(o.Shards, 1))
+		if o.Shards == 0 {
+			conf.Persistence.NumHistoryShards = DefaultShards
+		}
+		conf.Persistence.DataStores = map[string]config.DataStore{
+			"postgres":            {SQL: o.Postgres.sqlConf(o.Postgres.Database)},
+			"postgres-visibility": {SQL: o.Postgres.sqlConf(o.Postgres.VisibilityDatabase())},
+		}
+	} else {
+		conf.Persistence.DefaultStore = "sqlite"
+		conf.Persistence.VisibilityStore = "sqlite"
+		conf.Persistence.DataStores = map[string]config.DataStore{"sqlite": {SQL: sqlConf}}
+	}
+	// A cluster's metadata names one node's frontend: the node that last
+	// started (Temporal itself dials it only for replication between
+	// clusters, which pcflow does not use).
+	rpc := net.JoinHostPort(o.IP, strconv.Itoa(o.Port))
+	conf.ClusterMetadata = &clusterpkg.Config{
 		FailoverVersionIncrement: 10,
 		MasterClusterName:        "active",
 		CurrentClusterName:       "active",
-		ClusterInformation: map[string]cluster.ClusterInformation{
+		ClusterInformation: map[string]clusterpkg.ClusterInformation{
 			"active": {
 				Enabled:                true,
 				InitialFailoverVersion: 1,
-				RPCAddress:             net.JoinHostPort(o.IP, strconv.Itoa(o.Port)),
+				RPCAddress:             rpc,
 				HTTPAddress:            net.JoinHostPort(o.IP, strconv.Itoa(httpPort)),
-				ClusterID:              "pcflow",
+				ClusterID:              clusterID,
 			},
 		},
 	}
 	conf.DCRedirectionPolicy.Policy = "noop"
 	conf.Services = map[string]config.Service{}
-	hosts := map[primitives.ServiceName]static.Hosts{}
-	for _, name := range []primitives.ServiceName{primitives.FrontendService, primitives.HistoryService, primitives.MatchingService, primitives.WorkerService} {
+	var hosts map[primitives.ServiceName]static.Hosts
+	if !cluster {
+		hosts = map[primitives.ServiceName]static.Hosts{}
+	}
+	for i, name := range []primitives.ServiceName{primitives.FrontendService, primitives.HistoryService, primitives.MatchingService, primitives.WorkerService} {
 		var svc config.Service
 		svc.RPC.BindOnIP = o.IP
-		if name == primitives.FrontendService {
+		switch {
+		case name == primitives.FrontendService:
 			svc.RPC.GRPCPort = o.Port
 			svc.RPC.HTTPPort = httpPort
-		} else {
+		case cluster:
+			svc.RPC.GRPCPort = o.Port + i
+		default:
 			p, err := pickPort(o.IP)
 			if err != nil {
 				return nil, nil, err
 			}
 			svc.RPC.GRPCPort = p
 		}
+		if cluster {
+			svc.RPC.MembershipPort = o.Port + 100 + i
+		} else {
+			hosts[name] = static.SingleLocalHost(net.JoinHostPort(o.IP, strconv.Itoa(svc.RPC.GRPCPort)))
+		}
 		conf.Services[string(name)] = svc
-		hosts[name] = static.SingleLocalHost(net.JoinHostPort(o.IP, strconv.Itoa(svc.RPC.GRPCPort)))
+	}
+	if o.TLS != nil {
+		ca := []string{o.TLS.CAFile}
+		conf.Global.TLS.Frontend = config.GroupTLS{
+			Server: config.ServerTLS{CertFile: o.TLS.CertFile, KeyFile: o.TLS.KeyFile, ClientCAFiles: ca, RequireClientAuth: true},
+			Client: config.ClientTLS{RootCAFiles: ca},
+		}
+		// The server's own worker calls the frontend as any client does:
+		// with the node's certificate (which must allow client use too).
+		// It reaches a frontend through membership, not by an address,
+		// so it checks the certificate for a name every node's has.
+		name, err := sharedName(o.TLS.CertFile)
+		if err != nil {
+			return nil, nil, err
+		}
+		conf.Global.TLS.SystemWorker = config.WorkerTLS{CertFile: o.TLS.CertFile, KeyFile: o.TLS.KeyFile,
+			Client: config.ClientTLS{RootCAFiles: ca, ServerName: name}}
 	}
 	conf.Archival.History.State = "disabled"
 	conf.Archival.Visibility.State = "disabled"
 	conf.NamespaceDefaults.Archival.History.State = "disabled"
 	conf.NamespaceDefaults.Archival.Visibility.State = "disabled"
-	conf.PublicClient.HostPort = net.JoinHostPort(o.IP, strconv.Itoa(o.Port))
+	if !cluster {
+		conf.PublicClient.HostPort = rpc
+	}
 	return &conf, hosts, nil
 }
+
+// DefaultShards is the number of history shards of a new PostgreSQL
+// cluster: enough that every node of a small cluster owns some.
+const DefaultShards = 16
+
+// clusterID names the cluster (a UUID, as Temporal wants one).
+const clusterID = "6f1c3c1e-70a4-4b0e-9a52-7063666c6f77"
