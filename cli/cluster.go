@@ -92,6 +92,8 @@ func dialHint(err error, t tlsFlags) string {
 		return "the server's certificate is not signed by --tls-ca, or does not name the address dialled (--tls-server-name)"
 	case strings.Contains(msg, "first record does not look like a TLS handshake"), strings.Contains(msg, "tls:"):
 		return "the server and this client disagree on TLS: pass --tls-cert, --tls-key and --tls-ca as the server requires, or none to a server without TLS"
+	case !t.set() && strings.Contains(msg, "error reading server preface"):
+		return "the server closed the connection: it may require TLS; pass --tls-cert, --tls-key and --tls-ca ($PCFLOW_TLS_CERT, $PCFLOW_TLS_KEY, $PCFLOW_TLS_CA)"
 	}
 	if t.set() {
 		return "is the server running, and does it use TLS? check --temporal and the --tls-* files"

@@ -32,6 +32,9 @@ type clusterLab struct {
 	procs  map[string]*exec.Cmd
 	logs   map[string]*lockedBuffer
 	frontA string // "IP:7233,IP:7233"
+	// devices are the pool's devices, hosts their workers' hosts.
+	devices []string
+	hosts   map[string]*netlab.Host
 }
 
 func newClusterLab(t *testing.T) *clusterLab {
@@ -39,7 +42,8 @@ func newClusterLab(t *testing.T) *clusterLab {
 	if why := netlab.Available(); why != "" {
 		t.Skip(why)
 	}
-	c := &clusterLab{t: t, lab: netlab.New(t), state: t.TempDir(), procs: map[string]*exec.Cmd{}, logs: map[string]*lockedBuffer{}}
+	c := &clusterLab{t: t, lab: netlab.New(t), state: t.TempDir(), procs: map[string]*exec.Cmd{}, logs: map[string]*lockedBuffer{},
+		hosts: map[string]*netlab.Host{}}
 	db := c.lab.Host("db")
 	c.nodes = []*netlab.Host{c.lab.Host("n1"), c.lab.Host("n2")}
 	c.pg = netlab.StartPostgres(t, db)
@@ -144,6 +148,14 @@ func TestClusterOfTwoNodes(t *testing.T) {
 			t.Errorf("pcflow %s = %d, want a refusal that names the certificate or TLS:\n%s", strings.Join(args, " "), code, out)
 		}
 	}
+	for _, name := range []string{"node1", "node2"} {
+		if strings.Contains(c.logs[name].String(), "WITHOUT AUTHENTICATION: anyone who can reach it") && strings.Contains(c.logs[name].String(), "frontend") {
+			t.Errorf("%s warns that its frontend has no authentication, under mutual TLS:\n%s", name, c.logs[name].String())
+		}
+		if strings.Contains(c.logs[name].String(), c.pg.Password) {
+			t.Errorf("%s printed the database password", name)
+		}
+	}
 	if code, out := pcflowRun(t, c.client("status", "--state", c.state)...); code != 0 {
 		t.Fatalf("pcflow status with the client certificate = %d:\n%s", code, out)
 	}
@@ -157,6 +169,7 @@ func TestClusterOfTwoNodes(t *testing.T) {
 	devices := []string{"ca", "cb"}
 	for _, dev := range devices {
 		h := c.lab.Host("w" + dev)
+		c.hosts[dev] = h
 		d, err := x11.Up(context.Background(), x11.DesktopOptions{StateDir: c.state})
 		if err != nil {
 			t.Fatalf("desktop for %s: %v", dev, err)
@@ -169,19 +182,97 @@ func TestClusterOfTwoNodes(t *testing.T) {
 	}
 	time.Sleep(time.Second) // the line comes just before the worker polls
 
-	// The suite, from the test's own host; node 1 dies after the first
-	// action anywhere.
+	c.devices = devices
+
+	// A worker without a certificate is refused, saying why.
+	if code, out := pcflowRun(t, "worker", "--device", "nocert", "--temporal", c.frontA, "--tls-ca", c.certs.CA, "--script", script, "--state", c.state, "--display", ":0"); code == 0 ||
+		!strings.Contains(out, "certificate") {
+		t.Errorf("a worker without a certificate = %d, want a refusal naming the certificate:\n%s", code, out)
+	}
+
+	// Node 1 dies (SIGKILL) after the suite's second action.
+	killed := c.suite("kill", tasks, "ca,cb", 2, func() { c.nodes[0].Kill(syscall.SIGKILL) }, nil)
+	t.Logf("node 1 killed with SIGKILL: next action %v later", killed)
+
+	// Node 1 comes back and owns shards again; PostgreSQL restarts (5 s
+	// down) in the middle of the next suite.
+	c.procs["node1"].Wait()
+	c.node(0)
+	pgBack := c.suite("postgres", tasks[:1], "ca,cb", 2, func() {
+		c.pg.Stop()
+		time.Sleep(5 * time.Second)
+		c.pg.Start()
+	}, nil)
+	t.Logf("PostgreSQL stopped for 5 s: next action %v after it went down", pgBack)
+
+	// Device host ca is cut off mid-task and comes back after a while.
+	away := 30 * time.Second
+	if testing.Short() {
+		away = 10 * time.Second
+	}
+	var mended time.Time
+	cut := c.suite("link", tasks[:1], "ca", 1, func() {
+		c.hosts["ca"].Cut()
+		time.Sleep(away)
+		c.hosts["ca"].Mend()
+		mended = time.Now()
+	}, nil)
+	t.Logf("device host ca cut off for %v: next action %v after the link came back", away, cut-away)
+	_ = mended
+
+	// Device host cb is cut off for good: its run reports the device
+	// offline, naming it, within the device timeout (after the action in
+	// flight misses its heartbeat).
 	out := t.TempDir()
-	ev := exec.Command(pcflowBin, c.client(append([]string{"eval"}, append(tasks, "--pool", "ca,cb", "--repeat", "2", "--out", out, "--id", "cluster", "--no-report", "--state", c.state)...)...)...)
+	ev := exec.Command(pcflowBin, c.client("eval", tasks[0], "--pool", "cb", "--device-timeout", "10s", "--out", out, "--id", "gone", "--no-report", "--state", c.state)...)
 	ev.Dir = ".."
 	evOut := &lockedBuffer{}
 	ev.Stdout, ev.Stderr = evOut, evOut
+	cbLog := filepath.Join(c.state, "actions", "cb.jsonl")
+	before := count(cbLog, `"phase":"finished"`)
 	if err := ev.Start(); err != nil {
 		t.Fatal(err)
 	}
+	for deadline := time.Now().Add(3 * time.Minute); count(cbLog, `"phase":"finished"`) < before+1; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			ev.Process.Kill()
+			t.Fatalf("suite gone: no action on cb in 3 minutes:\n%s", evOut.String())
+		}
+	}
+	c.hosts["cb"].Cut()
+	gone := time.Now()
+	waited := make(chan error, 1)
+	go func() { waited <- ev.Wait() }()
+	select {
+	case <-waited:
+	case <-time.After(4 * time.Minute):
+		ev.Process.Kill()
+		t.Fatalf("suite gone did not end within 4 minutes of cb's link going down:\n%s", evOut.String())
+	}
+	r := readResults(t, out)
+	if len(r.Runs) != 1 || r.Runs[0].Reason != "device_error" || !strings.Contains(r.Runs[0].Error, "device cb ") || !strings.Contains(r.Runs[0].Error, " is offline") {
+		t.Errorf("the run on a device cut off for good: %+v, want device_error saying device cb is offline:\n%s", r.Runs, evOut.String())
+	} else {
+		t.Logf("device host cb cut off for good: reported offline %v later (%s)", time.Since(gone).Round(time.Second), r.Runs[0].Error)
+	}
+}
+
+// suite runs an eval of tasks on pool from the test's own host; after its
+// second finished action, disrupt runs. Every run must succeed and no
+// action start twice. It returns the time from the disruption's start to
+// the next action started.
+func (c *clusterLab) suite(id string, tasks []string, pool string, repeat int, disrupt func(), _ func()) time.Duration {
+	t := c.t
+	t.Helper()
+	out := t.TempDir()
+	ev := exec.Command(pcflowBin, c.client(append([]string{"eval"}, append(tasks, "--pool", pool, "--repeat", fmt.Sprint(repeat),
+		"--out", out, "--id", id, "--no-report", "--state", c.state)...)...)...)
+	ev.Dir = ".."
+	evOut := &lockedBuffer{}
+	ev.Stdout, ev.Stderr = evOut, evOut
 	logs := func() []string {
 		var paths []string
-		for _, d := range devices {
+		for _, d := range c.devices {
 			paths = append(paths, filepath.Join(c.state, "actions", d+".jsonl"))
 		}
 		return paths
@@ -193,34 +284,42 @@ func TestClusterOfTwoNodes(t *testing.T) {
 		}
 		return n
 	}
-	for deadline := time.Now().Add(4 * time.Minute); finished() < 2; time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) || ev.ProcessState != nil {
-			t.Fatalf("no action finished on the cluster in 4 minutes:\n%s", evOut.String())
-		}
+	before := finished()
+	began := time.Now()
+	if err := ev.Start(); err != nil {
+		t.Fatal(err)
 	}
-	killed := time.Now()
-	c.nodes[0].Kill(syscall.SIGKILL)
-	t.Logf("node 1 killed with SIGKILL after %d finished actions", finished())
-
 	done := make(chan error, 1)
 	go func() { done <- ev.Wait() }()
+	for deadline := time.Now().Add(4 * time.Minute); finished() < before+2; time.Sleep(50 * time.Millisecond) {
+		select {
+		case <-done:
+			t.Fatalf("suite %s ended before its second action:\n%s", id, evOut.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("suite %s: no action finished in 4 minutes:\n%s", id, evOut.String())
+		}
+	}
+	disrupted := time.Now()
+	disrupt()
 	select {
 	case <-done:
 	case <-time.After(8 * time.Minute):
 		ev.Process.Kill()
-		t.Fatalf("the suite did not end within 8 minutes of the node's death:\n%s", evOut.String())
+		t.Fatalf("suite %s did not end within 8 minutes of the disruption:\n%s", id, evOut.String())
 	}
 	r := readResults(t, out)
-	if len(r.Runs) != 4 {
-		t.Fatalf("%d runs in results, want 4:\n%s", len(r.Runs), evOut.String())
+	want := len(tasks) * repeat
+	if len(r.Runs) != want {
+		t.Fatalf("suite %s: %d runs in results, want %d:\n%s", id, len(r.Runs), want, evOut.String())
 	}
 	for _, row := range r.Runs {
 		if row.Status != "succeeded" {
-			t.Errorf("%s #%d: %s/%s (%s), want succeeded though a node died", row.Key, row.Repeat, row.Status, row.Reason, row.Error)
+			t.Errorf("suite %s: %s #%d: %s/%s (%s), want succeeded", id, row.Key, row.Repeat, row.Status, row.Reason, row.Error)
 		}
 	}
-	// No action started twice, on either device; the first action after
-	// the kill says how long the cluster took to carry on.
+	// No action started twice, on any device, over every suite so far.
 	var next time.Time
 	for _, p := range logs() {
 		entries, err := activities.ReadActionLog(p)
@@ -231,21 +330,22 @@ func TestClusterOfTwoNodes(t *testing.T) {
 		for _, e := range entries {
 			if e.Phase == activities.PhaseStarted {
 				started[e.ID]++
-				if e.Time.After(killed) && (next.IsZero() || e.Time.Before(next)) {
+				if e.Time.After(disrupted) && (next.IsZero() || e.Time.Before(next)) {
 					next = e.Time
 				}
 			}
 		}
-		for id, n := range started {
+		for aid, n := range started {
 			if n != 1 {
-				t.Errorf("%s: action %s started %d times", filepath.Base(p), id, n)
+				t.Errorf("suite %s: %s: action %s started %d times", id, filepath.Base(p), aid, n)
 			}
 		}
 	}
-	if !next.IsZero() {
-		t.Logf("from node 1's SIGKILL to the next action started: %v", next.Sub(killed).Round(time.Millisecond))
+	t.Logf("suite %s: %d runs in %v", id, len(r.Runs), time.Since(began).Round(time.Second))
+	if next.IsZero() {
+		return 0
 	}
-	t.Logf("suite of %d runs on two devices, one node killed: %v", len(r.Runs), time.Since(killed).Round(time.Second))
+	return next.Sub(disrupted).Round(time.Millisecond)
 }
 
 // pcflowRun runs pcflow in the test's own host, to its end.

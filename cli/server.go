@@ -76,7 +76,7 @@ TLS: every client and worker then shows a certificate the CA signed.`)
 		return fail(err)
 	}
 	defer srv.Stop()
-	warnExposed(e.stderr, *ip, uiIP)
+	warnExposedTLS(e.stderr, *ip, uiIP, opts.TLS != nil)
 	// Clients print links to the UI from what the server publishes, and
 	// a command on another state folder is told whose server this is.
 	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
