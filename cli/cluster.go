@@ -84,18 +84,25 @@ func clientOptions(addr string, t tlsFlags, identity string) (client.Options, er
 // dialHint says what to check when a client cannot reach a frontend.
 func dialHint(err error, t tlsFlags) string {
 	msg := err.Error()
+	closed := false
+	for _, m := range []string{"error reading server preface", "broken pipe", "EOF", "connection reset"} {
+		closed = closed || strings.Contains(msg, m)
+	}
 	switch {
 	case strings.Contains(msg, "certificate required"), strings.Contains(msg, "bad certificate"),
-		strings.Contains(msg, "unknown certificate authority") && t.cert != "":
+		strings.Contains(msg, "remote error: tls: unknown certificate authority"):
 		return "the server refused this client's certificate: it requires one signed by its CA (--tls-cert, --tls-key; $PCFLOW_TLS_CERT, $PCFLOW_TLS_KEY)"
-	case strings.Contains(msg, "x509:"), strings.Contains(msg, "certificate signed by unknown authority"):
+	case strings.Contains(msg, "x509:"):
 		return "the server's certificate is not signed by --tls-ca, or does not name the address dialled (--tls-server-name)"
-	case strings.Contains(msg, "first record does not look like a TLS handshake"), strings.Contains(msg, "tls:"):
-		return "the server and this client disagree on TLS: pass --tls-cert, --tls-key and --tls-ca as the server requires, or none to a server without TLS"
-	case !t.set() && strings.Contains(msg, "error reading server preface"):
-		return "the server closed the connection: it may require TLS; pass --tls-cert, --tls-key and --tls-ca ($PCFLOW_TLS_CERT, $PCFLOW_TLS_KEY, $PCFLOW_TLS_CA)"
-	}
-	if t.set() {
+	case strings.Contains(msg, "first record does not look like a TLS handshake"):
+		return "this client speaks TLS to a server without it: leave out --tls-cert, --tls-key and --tls-ca"
+	case closed && !t.set():
+		return "the server closed the connection: it may require mutual TLS; pass --tls-cert, --tls-key and --tls-ca ($PCFLOW_TLS_CERT, $PCFLOW_TLS_KEY, $PCFLOW_TLS_CA)"
+	case closed && t.cert == "":
+		return "the server closed the connection: it may require a client certificate; pass --tls-cert and --tls-key ($PCFLOW_TLS_CERT, $PCFLOW_TLS_KEY)"
+	case closed:
+		return "the server closed the connection: it may refuse this client's certificate (is it signed by the server's CA?)"
+	case t.set():
 		return "is the server running, and does it use TLS? check --temporal and the --tls-* files"
 	}
 	return "is the server running? start one with `pcflow server`, or check --temporal"

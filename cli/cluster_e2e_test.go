@@ -26,7 +26,7 @@ type clusterLab struct {
 	t      *testing.T
 	lab    *netlab.Lab
 	pg     *netlab.Postgres
-	certs  netlab.Certs
+	certs  certs
 	state  string
 	nodes  []*netlab.Host
 	procs  map[string]*exec.Cmd
@@ -47,7 +47,7 @@ func newClusterLab(t *testing.T) *clusterLab {
 	db := c.lab.Host("db")
 	c.nodes = []*netlab.Host{c.lab.Host("n1"), c.lab.Host("n2")}
 	c.pg = netlab.StartPostgres(t, db)
-	c.certs = netlab.MakeCerts(t, t.TempDir(), c.nodes[0].IP, c.nodes[1].IP)
+	c.certs = makeCerts(t, c.nodes[0].IP, c.nodes[1].IP)
 	c.frontA = c.nodes[0].IP + ":7233," + c.nodes[1].IP + ":7233"
 	t.Cleanup(func() {
 		for name, p := range c.procs {
@@ -373,4 +373,28 @@ func lastLine(s, has string) string {
 		}
 	}
 	return last
+}
+
+// certs are the files scripts/make-certs.sh writes, and a client
+// certificate of another authority.
+type certs struct {
+	CA, NodeCert, NodeKey, ClientCert, ClientKey, RogueClientCert, RogueClientKey string
+}
+
+// makeCerts makes the lab's certificates as the deployment guide says,
+// with scripts/make-certs.sh; a second run in another folder is another
+// authority.
+func makeCerts(t *testing.T, nodes ...string) certs {
+	t.Helper()
+	dir, rogue := t.TempDir(), t.TempDir()
+	for _, d := range []string{dir, rogue} {
+		out, err := exec.Command("bash", append([]string{"../scripts/make-certs.sh", d}, nodes...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("make-certs.sh: %v\n%s", err, out)
+		}
+	}
+	f := func(d, name string) string { return filepath.Join(d, name) }
+	return certs{CA: f(dir, "ca.pem"), NodeCert: f(dir, "node.pem"), NodeKey: f(dir, "node-key.pem"),
+		ClientCert: f(dir, "client.pem"), ClientKey: f(dir, "client-key.pem"),
+		RogueClientCert: f(rogue, "client.pem"), RogueClientKey: f(rogue, "client-key.pem")}
 }

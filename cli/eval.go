@@ -415,13 +415,24 @@ func poolNames(values []string) ([]string, error) {
 // polling its queue before it calls the device offline.
 const poolWait = 10 * time.Second
 
+// clusterPoolWait is poolWait on a cluster of several nodes: when a node
+// joins or leaves, task queues move between nodes, and a worker's long
+// poll can stay with the old owner for up to a minute, unseen by the new.
+const clusterPoolWait = 75 * time.Second
+
 // checkPool makes sure a worker serves every pool device (and, for a
 // detached suite, that a worker outside this process runs workflows):
 // a suite leased to a device nobody serves would wait for it instead of
 // running.
 func checkPool(ctx context.Context, e *env, g *engine, devices []string, detach bool) int {
-	deadline := time.Now().Add(poolWait)
+	wait := poolWait
+	if strings.Contains(g.addr, ",") {
+		wait = clusterPoolWait
+	}
+	start := time.Now()
+	deadline := start.Add(wait)
 	var offline []string
+	told := false
 	for {
 		offline = offline[:0]
 		for _, d := range devices {
@@ -431,6 +442,10 @@ func checkPool(ctx context.Context, e *env, g *engine, devices []string, detach 
 		}
 		if len(offline) == 0 || time.Now().After(deadline) || ctx.Err() != nil {
 			break
+		}
+		if !told && time.Since(start) > poolWait {
+			fmt.Fprintf(e.stderr, "pcflow eval: waiting up to %v for the worker of pool device %s to be seen (a cluster's nodes may be handing its queue over)\n", wait, offline[0])
+			told = true
 		}
 		time.Sleep(500 * time.Millisecond)
 	}

@@ -2,7 +2,8 @@
 # Installs what pcflow needs on Debian 12 and is missing: the X desktop,
 # accessibility, the test applications, tesseract, robotgo's C headers, and
 # bubblewrap (the sandbox `pcflow eval` runs each local device in), x11vnc
-# and novnc (a device's live view in the browser).
+# and novnc (a device's live view in the browser), and what the cluster tests
+# run: PostgreSQL, iproute2 (network namespaces) and openssl (certificates).
 # Safe to run again: it installs only what is not there.
 set -euo pipefail
 
@@ -11,7 +12,7 @@ packages=(
   xclip xsel fonts-dejavu-core libx11-dev libxtst-dev libpng-dev gcc
   mousepad galculator xterm tesseract-ocr tesseract-ocr-eng
   libreoffice-calc libreoffice-writer libreoffice-gtk3 chromium curl ca-certificates bubblewrap
-  x11vnc novnc
+  x11vnc novnc openssl iproute2 postgresql
 )
 missing=()
 for p in "${packages[@]}"; do

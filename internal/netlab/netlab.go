@@ -2,7 +2,7 @@
 // host has its own network stack and address on one bridge, so a test can
 // run a cluster's nodes, a database and device workers as on separate
 // machines, kill them, and cut a host's link and bring it back. It also
-// runs a real PostgreSQL (Debian's) in a host, and makes TLS certificates.
+// runs a real PostgreSQL (Debian's) in a host.
 //
 // It needs root, iproute2 and, for the database, PostgreSQL's server.
 package netlab
