@@ -18,9 +18,10 @@ export PATH="/usr/local/go/bin:$PATH"
 platforms=(
 	activities/x11=linux
 )
-# Linux-only beside the Linux device: the live view (x11vnc) and the CLI's
+# Linux-only beside the Linux device: the live view (x11vnc), the network
+# namespaces of the cluster tests (netlab) and the CLI's
 # main, which wires the Linux device in.
-linux_only=(internal/liveview cli)
+linux_only=(internal/liveview internal/netlab cli)
 
 mod=$(go list -m)
 dirs=("${linux_only[@]}")
