@@ -309,13 +309,97 @@ func programsOf(p plan.Plan) []string {
 func launched(p plan.Plan) []string {
 	var out []string
 	for _, s := range p.Setup {
-		if len(s.Launch) > 0 {
-			if v, err := s.Launch[0].EvalString(nil); err == nil && v != "" {
-				out = append(out, filepath.Base(v))
+		var argv []string
+		for _, e := range s.Launch {
+			v, err := e.EvalString(nil)
+			if err != nil {
+				break
 			}
+			argv = append(argv, v)
+		}
+		if prog := launchedProgram(argv); prog != "" {
+			out = append(out, prog)
 		}
 	}
 	return text.Uniq(out)
+}
+
+// shellBuiltins are shell commands that run no program of their own.
+var shellBuiltins = map[string]bool{"cd": true, "export": true, "set": true, "true": true, ":": true, "umask": true, "ulimit": true, "unset": true, "sleep": true, "source": true, ".": true}
+
+// shellCommand is the first command of a shell script that runs a
+// program: "cd /tmp && LANG=C exec soffice --calc" gives [exec soffice --calc].
+func shellCommand(script string) []string {
+	r := strings.NewReplacer("&&", "\n", "||", "\n", ";", "\n", "&", "\n", "|", "\n", "(", " ", ")", " ")
+	for _, seg := range strings.Split(r.Replace(script), "\n") {
+		words := strings.Fields(seg)
+		for len(words) > 0 && strings.Contains(words[0], "=") {
+			words = words[1:]
+		}
+		if len(words) > 0 && !shellBuiltins[words[0]] {
+			return words
+		}
+	}
+	return nil
+}
+
+// launchedProgram is the program a command line runs, seen through the
+// wrappers a launch goes through: env (with its assignments and options),
+// sh -c / bash -c (the command's first word), exec, nohup, setsid,
+// timeout, nice. "env LANG=C sh -c 'exec galculator &'" runs galculator.
+func launchedProgram(argv []string) string {
+	for len(argv) > 0 {
+		prog := filepath.Base(argv[0])
+		rest := argv[1:]
+		switch prog {
+		case "env":
+			for len(rest) > 0 && (strings.Contains(rest[0], "=") || strings.HasPrefix(rest[0], "-")) {
+				if rest[0] == "-u" || rest[0] == "-C" || rest[0] == "-S" {
+					if rest[0] == "-S" && len(rest) > 1 {
+						rest = append(strings.Fields(rest[1]), rest[2:]...)
+						continue
+					}
+					rest = rest[min(2, len(rest)):]
+					continue
+				}
+				rest = rest[1:]
+			}
+		case "sh", "bash", "dash", "zsh":
+			script, found := "", false
+			for i, a := range rest {
+				if a == "-c" && i+1 < len(rest) {
+					script, found = rest[i+1], true
+					break
+				}
+			}
+			if !found {
+				return prog // a script file run by the shell: the shell is what we know
+			}
+			rest = shellCommand(script)
+		case "exec", "nohup", "setsid", "stdbuf":
+			for len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
+				rest = rest[1:]
+			}
+		case "timeout", "nice":
+			for len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
+				if rest[0] == "-n" || rest[0] == "-s" || rest[0] == "-k" {
+					rest = rest[min(2, len(rest)):]
+					continue
+				}
+				rest = rest[1:]
+			}
+			if prog == "timeout" && len(rest) > 0 {
+				rest = rest[1:] // the duration
+			}
+		default:
+			return prog
+		}
+		if len(rest) == 0 {
+			return prog
+		}
+		argv = rest
+	}
+	return ""
 }
 
 // sortedKeys lists a map's keys in order.

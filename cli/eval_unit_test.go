@@ -228,3 +228,30 @@ func TestCrashBudget(t *testing.T) {
 		t.Errorf("after a reset: wait %v, count %d; want 1s, 1", wait, n)
 	}
 }
+
+// TestLaunchedProgramSeesThroughWrappers: a task that launches through
+// env or a shell is tagged by the program it runs (#23: every such task
+// was tagged "env" or "sh" in the report).
+func TestLaunchedProgramSeesThroughWrappers(t *testing.T) {
+	for _, c := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"galculator"}, "galculator"},
+		{[]string{"/usr/bin/mousepad", "/tmp/a.txt"}, "mousepad"},
+		{[]string{"env", "LANG=C", "HOME=/home/user", "xterm", "-T", "Terminal"}, "xterm"},
+		{[]string{"env", "-u", "DBUS_SESSION_BUS_ADDRESS", "chromium", "--no-sandbox"}, "chromium"},
+		{[]string{"sh", "-c", "cd /tmp && exec soffice --calc sheet.xlsx"}, "soffice"},
+		{[]string{"sh", "-c", "LANG=C exec galculator &"}, "galculator"},
+		{[]string{"bash", "-lc", "mousepad"}, "bash"},
+		{[]string{"env", "DISPLAY=:1", "sh", "-c", "nohup xterm -e top"}, "xterm"},
+		{[]string{"timeout", "-k", "5", "60", "nice", "-n", "10", "galculator"}, "galculator"},
+		{[]string{"setsid", "-f", "mousepad"}, "mousepad"},
+		{[]string{"env"}, "env"},
+		{nil, ""},
+	} {
+		if got := launchedProgram(c.argv); got != c.want {
+			t.Errorf("launchedProgram(%q) = %q, want %q", c.argv, got, c.want)
+		}
+	}
+}
