@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/pcflow/pcflow/activities"
@@ -30,6 +31,11 @@ func unitEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
+	// The SDK calls a workflow that does not yield for 1 s deadlocked; on
+	// a loaded CI machine (two cores, two test streams) that is load,
+	// not a deadlock (CI: "Potential deadlock detected" in
+	// TestOnlyApproversDecide). A real deadlock still fails, at this bound.
+	env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: 30 * time.Second})
 	env.RegisterWorkflowWithOptions(workflows.InstructionWorkflow, workflow.RegisterOptions{Name: workflows.InstructionWorkflowName})
 	env.RegisterWorkflowWithOptions(workflows.SubtaskWorkflow, workflow.RegisterOptions{Name: workflows.SubtaskWorkflowName})
 	var a *activities.Activities
