@@ -3,7 +3,6 @@ package tserver
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -247,6 +246,3 @@ func (p *Postgres) explain(err error) error {
 	}
 	return fmt.Errorf("PostgreSQL %s: %s (%s)", p.String(), msg, hint)
 }
-
-// errNoPostgres is returned by a server whose options name no database.
-var errNoPostgres = errors.New("no PostgreSQL database given")
