@@ -3,7 +3,7 @@
 # server, the agents against the scripted model over HTTP, the device side
 # on real applications under Xvfb, and the example tasks end to end.
 #
-# Two streams run side by side. One is the CLI's end-to-end tests, four at
+# Two streams run side by side. One is the CLI's end-to-end tests, three at
 # a time (each has its own desktop, state folder and ports, and a test
 # waits on its applications and the server more than it computes). The
 # other runs first every package that never touches a display, two at a
@@ -49,9 +49,9 @@ trap 'rm -rf "$logs"' EXIT
 second=$!
 cli_rc=0
 if [ "$#" -eq 0 ]; then
-	go test -short -count=1 -parallel 4 -timeout 20m ./cli -skip "^($moved)\$" || cli_rc=$?
+	go test -short -count=1 -parallel 3 -timeout 20m ./cli -skip "^($moved)\$" || cli_rc=$?
 else
-	go test -short -count=1 -parallel 4 -timeout 20m ./cli "$@" || cli_rc=$?
+	go test -short -count=1 -parallel 3 -timeout 20m ./cli "$@" || cli_rc=$?
 fi
 wait "$second" || true
 other_rc=$(cat "$logs/other.rc" 2>/dev/null || echo 1)
