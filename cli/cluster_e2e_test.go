@@ -202,13 +202,13 @@ func TestClusterOfTwoNodes(t *testing.T) {
 		// The same suite on one node, then on two: seconds per suite.
 		for i := 0; i < 2; i++ {
 			began := time.Now()
-			c.suite(fmt.Sprintf("one-%d", i), tasks, pool, 2, func() {}, nil)
+			c.suite(fmt.Sprintf("one-%d", i), tasks, pool, 2, func() {})
 			t.Logf("BENCH one node: suite of 4 runs in %v", time.Since(began).Round(100*time.Millisecond))
 		}
 		c.node(1)
 		for i := 0; i < 2; i++ {
 			began := time.Now()
-			c.suite(fmt.Sprintf("two-%d", i), tasks, pool, 2, func() {}, nil)
+			c.suite(fmt.Sprintf("two-%d", i), tasks, pool, 2, func() {})
 			t.Logf("BENCH two nodes: suite of 4 runs in %v", time.Since(began).Round(100*time.Millisecond))
 		}
 	}
@@ -229,7 +229,7 @@ func TestClusterOfTwoNodes(t *testing.T) {
 	if testing.Short() {
 		killTasks = tasks[:1]
 	}
-	killed := c.suite("kill", killTasks, pool, 2, func() { c.nodes[0].Kill(syscall.SIGKILL) }, nil)
+	killed := c.suite("kill", killTasks, pool, 2, func() { c.nodes[0].Kill(syscall.SIGKILL) })
 	t.Logf("node 1 killed with SIGKILL: next action %v later", killed)
 
 	// Node 1 comes back and owns shards again; PostgreSQL restarts (5 s
@@ -244,7 +244,7 @@ func TestClusterOfTwoNodes(t *testing.T) {
 		c.pg.Stop()
 		time.Sleep(5 * time.Second)
 		c.pg.Start()
-	}, nil)
+	})
 	t.Logf("PostgreSQL stopped for 5 s: next action %v after it went down", pgBack)
 
 	// Device host ca is cut off mid-task and comes back after a while.
@@ -252,15 +252,12 @@ func TestClusterOfTwoNodes(t *testing.T) {
 	if testing.Short() {
 		away = 10 * time.Second
 	}
-	var mended time.Time
 	cut := c.suite("link", tasks[:1], "ca", 1, func() {
 		c.hosts["ca"].Cut()
 		time.Sleep(away)
 		c.hosts["ca"].Mend()
-		mended = time.Now()
-	}, nil)
+	})
 	t.Logf("device host ca cut off for %v: next action %v after the link came back", away, cut-away)
-	_ = mended
 
 	// The last device host is cut off for good: its run reports the device
 	// offline, naming it, within the device timeout (after the action in
@@ -317,7 +314,7 @@ func TestClusterOfTwoNodes(t *testing.T) {
 // second finished action, disrupt runs. Every run must succeed and no
 // action start twice. It returns the time from the disruption's start to
 // the next action started.
-func (c *clusterLab) suite(id string, tasks []string, pool string, repeat int, disrupt func(), _ func()) time.Duration {
+func (c *clusterLab) suite(id string, tasks []string, pool string, repeat int, disrupt func()) time.Duration {
 	t := c.t
 	t.Helper()
 	out := t.TempDir()

@@ -274,8 +274,11 @@ func warnExposed(w io.Writer, ip, uiIP string) {
 // warnExposedTLS is warnExposed for a frontend that may require mutual
 // TLS (then only the Web UI can be unauthenticated).
 func warnExposedTLS(w io.Writer, ip, uiIP string, mtls bool) {
-	for _, x := range []struct{ what, ip string }{{"Temporal frontend (gRPC)", ip}, {"Web UI and its HTTP API", uiIP}} {
-		if a := net.ParseIP(x.ip); a != nil && a.IsLoopback() || x.ip == "localhost" || mtls && x.ip == ip && x.what[0] == 'T' {
+	for _, x := range []struct {
+		what, ip      string
+		authenticated bool
+	}{{"Temporal frontend (gRPC)", ip, mtls}, {"Web UI and its HTTP API", uiIP, false}} {
+		if a := net.ParseIP(x.ip); a != nil && a.IsLoopback() || x.ip == "localhost" || x.authenticated {
 			continue
 		}
 		fmt.Fprintf(w, "WARNING: the %s listens on %s WITHOUT AUTHENTICATION: anyone who can reach it can read every run and start, cancel or terminate runs. Put it behind mTLS or an authenticating proxy (see \"A shared server\" in docs/deployment.md), or keep it on 127.0.0.1.\n", x.what, x.ip)

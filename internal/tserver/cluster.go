@@ -55,20 +55,22 @@ func (s *Server) OwnedShards(ctx context.Context) (int, error) {
 	if s.historyAddr == "" {
 		return 0, fmt.Errorf("not a cluster node")
 	}
-	creds := insecure.NewCredentials()
-	if s.tls != nil {
-		conf, err := ClientTLS(s.tls.CertFile, s.tls.KeyFile, s.tls.CAFile, "")
+	if s.admin == nil { // one connection for every call, made on the first
+		creds := insecure.NewCredentials()
+		if s.tls != nil {
+			conf, err := ClientTLS(s.tls.CertFile, s.tls.KeyFile, s.tls.CAFile, "")
+			if err != nil {
+				return 0, err
+			}
+			creds = credentials.NewTLS(conf)
+		}
+		conn, err := grpc.NewClient(s.HostPort, grpc.WithTransportCredentials(creds))
 		if err != nil {
 			return 0, err
 		}
-		creds = credentials.NewTLS(conf)
+		s.adminConn, s.admin = conn, adminservice.NewAdminServiceClient(conn)
 	}
-	conn, err := grpc.NewClient(s.HostPort, grpc.WithTransportCredentials(creds))
-	if err != nil {
-		return 0, err
-	}
-	defer conn.Close()
-	r, err := adminservice.NewAdminServiceClient(conn).DescribeHistoryHost(ctx, &adminservice.DescribeHistoryHostRequest{HostAddress: s.historyAddr})
+	r, err := s.admin.DescribeHistoryHost(ctx, &adminservice.DescribeHistoryHostRequest{HostAddress: s.historyAddr})
 	if err != nil {
 		return 0, err
 	}

@@ -14,7 +14,6 @@ import (
 	"go.temporal.io/server/common/config"
 	tlog "go.temporal.io/server/common/log"
 	"go.temporal.io/server/common/persistence/sql/sqlplugin/postgresql"
-	sqliteschema "go.temporal.io/server/schema/sqlite"
 	"go.temporal.io/server/tools/common/schema"
 	sqltool "go.temporal.io/server/tools/sql"
 )
@@ -162,16 +161,7 @@ func PrepareSchema(ctx context.Context, p *Postgres, logger tlog.Logger) error {
 			return fmt.Errorf("schema of database %s: %w", db.name, err)
 		}
 	}
-	ns, err := sqliteschema.NewNamespaceConfig("active", Namespace, false, SearchAttributes)
-	if err != nil {
-		return fmt.Errorf("namespace config: %w", err)
-	}
-	// The namespace, made as the SQLite server makes it (CreateNamespaces
-	// speaks to any SQL store through Temporal's own persistence layer).
-	if err := sqliteschema.CreateNamespaces(p.sqlConf(p.Database), ns); err != nil {
-		return fmt.Errorf("create namespace %q: %w", Namespace, err)
-	}
-	return nil
+	return createNamespace(p.sqlConf(p.Database))
 }
 
 // ensureDatabase creates a database unless it exists: a user without the

@@ -23,6 +23,7 @@ import (
 	uiconfig "github.com/temporalio/ui-server/v2/server/config"
 	uiserveroptions "github.com/temporalio/ui-server/v2/server/server_options"
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/server/api/adminservice/v1"
 	clusterpkg "go.temporal.io/server/common/cluster"
 	"go.temporal.io/server/common/config"
 	"go.temporal.io/server/common/dynamicconfig"
@@ -34,6 +35,7 @@ import (
 	"go.temporal.io/server/temporal"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+	"google.golang.org/grpc"
 )
 
 // Namespace is the namespace pcflow creates and uses.
@@ -100,6 +102,9 @@ type Server struct {
 	// historyAddr is a cluster node's history service, tls its TLS files.
 	historyAddr string
 	tls         *TLS
+	// admin asks the node's own frontend about its history service.
+	admin     adminservice.AdminServiceClient
+	adminConn *grpc.ClientConn
 }
 
 // ErrPortInUse reports that the frontend port is already taken: usually
@@ -256,6 +261,9 @@ func uiTLS(t *TLS) uiconfig.TLS {
 
 // Stop stops the UI and the server and releases the database lock.
 func (s *Server) Stop() {
+	if s.adminConn != nil {
+		s.adminConn.Close()
+	}
 	if s.ui != nil {
 		s.ui.Stop()
 	}
@@ -316,14 +324,24 @@ func sqlConfig(file string) (*config.SQL, error) {
 			}
 		}
 	}
-	ns, err := sqliteschema.NewNamespaceConfig("active", Namespace, false, SearchAttributes)
-	if err != nil {
-		return nil, fmt.Errorf("namespace config: %w", err)
-	}
-	if err := sqliteschema.CreateNamespaces(conf, ns); err != nil {
-		return nil, fmt.Errorf("create namespace %q: %w", Namespace, err)
+	if err := createNamespace(conf); err != nil {
+		return nil, err
 	}
 	return conf, nil
+}
+
+// createNamespace makes pcflow's namespace, with its search attributes,
+// in a store unless it is there (CreateNamespaces speaks to any SQL store
+// through Temporal's own persistence layer: SQLite and PostgreSQL alike).
+func createNamespace(conf *config.SQL) error {
+	ns, err := sqliteschema.NewNamespaceConfig("active", Namespace, false, SearchAttributes)
+	if err != nil {
+		return fmt.Errorf("namespace config: %w", err)
+	}
+	if err := sqliteschema.CreateNamespaces(conf, ns); err != nil {
+		return fmt.Errorf("create namespace %q: %w", Namespace, err)
+	}
+	return nil
 }
 
 // ClusterPorts are the ports a cluster node's services listen on, from
