@@ -82,6 +82,14 @@ func computerCall(tool string, in map[string]any) (Call, error) {
 		}
 		out["keys"] = splitKeys(t)
 		return Call{Name: "hotkey", Args: out}, nil
+	case "key_down", "key_up":
+		// EvoCUA: keys held down or released (Shift while clicking).
+		keys, err := strs(in["keys"])
+		if err != nil || len(keys) == 0 {
+			return Call{}, fmt.Errorf(`%s %s needs "keys", e.g. ["shift"]`, tool, action)
+		}
+		out["keys"] = lowerKeys(keys)
+		return Call{Name: map[string]string{"key_down": "keydown", "key_up": "keyup"}[action], Args: out}, nil
 	case "hold_key":
 		t, _ := in["text"].(string)
 		d, _ := in["duration"].(float64)

@@ -114,12 +114,25 @@ func parseActionJSON(content string) (Answer, error) {
 
 var toolCallBlock = regexp.MustCompile(`(?s)<tool_call>(.*?)(?:</tool_call>|$)`)
 
+// hermesThought is the text before the first <tool_call> without its
+// label: "Thought:", or EvoCUA's "Action:" (a one-sentence description of
+// the call that follows).
+func hermesThought(s string) string {
+	s = strings.TrimSpace(s)
+	for _, l := range []string{"Thought:", "Action:"} {
+		if strings.HasPrefix(s, l) {
+			return strings.TrimSpace(s[len(l):])
+		}
+	}
+	return s
+}
+
 func parseHermes(content string) (Answer, error) {
 	idx := strings.Index(content, "<tool_call>")
 	if idx < 0 {
 		return Answer{Thought: strings.TrimSpace(content)}, fmt.Errorf(`no <tool_call>{"name": …, "arguments": {…}}</tool_call> in the answer`)
 	}
-	a := Answer{Thought: strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(content[:idx]), "Thought:"))}
+	a := Answer{Thought: hermesThought(content[:idx])}
 	for _, m := range toolCallBlock.FindAllStringSubmatch(content[idx:], -1) {
 		body := strings.TrimSpace(m[1])
 		var tc struct {

@@ -97,6 +97,10 @@ func Builtins() []Profile {
 			Sizing: Sizing{Mode: SizeSmartResize, Resize: QwenVL3Resize},
 			Fits:   "Qwen3-VL (Instruct and Thinking); <think> is stripped",
 			Serve:  "vLLM, Ollama or LM Studio; <tool_call> answers are parsed from the text"},
+		{Name: "evocua", Protocol: ProtoText, Format: FormatHermes, Space: SpaceRelative999,
+			Sizing: Sizing{Mode: SizeSmartResize, Resize: EvoCUAResize},
+			Fits:   "EvoCUA-32B/8B (Meituan, on Qwen3-VL): Action: … then Qwen's computer_use <tool_call>, x and y on 0–999",
+			Serve:  "vLLM (vllm serve meituan/EvoCUA-32B-20260105); <tool_call> answers are parsed from the text"},
 		{Name: "gemini", Protocol: ProtoOpenAITools, Format: FormatAuto, Space: SpaceNormalized999,
 			Sizing: Sizing{Mode: SizeLongestSide, MaxSide: 1440},
 			Fits:   "Gemini 2.5 / 3 (x and y on a 1000×1000 grid, 0–999)",
@@ -132,14 +136,14 @@ func (p Profile) Validate() error {
 			FormatActionJSON, FormatUITARS, FormatHermes, FormatAuto)
 	}
 	switch p.Space {
-	case SpaceImage, SpaceRelative1000, SpaceNormalized999:
+	case SpaceImage, SpaceRelative1000, SpaceRelative999, SpaceNormalized999:
 	case SpaceSmartResize:
 		if p.Resize.Factor <= 0 {
 			return fmt.Errorf("%s: the %s space needs resize.factor (28 for Qwen2.5-VL and UI-TARS-1.5)", where, p.Space)
 		}
 	default:
-		return fmt.Errorf("%s: unknown coordinate space %q; use %s, %s, %s or %s", where, p.Space,
-			SpaceImage, SpaceRelative1000, SpaceNormalized999, SpaceSmartResize)
+		return fmt.Errorf("%s: unknown coordinate space %q; use %s, %s, %s, %s or %s", where, p.Space,
+			SpaceImage, SpaceRelative1000, SpaceRelative999, SpaceNormalized999, SpaceSmartResize)
 	}
 	if _, _, err := p.Sizing.Size(1920, 1080); err != nil {
 		return fmt.Errorf("%s: sizing: %w", where, err)

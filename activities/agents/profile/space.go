@@ -17,6 +17,10 @@ const (
 	// SpaceRelative1000 is 0–1000 per axis, relative to the image
 	// (UI-TARS 1.0, Qwen3-VL, Doubao): x = 1000 is the right edge.
 	SpaceRelative1000 Space = "relative-1000"
+	// SpaceRelative999 is 0–999 per axis, relative to the image, with 999
+	// the right or bottom edge: screen x = x / 999 × width (EvoCUA, whose
+	// agent maps its Qwen3-VL answers so).
+	SpaceRelative999 Space = "relative-999"
 	// SpaceNormalized999 is a 1000×1000 grid with values 0–999 (Gemini's
 	// computer-use model): screen x = x / 1000 × width.
 	SpaceNormalized999 Space = "normalized-999"
@@ -47,6 +51,9 @@ var (
 	// UITARS15Resize is UI-TARS-1.5's coordinate processing
 	// (MIN_PIXELS 100×28×28, MAX_PIXELS 16384×28×28).
 	UITARS15Resize = SmartResize{Factor: 28, MinPixels: 100 * 28 * 28, MaxPixels: 16384 * 28 * 28}
+	// EvoCUAResize is EvoCUA's image processing (mm_agents/evocua/utils.py:
+	// factor 32, min_pixels 56×56, max_pixels 16×16×4×12800).
+	EvoCUAResize = SmartResize{Factor: 32, MinPixels: 56 * 56, MaxPixels: 16 * 16 * 4 * 12800}
 	// QwenVL3Resize is Qwen3-VL's (patch 16, merge 2: factor 32).
 	QwenVL3Resize = SmartResize{Factor: 32, MinPixels: 64 * 32 * 32, MaxPixels: 16384 * 32 * 32}
 )
@@ -88,13 +95,15 @@ func (s SmartResize) Resize(width, height int) (w, h int, err error) {
 
 // Extent is the size of the model's coordinate frame for f: the
 // largest coordinate values plus one for pixel spaces, 1000 or 1000 for
-// the grids.
+// the grids (999 for relative-999).
 func (p Profile) Extent(f Frame) (w, h float64, err error) {
 	switch p.Space {
 	case SpaceImage, "":
 		return float64(f.ImageW), float64(f.ImageH), nil
 	case SpaceRelative1000, SpaceNormalized999:
 		return 1000, 1000, nil
+	case SpaceRelative999:
+		return 999, 999, nil
 	case SpaceSmartResize:
 		sw, sh, err := p.Resize.Resize(f.ImageW, f.ImageH)
 		return float64(sw), float64(sh), err
@@ -107,7 +116,7 @@ func (p Profile) limit(e float64) float64 {
 	switch p.Space {
 	case SpaceRelative1000:
 		return 1000
-	case SpaceNormalized999:
+	case SpaceNormalized999, SpaceRelative999:
 		return 999
 	}
 	return e - 1
@@ -132,6 +141,8 @@ func hint(s Space, m float64) string {
 		return "give x and y in thousandths of the image width and height (0–1000)"
 	case SpaceNormalized999:
 		return "give x and y on the 1000×1000 grid (0–999)"
+	case SpaceRelative999:
+		return "give x and y in 999ths of the image width and height (0–999)"
 	}
 	return fmt.Sprintf("give pixels of the %s frame you see (0–%g)", s, m)
 }

@@ -32,6 +32,8 @@ func TestSmartResize(t *testing.T) {
 		// Python rounds half to even: 42/28 = 1.5 → 2, 70/28 = 2.5 → 2.
 		{"half to even", profile.SmartResize{Factor: 28, MinPixels: 1, MaxPixels: 1 << 30}, 70, 42, 56, 56},
 		{"qwen3 factor 32", profile.QwenVL3Resize, 1440, 900, 1440, 896},
+		// EvoCUA: round(1080/32)=33.75→34: 1920×1088 is within 13107200 pixels.
+		{"evocua 1920x1080", profile.EvoCUAResize, 1920, 1080, 1920, 1088},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w, h, err := tc.r.Resize(tc.w, tc.h)
@@ -78,6 +80,9 @@ func TestToScreen(t *testing.T) {
 		// Gemini's reference: int(x / 1000 * width).
 		{"gemini 999", "gemini", [2]int{1440, 900}, 999, 999, 1438, 899},
 		{"gemini centre", "gemini", [2]int{1440, 900}, 500, 500, 720, 450},
+		// EvoCUA's agent: int(x * width / 999); 999 is the last pixel.
+		{"relative-999 edge", "evocua", [2]int{1440, 896}, 999, 999, 1439, 899},
+		{"relative-999 centre", "evocua", [2]int{1440, 896}, 499.5, 499.5, 720, 450},
 		// UI-TARS-1.5: int(x / new_w * w) with new_w, new_h = smart_resize(h, w).
 		// The image sent is 1428×896 (itself smart-resized), so the frame is 1428×896.
 		{"uitars-1.5 smart", "uitars-1.5", [2]int{1428, 896}, 714, 448, 720, 450},
@@ -184,7 +189,7 @@ func TestSizing(t *testing.T) {
 }
 
 func TestBuiltins(t *testing.T) {
-	want := []string{"anthropic-computer", "gemini", "openai-computer", "openai-tools", "qwen2.5-vl", "qwen3-vl", "uitars-1.0", "uitars-1.5"}
+	want := []string{"anthropic-computer", "evocua", "gemini", "openai-computer", "openai-tools", "qwen2.5-vl", "qwen3-vl", "uitars-1.0", "uitars-1.5"}
 	s, err := profile.NewSet()
 	if err != nil {
 		t.Fatal(err)
@@ -200,7 +205,7 @@ func TestBuiltins(t *testing.T) {
 	if p, _ := s.Get(""); p.Name != "openai-tools" {
 		t.Errorf("default profile = %s, want openai-tools", p.Name)
 	}
-	if _, err := s.Get("uitars-2"); err == nil || !strings.Contains(err.Error(), "choose one of anthropic-computer, gemini") {
+	if _, err := s.Get("uitars-2"); err == nil || !strings.Contains(err.Error(), "choose one of anthropic-computer, evocua, gemini") {
 		t.Errorf("Get(uitars-2) error = %v, want the list of profiles", err)
 	}
 }

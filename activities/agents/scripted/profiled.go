@@ -59,6 +59,9 @@ func profiled(p profile.Profile, rec Request, marks []agent.Mark, st Step, args 
 			if p.Space == profile.SpaceRelative1000 { // Qwen3-VL thinks aloud
 				content = "<think>\n" + thought + "\n</think>\n\n<tool_call>\n" + string(b) + "\n</tool_call>"
 			}
+			if p.Space == profile.SpaceRelative999 { // EvoCUA: a one-sentence Action, then the call
+				content = "Action: " + thought + "\n<tool_call>\n" + string(b) + "\n</tool_call>"
+			}
 		}
 		return toolAnswer(rec, "", nil, content, fault), nil
 	}
@@ -211,6 +214,8 @@ func imageToSpace(p profile.Profile, iw, ih int, x, y float64) (int, int, error)
 	switch p.Space {
 	case profile.SpaceRelative1000, profile.SpaceNormalized999:
 		return int(x * 1000 / float64(iw)), int(y * 1000 / float64(ih)), nil
+	case profile.SpaceRelative999:
+		return int(x * 999 / float64(iw)), int(y * 999 / float64(ih)), nil
 	case profile.SpaceSmartResize:
 		rw, rh, err := p.Resize.Resize(iw, ih)
 		if err != nil {
