@@ -36,6 +36,8 @@ func (p Profile) CoordinateHint(f Frame) string {
 		return "x and y in thousandths of the image width and height (0–1000; 0,0 is the top left)"
 	case SpaceNormalized999:
 		return "x and y on a 1000×1000 grid over the image (0–999; 0,0 is the top left)"
+	case SpaceRelative999:
+		return "x and y in 999ths of the image width and height (0–999; 0,0 is the top left, 999,999 the bottom right)"
 	case SpaceSmartResize:
 		w, h, err := p.Extent(f)
 		if err != nil {
