@@ -1,9 +1,10 @@
 // Package officetest makes office files with the real LibreOffice for
 // tests: a workbook written with excelize (formulas, styles, a chart,
 // panes, a filter, a conditional format) is opened and saved again by
-// soffice as .xlsx, .ods and .csv, and a flat OpenDocument text is saved as
-// .docx, .odt and .pdf. The "wrong" set differs from the right one in every
-// property the tests check.
+// soffice as .xlsx, .ods and .csv, a flat OpenDocument text is saved as
+// .docx, .odt and .pdf, and a flat OpenDocument presentation as .pptx and
+// .odp. The "wrong" set differs from the right one in every property the
+// tests check.
 package officetest
 
 import (
@@ -25,7 +26,7 @@ import (
 
 // Make writes the source files into dir/src and converts them with soffice
 // into dir: sales.xlsx, sales.ods, sales.csv, sales.xls, report.docx, report.odt,
-// report.pdf. dir/src/sales.xlsx is excelize's own file (it keeps the frozen
+// report.pdf, deck.pptx, deck.odp. dir/src/sales.xlsx is excelize's own file (it keeps the frozen
 // pane, which headless LibreOffice drops). wrong makes the variants that
 // differ in every checked property. A converted set is kept in the user's
 // cache folder under the hash of its sources and the soffice program, and
@@ -44,7 +45,7 @@ type Set struct {
 // format for all of them.
 func MakeSets(ctx context.Context, sets ...Set) error {
 	if _, err := exec.LookPath("soffice"); err != nil {
-		return fmt.Errorf("soffice not found: install libreoffice-calc and libreoffice-writer (scripts/setup.sh does)")
+		return fmt.Errorf("soffice not found: install libreoffice-calc, libreoffice-writer and libreoffice-impress (scripts/setup.sh does)")
 	}
 	type pending struct {
 		Set
@@ -61,6 +62,9 @@ func MakeSets(ctx context.Context, sets ...Set) error {
 			return err
 		}
 		if err := os.WriteFile(filepath.Join(src, "report.fodt"), []byte(reportFODT(set.Wrong)), 0o644); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(src, "deck.fodp"), []byte(deckFODP(set.Wrong)), 0o644); err != nil {
 			return err
 		}
 		cache, key := cacheDir(set.Wrong)
@@ -118,14 +122,19 @@ func MakeSets(ctx context.Context, sets ...Set) error {
 var conversions = []struct{ in, format string }{
 	{"sales.xlsx", "xlsx"}, {"sales.xlsx", "ods"}, {"sales.xlsx", "csv"}, {"sales.xlsx", "xls"},
 	{"report.fodt", "docx"}, {"report.fodt", "odt"}, {"report.fodt", "pdf"},
+	{"deck.fodp", "pptx"}, {"deck.fodp", "odp"},
 }
 
-// generator is this file: the cache key holds it, so a change to how the
-// sets are made is a new key (excelize's own output is not byte-for-byte
-// the same from run to run, so the sources' bytes cannot be the key).
+// generator is this file (and deckGenerator deck.go): the cache key holds
+// them, so a change to how the sets are made is a new key (excelize's own
+// output is not byte-for-byte the same from run to run, so the sources'
+// bytes cannot be the key).
 //
 //go:embed officetest.go
 var generator []byte
+
+//go:embed deck.go
+var deckGenerator []byte
 
 // cacheDir is where converted sets are kept between test binaries (the
 // office and the conformance tests make the same files; each soffice start
@@ -140,6 +149,7 @@ func cacheDir(wrong bool) (dir, key string) {
 	h := sha256.New()
 	fmt.Fprintf(h, "wrong=%v\n", wrong)
 	h.Write(generator)
+	h.Write(deckGenerator)
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, m := range bi.Deps {
 			if m.Path == "github.com/xuri/excelize/v2" {
