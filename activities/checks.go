@@ -39,6 +39,14 @@ type CheckInput struct {
 	States    []string `json:"states,omitempty"`
 	// Capture asks for the value read (CheckResult.Value).
 	Capture bool `json:"capture,omitempty"`
+	// Window is a part of the title of the window a screen_text check
+	// reads, instead of the whole screen.
+	Window string `json:"window,omitempty"`
+	// Expected, Threshold and IgnoreCase are a similarity check's (its
+	// reference file is SameAs).
+	Expected   *string `json:"expected,omitempty"`
+	Threshold  float64 `json:"threshold,omitempty"`
+	IgnoreCase bool    `json:"ignore_case,omitempty"`
 }
 
 // CheckResult is the outcome of one check.
@@ -52,6 +60,9 @@ type CheckResult struct {
 	// output), when it was asked to capture it; secrets redacted, at most
 	// MaxCaptured bytes.
 	Value string `json:"value,omitempty"`
+	// Score is how close a similarity check found its file, from 0 to 1;
+	// it is the check's share of its weight in the task's partial credit.
+	Score *float64 `json:"score,omitempty"`
 }
 
 // MaxCaptured bounds a captured value, to keep history small.
@@ -61,7 +72,7 @@ const MaxCaptured = 4096
 // far. It is pure and deterministic: workflows call it.
 func NewCheckInput(ck plan.Check, outs plan.Outputs) (CheckInput, error) {
 	in := CheckInput{Name: ck.Name, Kind: ck.Kind, Cell: ck.Cell, Sheet: ck.Sheet, Exists: ck.Exists, ExitCode: ck.ExitCode,
-		Normalize: ck.Normalize, Entries: ck.Entries, Role: ck.Role, States: ck.States, Capture: ck.Capture}
+		Normalize: ck.Normalize, Entries: ck.Entries, Role: ck.Role, States: ck.States, Capture: ck.Capture, Window: ck.Window}
 	str := func(e *plan.Expr) (*string, error) {
 		if e == nil {
 			return nil, nil
@@ -115,6 +126,12 @@ func NewCheckInput(ck plan.Check, outs plan.Outputs) (CheckInput, error) {
 		o.Gold = nil
 		in.Office = &o
 	}
+	if s := ck.Similarity; s != nil {
+		in.Threshold, in.IgnoreCase = s.Threshold, s.IgnoreCase
+		if in.Expected, err = str(s.Expected); err != nil {
+			return in, err
+		}
+	}
 	return in, nil
 }
 
@@ -124,7 +141,9 @@ func NewCheckInput(ck plan.Check, outs plan.Outputs) (CheckInput, error) {
 type conditions struct {
 	path                                   string
 	contains, matches, equals, notContains *string
-	red                                    *Redactor
+	// expected is a similarity check's expected text.
+	expected *string
+	red      *Redactor
 }
 
 // checkKind evaluates one kind of device check. It returns the text the
@@ -138,16 +157,18 @@ type checkKind func(a *Activities, ctx context.Context, in CheckInput, c conditi
 // is one line here and one file.
 func checkKinds() map[string]checkKind {
 	return map[string]checkKind{
-		plan.CheckFile:        (*Activities).checkFile,
-		plan.CheckCommand:     (*Activities).checkCommand,
-		plan.CheckWindowTitle: (*Activities).checkWindowTitle,
-		plan.CheckScreenText:  (*Activities).checkScreenText,
-		plan.CheckClipboard:   (*Activities).checkClipboard,
-		plan.CheckCell:        (*Activities).checkCell,
-		plan.CheckSheet:       (*Activities).checkSheet,
-		plan.CheckDocument:    (*Activities).checkDocument,
-		plan.CheckDirectory:   (*Activities).checkDirectory,
-		plan.CheckElement:     (*Activities).checkElement,
+		plan.CheckFile:         (*Activities).checkFile,
+		plan.CheckCommand:      (*Activities).checkCommand,
+		plan.CheckWindowTitle:  (*Activities).checkWindowTitle,
+		plan.CheckScreenText:   (*Activities).checkScreenText,
+		plan.CheckClipboard:    (*Activities).checkClipboard,
+		plan.CheckCell:         (*Activities).checkCell,
+		plan.CheckSheet:        (*Activities).checkSheet,
+		plan.CheckDocument:     (*Activities).checkDocument,
+		plan.CheckPresentation: (*Activities).checkPresentation,
+		plan.CheckDirectory:    (*Activities).checkDirectory,
+		plan.CheckElement:      (*Activities).checkElement,
+		plan.CheckSimilarity:   (*Activities).checkSimilarity,
 	}
 }
 
@@ -185,7 +206,7 @@ func (a *Activities) Check(ctx context.Context, in CheckInput) (*CheckResult, er
 		}
 		return &v
 	}
-	c := conditions{contains: sec(in.Contains), matches: sec(in.Matches), equals: sec(in.Equals), notContains: sec(in.NotContains), path: *sec(&in.Path), red: red}
+	c := conditions{contains: sec(in.Contains), matches: sec(in.Matches), equals: sec(in.Equals), notContains: sec(in.NotContains), expected: sec(in.Expected), path: *sec(&in.Path), red: red}
 	if rerr != nil {
 		return nil, rerr
 	}

@@ -38,8 +38,10 @@ func newCheckKinds() checkKinds {
 		cellCheck(),
 		sheetCheck(),
 		documentCheck(),
+		presentationCheck(),
 		directoryCheck(),
 		elementCheck(),
+		similarityCheck(),
 	}
 }
 
@@ -61,11 +63,11 @@ func (ks checkKinds) get(name string) (checkKind, bool) {
 	return checkKind{}, false
 }
 
-// schema is the check block's schema: after, expect, device and one block
-// per kind.
+// schema is the check block's schema: after, expect, device, weight and
+// one block per kind.
 func (ks checkKinds) schema() *hcl.BodySchema {
 	s := &hcl.BodySchema{
-		Attributes: []hcl.AttributeSchema{{Name: "after"}, {Name: "expect"}, {Name: "device"}},
+		Attributes: []hcl.AttributeSchema{{Name: "after"}, {Name: "expect"}, {Name: "device"}, {Name: "weight"}},
 	}
 	for _, k := range ks {
 		s.Blocks = append(s.Blocks, hcl.BlockHeaderSchema{Type: k.name})
@@ -164,11 +166,15 @@ func (p *parser) checks(st *scope, blocks hcl.Blocks, device, owner string) []pl
 	return out
 }
 
-// check decodes one check "NAME" { after, device, expect | KIND { ... } }.
+// check decodes one check "NAME" { after, device, weight, expect | KIND
+// { ... } }.
 func (p *parser) check(st *scope, blk *hcl.Block, device string) (plan.Check, []hcl.Range) {
 	c, d := blk.Body.Content(p.kinds.schema())
 	p.diags = append(p.diags, d...)
 	ck := plan.Check{Name: blk.Labels[0]}
+	if a, ok := c.Attributes["weight"]; ok {
+		ck.Weight = p.weight(st, a)
+	}
 	var afterRanges []hcl.Range
 	if a, ok := c.Attributes["after"]; ok {
 		ck.After, afterRanges = p.refList(a, "check")
@@ -282,7 +288,7 @@ func (p *parser) settleConditions(kb *hcl.Block, kc *hcl.BodyContent, ck *plan.C
 }
 
 // valueless are the kinds that decide without reading one value to capture.
-var valueless = map[string]bool{plan.CheckSheet: true, plan.CheckDirectory: true, plan.CheckElement: true, plan.CheckWindowTitle: true}
+var valueless = map[string]bool{plan.CheckSheet: true, plan.CheckDirectory: true, plan.CheckElement: true, plan.CheckWindowTitle: true, plan.CheckSimilarity: true}
 
 // bodyVariables lists the traversals a block's attributes (and those of
 // its nested blocks) read.

@@ -180,7 +180,16 @@ type Check struct {
 	// name is tested with Equals, Contains and Matches.
 	Role   string   `json:"role,omitempty"`
 	States []string `json:"states,omitempty"`
+	// Window is a part of the title of the window whose text a screen_text
+	// check reads (OCR of that window alone), instead of the whole screen.
+	Window string `json:"window,omitempty"`
 	Office *Office  `json:"office,omitempty"`
+	// Similarity holds a similarity check's expected text and threshold
+	// (its reference file is SameAs).
+	Similarity *Similarity `json:"similarity,omitempty"`
+	// Weight is what the check counts for in the task's partial credit;
+	// 0 (a plan written before weights) counts as 1. See Credit.
+	Weight float64 `json:"weight,omitempty"`
 }
 
 // CheckValueKey is where a captured check's value sits among the outputs

@@ -1,0 +1,299 @@
+package activities
+
+import (
+	"context"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pcflow/pcflow/activities/office/officetest"
+	"github.com/pcflow/pcflow/specs/plan"
+)
+
+// TestTextRatio: the score is rapidfuzz's ratio (2·LCS / total length),
+// which OSWorld's fuzzy_match and compare_docx_files use: the published
+// examples give the published numbers, and the bit-parallel LCS equals the
+// plain table on random texts longer than one and two machine words.
+func TestTextRatio(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want float64
+	}{
+		{"this is a test", "this is a test!", 28.0 / 29},
+		{"fuzzy wuzzy was a bear", "wuzzy fuzzy was a bear", 40.0 / 44},
+		{"same", "same", 1},
+		{"", "", 1},
+		{"abc", "", 0},
+		{"abc", "xyz", 0},
+		{"Grüße", "Grusse", 2 * 3.0 / 11},
+	} {
+		if got := TextRatio(tt.a, tt.b); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("TextRatio(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	text := func(n int) []rune {
+		r := make([]rune, n)
+		for i := range r {
+			r[i] = rune('a' + rng.IntN(4))
+		}
+		return r
+	}
+	for _, n := range [][2]int{{1, 1}, {63, 64}, {64, 65}, {130, 97}, {200, 300}, {7, 129}} {
+		a, b := text(n[0]), text(n[1])
+		if got, want := lcs(a, b), naiveLCS(a, b); got != want {
+			t.Errorf("lcs of %d and %d runes = %d, want %d (the plain table)", n[0], n[1], got, want)
+		}
+	}
+}
+
+func naiveLCS(a, b []rune) int {
+	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
+	for i := range a {
+		for j := range b {
+			if a[i] == b[j] {
+				cur[j+1] = prev[j] + 1
+			} else {
+				cur[j+1] = max(prev[j+1], cur[j])
+			}
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// TestSSIMMatchesTheDefinition: the sliding sums give, window by window,
+// what the SSIM formula gives over each 7×7 window computed directly
+// (skimage's defaults: K1 0.01, K2 0.03, sample covariance).
+func TestSSIMMatchesTheDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const w, h = 23, 17
+	x, y := make([]uint8, w*h), make([]uint8, w*h)
+	for i := range x {
+		x[i] = uint8(rng.IntN(256))
+		y[i] = uint8(min(255, max(0, int(x[i])+rng.IntN(81)-40)))
+	}
+	got := planeSSIM(x, y, w, h, 7)
+	var total float64
+	var n int
+	for top := 0; top+7 <= h; top++ {
+		for left := 0; left+7 <= w; left++ {
+			var xs, ys []float64
+			for r := top; r < top+7; r++ {
+				for c := left; c < left+7; c++ {
+					xs, ys = append(xs, float64(x[r*w+c])), append(ys, float64(y[r*w+c]))
+				}
+			}
+			total += windowSSIM(xs, ys)
+			n++
+		}
+	}
+	if want := total / float64(n); math.Abs(got-want) > 1e-9 {
+		t.Errorf("planeSSIM = %.12f, want %.12f (window by window)", got, want)
+	}
+	if same := planeSSIM(x, x, w, h, 7); same != 1 {
+		t.Errorf("planeSSIM of a plane with itself = %v, want exactly 1", same)
+	}
+}
+
+func windowSSIM(x, y []float64) float64 {
+	n := float64(len(x))
+	var mx, my float64
+	for i := range x {
+		mx += x[i] / n
+		my += y[i] / n
+	}
+	var vx, vy, cov float64
+	for i := range x {
+		vx += (x[i] - mx) * (x[i] - mx) / (n - 1)
+		vy += (y[i] - my) * (y[i] - my) / (n - 1)
+		cov += (x[i] - mx) * (y[i] - my) / (n - 1)
+	}
+	c1, c2 := math.Pow(0.01*255, 2), math.Pow(0.03*255, 2)
+	return (2*mx*my + c1) * (2*cov + c2) / ((mx*mx + my*my + c1) * (vx + vy + c2))
+}
+
+// logo draws a picture with edges, flat areas and a gradient, as an
+// application's saved drawing has; spot paints a square of another colour
+// into it.
+func logo(w, h int, spot bool) *image.NRGBA {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			c := color.NRGBA{uint8(x * 255 / w), uint8(y * 255 / h), 128, 255}
+			if (x-w/2)*(x-w/2)+(y-h/2)*(y-h/2) < (h/3)*(h/3) {
+				c = color.NRGBA{200, 30, 30, 255}
+			}
+			if spot && x > w/8 && x < w/2 && y > h/8 && y < h/2 {
+				c = color.NRGBA{20, 200, 40, 255}
+			}
+			img.Set(x, y, c)
+		}
+	}
+	return img
+}
+
+func writeImage(t *testing.T, path string, img image.Image) string {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if strings.HasSuffix(path, ".jpg") {
+		err = jpeg.Encode(f, img, &jpeg.Options{Quality: 75})
+	} else {
+		err = png.Encode(f, img)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// similarity runs a similarity check through Check, as a worker does.
+func similarity(t *testing.T, path string, expected, sameAs *string, threshold float64, fold bool) *CheckResult {
+	t.Helper()
+	lit := func(s *string) *plan.Expr {
+		if s == nil {
+			return nil
+		}
+		x := plan.Lit(*s)
+		return &x
+	}
+	ck := plan.Check{Name: "similar", Kind: plan.CheckSimilarity, Path: lit(&path), SameAs: lit(sameAs),
+		Similarity: &plan.Similarity{Expected: lit(expected), Threshold: threshold, IgnoreCase: fold}}
+	in, err := NewCheckInput(ck, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := (&Activities{}).Check(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Score == nil {
+		t.Fatalf("similarity check of %s recorded no score (%s)", path, r.Detail)
+	}
+	t.Logf("%s: score %v", filepath.Base(path), *r.Score)
+	return r
+}
+
+func str(s string) *string { return &s }
+
+// TestSimilarityCheckOfTextFiles: a file typed with one slip scores high
+// and passes a 0.9 threshold but not the default (identical) one; another
+// text scores low; white space runs and, when asked, case do not count; a
+// missing file scores 0 and says why.
+func TestSimilarityCheckOfTextFiles(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	want := "Dear Ann,\nthe meeting moves to Friday at 10.\nBest, Bo\n"
+	slip := write("slip.txt", "Dear Ann,\nthe meeting moves to Fridya at 10.\nBest, Bo\n")
+	spaced := write("spaced.txt", "DEAR ANN,   the meeting moves to Friday at 10.\r\n\r\nBest, Bo")
+	other := write("other.txt", "Shopping: milk, eggs, bread.\n")
+	ref := write("ref.txt", want)
+	for _, tt := range []struct {
+		name      string
+		path      string
+		expected  *string
+		sameAs    *string
+		threshold float64
+		fold      bool
+		passed    bool
+		score     [2]float64 // the score lies in [lo, hi]
+		detail    string
+	}{
+		{"slip passes 0.9", slip, str(want), nil, 0.9, false, true, [2]float64{0.97, 0.99}, "first differ at character 36"},
+		{"slip fails identical", slip, nil, str(ref), 1, false, false, [2]float64{0.97, 0.99}, "below the threshold 1"},
+		{"white space and case", spaced, str(want), nil, 1, true, true, [2]float64{1, 1}, "has the text of the expected text"},
+		{"case counts by default", spaced, nil, str(ref), 0.95, false, false, [2]float64{0.8, 0.95}, "below"},
+		{"another text", other, str(want), nil, 0.5, false, false, [2]float64{0, 0.5}, "below"},
+		{"missing file", filepath.Join(dir, "gone.txt"), str(want), nil, 0.1, false, false, [2]float64{0, 0}, "no such file"},
+		{"missing reference", slip, nil, str(filepath.Join(dir, "gone.txt")), 0.1, false, false, [2]float64{0, 0}, "reference file"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := similarity(t, tt.path, tt.expected, tt.sameAs, tt.threshold, tt.fold)
+			if r.Passed != tt.passed || *r.Score < tt.score[0] || *r.Score > tt.score[1] || !strings.Contains(r.Detail, tt.detail) {
+				t.Errorf("similarity(%s) = passed=%v score=%v %q; want passed=%v, score in %v, detail with %q",
+					tt.name, r.Passed, *r.Score, r.Detail, tt.passed, tt.score, tt.detail)
+			}
+		})
+	}
+}
+
+// TestSimilarityCheckOfDocuments: documents LibreOffice saved are compared
+// by their text, across formats: the right report as .docx against the
+// same report as .odt is identical; against the wrong report (another
+// heading, another word, an extra table) it scores high but below 1.
+func TestSimilarityCheckOfDocuments(t *testing.T) {
+	dir := t.TempDir()
+	right, wrong := filepath.Join(dir, "right"), filepath.Join(dir, "wrong")
+	if err := officetest.MakeSets(context.Background(), officetest.Set{Dir: right}, officetest.Set{Dir: wrong, Wrong: true}); err != nil {
+		t.Fatal(err)
+	}
+	same := similarity(t, filepath.Join(right, "report.docx"), nil, str(filepath.Join(right, "report.odt")), 1, false)
+	if !same.Passed || *same.Score != 1 {
+		t.Errorf("report.docx against report.odt = passed=%v score=%v %q, want identical text", same.Passed, *same.Score, same.Detail)
+	}
+	diff := similarity(t, filepath.Join(wrong, "report.docx"), nil, str(filepath.Join(right, "report.odt")), 0.9, false)
+	if !diff.Passed || *diff.Score >= 1 || *diff.Score < 0.9 {
+		t.Errorf("wrong report.docx against the right report.odt = passed=%v score=%v %q, want a score in [0.9, 1)", diff.Passed, *diff.Score, diff.Detail)
+	}
+	strict := similarity(t, filepath.Join(wrong, "report.docx"), nil, str(filepath.Join(right, "report.odt")), 1, false)
+	if strict.Passed || *strict.Score != *diff.Score {
+		t.Errorf("the same at threshold 1 = passed=%v score=%v, want a failure with the same score %v", strict.Passed, *strict.Score, *diff.Score)
+	}
+}
+
+// TestSimilarityCheckOfImages: images Go's encoders wrote: the same
+// picture in another file is identical; a JPEG of it is close; a picture
+// with a square painted over scores lower, and below the threshold; a
+// picture of another size scores 0 saying so; a file that is no image
+// fails saying so.
+func TestSimilarityCheckOfImages(t *testing.T) {
+	dir := t.TempDir()
+	ref := writeImage(t, filepath.Join(dir, "ref.png"), logo(160, 120, false))
+	copyPNG := writeImage(t, filepath.Join(dir, "copy.png"), logo(160, 120, false))
+	lossy := writeImage(t, filepath.Join(dir, "lossy.jpg"), logo(160, 120, false))
+	spot := writeImage(t, filepath.Join(dir, "spot.png"), logo(160, 120, true))
+	small := writeImage(t, filepath.Join(dir, "small.png"), logo(80, 60, false))
+	notImage := filepath.Join(dir, "text.png")
+	if err := os.WriteFile(notImage, []byte("not a picture"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name      string
+		path      string
+		threshold float64
+		passed    bool
+		score     [2]float64
+		detail    string
+	}{
+		{"same pixels", copyPNG, 1, true, [2]float64{1, 1}, "SSIM of"},
+		{"jpeg of it", lossy, 0.9, true, [2]float64{0.9, 0.999}, "reaches the threshold 0.9"},
+		{"square painted", spot, 0.9, false, [2]float64{0.3, 0.9}, "below the threshold 0.9"},
+		{"other size", small, 0.5, false, [2]float64{0, 0}, "differ in size: 80x60 and 160x120"},
+		{"not an image", notImage, 0.5, false, [2]float64{0, 0}, "not an image this check reads"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := similarity(t, tt.path, nil, &ref, tt.threshold, false)
+			if r.Passed != tt.passed || *r.Score < tt.score[0] || *r.Score > tt.score[1] || !strings.Contains(r.Detail, tt.detail) {
+				t.Errorf("similarity(%s) = passed=%v score=%v %q; want passed=%v, score in %v, detail with %q",
+					tt.name, r.Passed, *r.Score, r.Detail, tt.passed, tt.score, tt.detail)
+			}
+		})
+	}
+}
