@@ -36,6 +36,10 @@ func docCond(o *plan.Office) office.DocCond {
 	c := office.DocCond{
 		Headings: o.Headings, HeadingLevel: o.HeadingLevel, Table: o.TableIndex, TableEquals: o.Table,
 		Span: o.Span, Orientation: o.Orientation, Margins: o.Margins,
+		Tables: o.Tables, Alignment: o.Alignment,
+	}
+	if o.Alignment != nil {
+		c.Paragraph = o.Paragraph
 	}
 	if f := o.Format; f != nil {
 		c.Format = office.FormatCond{

@@ -38,7 +38,22 @@ func (a *Activities) checkSheet(ctx context.Context, in CheckInput, c conditions
 	bc := office.BookCond{
 		Sheets: o.Sheets, Frozen: o.Frozen, Filter: o.Filter,
 		ChartType: o.ChartType, ChartTitle: o.ChartTitle, ChartSeries: o.ChartSeries,
-		ConditionalFormat: o.ConditionalFormat,
+		ConditionalFormat: o.ConditionalFormat, ChartCategories: o.ChartCategories,
+	}
+	for _, ch := range o.Charts {
+		bc.Charts = append(bc.Charts, office.ChartCond{Type: ch.Type, Title: ch.Title, Series: ch.Series, Categories: ch.Categories})
+	}
+	if o.Charts != nil && bc.Charts == nil {
+		bc.Charts = []office.ChartCond{}
+	}
+	if o.HiddenRows != nil {
+		bc.HiddenRows = append([]int{}, *o.HiddenRows...)
+	}
+	if o.HiddenColumns != nil {
+		bc.HiddenColumns = append([]string{}, *o.HiddenColumns...)
+	}
+	if o.ConditionalCells != nil {
+		bc.StyledCells = append([]string{}, *o.ConditionalCells...)
 	}
 	if ok, detail, err := bc.Eval(w, in.Sheet); err != nil || !ok {
 		return fail(detail, err)

@@ -94,8 +94,10 @@ func (c CellCond) Eval(w *Workbook, sheet, ref string) (bool, string, error) {
 	if c.Color != nil && NormColor(*c.Color) != s.Color {
 		diffs = append(diffs, fmt.Sprintf("colour %q, want %q", s.Color, NormColor(*c.Color)))
 	}
-	if c.Fill != nil && NormColor(*c.Fill) != s.Fill {
-		diffs = append(diffs, fmt.Sprintf("fill %q, want %q", s.Fill, NormColor(*c.Fill)))
+	if c.Fill != nil && IsNoFill(*c.Fill) && s.Fill != "" {
+		diffs = append(diffs, fmt.Sprintf("fill %q, want none", s.Fill))
+	} else if c.Fill != nil && !IsNoFill(*c.Fill) && NormColor(*c.Fill) != s.Fill {
+		diffs = append(diffs, fmt.Sprintf("fill %s, want %q", quoteOrNone(s.Fill), NormColor(*c.Fill)))
 	}
 	if c.NumberFormat != nil && s.NumberFormat != *c.NumberFormat {
 		diffs = append(diffs, fmt.Sprintf("number format %q, want %q", s.NumberFormat, *c.NumberFormat))
@@ -232,6 +234,18 @@ type BookCond struct {
 	ChartSeries []string `json:"chart_series,omitempty"` // value ranges, any order
 	// ConditionalFormat is a range that must carry a conditional format.
 	ConditionalFormat *string `json:"conditional_format,omitempty"`
+	// ChartCategories is the category range of every series of the chart
+	// that fits.
+	ChartCategories *string `json:"chart_categories,omitempty"`
+	// Charts, when not nil, are exactly the sheet's charts.
+	Charts []ChartCond `json:"charts,omitempty"`
+	// HiddenRows (1-based) and HiddenColumns ("B"), when not nil, are
+	// exactly the hidden ones.
+	HiddenRows    []int    `json:"hidden_rows,omitempty"`
+	HiddenColumns []string `json:"hidden_columns,omitempty"`
+	// StyledCells, when not nil, are exactly the cells that conditional
+	// formats style (those on ConditionalFormat, or all of the sheet's).
+	StyledCells []string `json:"styled_cells,omitempty"`
 }
 
 // Eval checks the conditions on sheet of w.
@@ -274,7 +288,10 @@ func (c BookCond) Eval(w *Workbook, sheet string) (bool, string, error) {
 			return false, fmt.Sprintf("no conditional format on %s (formatted ranges: %s)", *c.ConditionalFormat, orNone(strings.Join(have, ", "))), nil
 		}
 	}
-	if c.ChartType != nil || c.ChartTitle != nil || c.ChartSeries != nil {
+	if ok, detail, err := c.evalLayout(w, sheet); err != nil || !ok {
+		return ok, detail, err
+	}
+	if c.ChartType != nil || c.ChartTitle != nil || c.ChartSeries != nil || c.ChartCategories != nil {
 		charts, err := w.Charts(sheet)
 		if err != nil {
 			return false, "", err
@@ -282,51 +299,15 @@ func (c BookCond) Eval(w *Workbook, sheet string) (bool, string, error) {
 		if len(charts) == 0 {
 			return false, "the sheet has no chart", nil
 		}
-		var seen []string
+		want := ChartCond{Type: c.ChartType, Title: c.ChartTitle, Series: c.ChartSeries, Categories: c.ChartCategories}
 		for _, ch := range charts {
-			if c.chartFits(ch) {
+			if want.fits(ch) {
 				return true, "", nil
 			}
-			var vals []string
-			for _, s := range ch.Series {
-				vals = append(vals, s.Values)
-			}
-			seen = append(seen, fmt.Sprintf("%s chart %q with series [%s]", ch.Type, ch.Title, strings.Join(vals, ", ")))
 		}
-		return false, "no chart fits; the sheet has: " + strings.Join(seen, "; "), nil
+		return false, "no chart fits; the sheet has: " + describeCharts(charts), nil
 	}
 	return true, "", nil
-}
-
-func (c BookCond) chartFits(ch Chart) bool {
-	if c.ChartType != nil && !strings.EqualFold(ch.Type, *c.ChartType) {
-		return false
-	}
-	if c.ChartTitle != nil && ch.Title != *c.ChartTitle {
-		return false
-	}
-	if c.ChartSeries != nil {
-		var got []string
-		for _, s := range ch.Series {
-			got = append(got, normRef(s.Values))
-		}
-		var want []string
-		for _, s := range c.ChartSeries {
-			want = append(want, normRef(s))
-		}
-		slices.Sort(got)
-		slices.Sort(want)
-		if !slices.Equal(got, want) {
-			return false
-		}
-	}
-	return true
-}
-
-// normRef makes Sheet1!$B$2:$B$5, 'Sheet1'!B2:B5 and sheet1!b2:b5 equal.
-func normRef(s string) string {
-	s = strings.ReplaceAll(strings.ReplaceAll(s, "$", ""), "'", "")
-	return strings.ToUpper(s)
 }
 
 // ChartTypes are the chart kinds a check may name.
@@ -440,6 +421,12 @@ type DocCond struct {
 	// Page setup; lengths in centimetres, within 0.05 cm.
 	Orientation *string            `json:"orientation,omitempty"`
 	Margins     map[string]float64 `json:"margins,omitempty"` // top bottom left right
+	// Tables is how many tables the document holds outside tables.
+	Tables *int `json:"tables,omitempty"`
+	// Alignment (left, center, right, justify) is that of paragraph
+	// Paragraph (1-based), or else of every paragraph holding Span.
+	Alignment *string `json:"alignment,omitempty"`
+	Paragraph int     `json:"paragraph,omitempty"`
 }
 
 // Subject is the text the generic conditions (contains, matches, equals)
@@ -492,7 +479,10 @@ func (c DocCond) Eval(d *Document) (bool, string) {
 			}
 		}
 	}
-	if c.Span != "" {
+	if ok, detail := c.evalLayout(d); !ok {
+		return false, detail
+	}
+	if c.Span != "" && c.Format != (FormatCond{}) {
 		occ := d.SpanFormats(c.Span)
 		if len(occ) == 0 {
 			return false, fmt.Sprintf("the text %q does not occur within one paragraph", c.Span)

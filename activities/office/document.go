@@ -27,8 +27,11 @@ type Paragraph struct {
 	// Style is the paragraph style's name ("Heading 1", "Text Body").
 	Style string `json:"style,omitempty"`
 	// Heading is the outline level (1 for a top heading), 0 for body text.
-	Heading int   `json:"heading,omitempty"`
-	Runs    []Run `json:"runs,omitempty"`
+	Heading int `json:"heading,omitempty"`
+	// Align is left, center, right or justify after styles are applied
+	// ("" when the file states none: left).
+	Align string `json:"align,omitempty"`
+	Runs  []Run  `json:"runs,omitempty"`
 }
 
 // Run is a stretch of text with one formatting.
@@ -54,6 +57,8 @@ type Format struct {
 // Table is a table's cell texts, row by row.
 type Table struct {
 	Rows [][]string `json:"rows"`
+	// nested is a table inside another table's cell.
+	nested bool
 }
 
 // Page is the first page style's setup; lengths in centimetres.

@@ -36,7 +36,8 @@ func (p props) format() Format {
 
 type docxStyle struct {
 	name, basedOn string
-	outline       int // 1-based, 0 none
+	outline       int    // 1-based, 0 none
+	align         string // "" when the style states none
 	rpr           props
 }
 
@@ -122,7 +123,7 @@ func readDOCXStyles(path string) (map[string]*docxStyle, props, error) {
 	defer closeFn()
 	dec := xml.NewDecoder(r)
 	var cur *docxStyle
-	inDefaults := false
+	inDefaults, inPPr := false, false
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
@@ -160,6 +161,12 @@ func readDOCXStyles(path string) (map[string]*docxStyle, props, error) {
 						cur.outline = n + 1
 					}
 				}
+			case "pPr":
+				inPPr = true
+			case "jc":
+				if cur != nil && inPPr {
+					cur.align = jcAlign(attr(t, nsW, "val"))
+				}
 			case "rPr":
 				p, err := readRPr(dec)
 				if err != nil {
@@ -178,6 +185,9 @@ func readDOCXStyles(path string) (map[string]*docxStyle, props, error) {
 			}
 			if t.Name.Space == nsW && t.Name.Local == "rPrDefault" {
 				inDefaults = false
+			}
+			if t.Name.Space == nsW && t.Name.Local == "pPr" {
+				inPPr = false
 			}
 		}
 	}
@@ -213,6 +223,36 @@ func resolveStyle(styles map[string]*docxStyle, id string) (props, int) {
 	return p, outline
 }
 
+// resolveAlign is a paragraph style's alignment through its bases.
+func resolveAlign(styles map[string]*docxStyle, id string) string {
+	for seen := 0; id != "" && seen < 20; seen++ {
+		s, ok := styles[id]
+		if !ok {
+			break
+		}
+		if s.align != "" {
+			return s.align
+		}
+		id = s.basedOn
+	}
+	return ""
+}
+
+// jcAlign maps w:jc's values to Paragraph.Align.
+func jcAlign(v string) string {
+	switch v {
+	case "left", "start":
+		return "left"
+	case "center":
+		return "center"
+	case "right", "end":
+		return "right"
+	case "both", "distribute", "lowKashida", "mediumKashida", "highKashida", "thaiDistribute":
+		return "justify"
+	}
+	return ""
+}
+
 func readDOCX(path string) (*Document, error) {
 	styles, defaults, err := readDOCXStyles(path)
 	if err != nil {
@@ -240,6 +280,8 @@ func readDOCX(path string) (*Document, error) {
 		cellText          []string
 		inDeleted         int
 		paraDirectOutline int
+		inPPr             bool
+		inPPrChange       bool // the paragraph's formatting before a tracked change
 	)
 	for {
 		tok, err := dec.Token()
@@ -257,7 +299,7 @@ func readDOCX(path string) (*Document, error) {
 			switch t.Name.Local {
 			case "tbl":
 				tblDepth++
-				tables = append(tables, &Table{})
+				tables = append(tables, &Table{nested: tblDepth > 1})
 			case "tr":
 				if len(tables) > 0 {
 					tb := tables[len(tables)-1]
@@ -269,13 +311,23 @@ func readDOCX(path string) (*Document, error) {
 				para = &Paragraph{}
 				sp, o := resolveStyle(styles, defaultPara)
 				paraProps, para.Heading = sp.over(defaults), o
+				para.Align = resolveAlign(styles, defaultPara)
 				paraDirectOutline = -1
+			case "pPr":
+				inPPr = para != nil && !inRun
+			case "pPrChange":
+				inPPrChange = true
+			case "jc":
+				if inPPr && !inPPrChange {
+					para.Align = jcAlign(attr(t, nsW, "val"))
+				}
 			case "pStyle":
 				if para != nil {
 					id := attr(t, nsW, "val")
 					sp, o := resolveStyle(styles, id)
 					paraProps = sp.over(defaults)
 					para.Heading = o
+					para.Align = resolveAlign(styles, id)
 					if s, ok := styles[id]; ok && s.name != "" {
 						para.Style = s.name
 					} else {
@@ -337,6 +389,10 @@ func readDOCX(path string) (*Document, error) {
 			switch t.Name.Local {
 			case "t":
 				inText = false
+			case "pPr":
+				inPPr = false
+			case "pPrChange":
+				inPPrChange = false
 			case "r":
 				inRun = false
 			case "del":

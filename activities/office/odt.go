@@ -13,6 +13,7 @@ const nsSVG = "urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0"
 type odfStyle struct {
 	family, parent, display string
 	outline                 int
+	align                   string // "" when the style states none
 	props                   props
 }
 
@@ -21,6 +22,7 @@ type odfStyle struct {
 type odfStyles struct {
 	byName   map[string]*odfStyle // "family/name"
 	defaults map[string]props     // by family
+	align    string               // the default paragraph style's
 	fonts    map[string]string    // font-face name → family
 	layouts  map[string]Page
 	masters  []string // page-layout names, in order
@@ -113,6 +115,15 @@ func (s *odfStyles) read(r io.Reader) error {
 				s.byName[cur.family+"/"+attr(t, nsStyle, "name")] = cur
 			case nsStyle + " default-style":
 				curDefault = attr(t, nsStyle, "family")
+			case nsStyle + " paragraph-properties":
+				if a := foAlign(attr(t, nsFO, "text-align")); a != "" {
+					switch {
+					case cur != nil:
+						cur.align = a
+					case curDefault == "paragraph":
+						s.align = a
+					}
+				}
 			case nsStyle + " text-properties":
 				p := textProps(t, s.fonts)
 				switch {
@@ -197,6 +208,35 @@ func (s *odfStyles) outlineAndName(name string) (int, string) {
 		n = st.parent
 	}
 	return level, display
+}
+
+// alignOf is a paragraph style's alignment through its parents.
+func (s *odfStyles) alignOf(name string) string {
+	for n, seen := name, 0; n != "" && seen < 20; seen++ {
+		st, ok := s.byName["paragraph/"+n]
+		if !ok {
+			break
+		}
+		if st.align != "" {
+			return st.align
+		}
+		n = st.parent
+	}
+	return s.align
+}
+
+// foAlign maps fo:text-align's values to Paragraph.Align (start and end
+// as in left-to-right text).
+func foAlign(v string) string {
+	switch v {
+	case "start", "left":
+		return "left"
+	case "end", "right":
+		return "right"
+	case "center", "justify":
+		return v
+	}
+	return ""
 }
 
 // odfLength converts "2cm", "20mm", "1in", "72pt" to centimetres.
@@ -285,7 +325,7 @@ func readODT(path string) (*Document, error) {
 			case nsText + " note", nsOffice + " annotation", nsText + " tracked-changes":
 				skip = 1
 			case nsTable + " table":
-				tables = append(tables, &Table{})
+				tables = append(tables, &Table{nested: len(tables) > 0})
 			case nsTable + " table-row":
 				if n := len(tables); n > 0 {
 					tables[n-1].Rows = append(tables[n-1].Rows, nil)
@@ -303,7 +343,7 @@ func readODT(path string) (*Document, error) {
 						level = 1
 					}
 				}
-				paras = append(paras, open{p: &Paragraph{Style: display, Heading: level}, props: []props{pp}})
+				paras = append(paras, open{p: &Paragraph{Style: display, Heading: level, Align: st.alignOf(name)}, props: []props{pp}})
 			case nsText + " span":
 				if o := top(); o != nil {
 					sp, _ := st.resolve("text", attr(t, nsText, "style-name"))

@@ -52,7 +52,7 @@ func TestSheetConditions(t *testing.T) {
 		{"sheets", book(office.BookCond{Sheets: []string{"Sales", "Notes"}}), `sheets are ["Sales", "Comments"]`, nil},
 		{"filter", book(office.BookCond{Filter: ptr("A1:D4")}), "auto filter on (none), want A1:D4", nil},
 		{"conditional format", book(office.BookCond{ConditionalFormat: ptr("D2:D4")}), "no conditional format on D2:D4", nil},
-		{"chart", book(office.BookCond{ChartType: ptr("bar"), ChartTitle: ptr("Totals by region"), ChartSeries: []string{"Sales!D2:D4"}}), `no chart fits; the sheet has: line chart "Totals by region"`, nil},
+		{"chart", book(office.BookCond{ChartType: ptr("bar"), ChartTitle: ptr("Totals by region"), ChartSeries: []string{"Sales!D2:D4"}}), `line chart "Totals by region" with series [Sales!$D$2:$D$4]`, nil},
 		{"table", rng(office.RangeCond{Range: "A2:D3", Expect: [][]string{{"North", "1250", "980", "2230"}, {"South", "700.5", "300", "1000.5"}}}), `B3 is "701.5", want "700.5"`, nil},
 		{"gold", rng(office.RangeCond{Gold: right("sales.ods")}), `2 of the cells in A1:D4 differ: B3 is "701.5", want "700.5"; D3 is "1001.5", want "1000.5"`, nil},
 		{"frozen", book(office.BookCond{Frozen: ptr("A2")}), "frozen at (none), want A2", []string{"src/sales.xlsx"}},

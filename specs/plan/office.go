@@ -58,6 +58,19 @@ type Office struct {
 	ChartTitle        *string    `json:"chart_title,omitempty"`
 	ChartSeries       []string   `json:"chart_series,omitempty"`
 	ConditionalFormat *string    `json:"conditional_format,omitempty"`
+	// ChartCategories is the category (x-axis) range of every series of
+	// the chart that fits.
+	ChartCategories *string `json:"chart_categories,omitempty"`
+	// Charts, when set, are exactly the sheet's charts, one each.
+	Charts []Chart `json:"charts,omitempty"`
+	// HiddenRows (1-based) and HiddenColumns ("B") are exactly the
+	// hidden ones; an empty list means none is hidden.
+	HiddenRows    *[]int    `json:"hidden_rows,omitempty"`
+	HiddenColumns *[]string `json:"hidden_columns,omitempty"`
+	// ConditionalCells are exactly the cells the conditional formats (of
+	// ConditionalFormat's range, or of the sheet) style, their rules
+	// evaluated on the cells' values.
+	ConditionalCells *[]string `json:"conditional_format_cells,omitempty"`
 
 	// document
 	Paragraph    int                `json:"paragraph,omitempty"`
@@ -67,7 +80,23 @@ type Office struct {
 	Span         string             `json:"text,omitempty"`
 	Orientation  *string            `json:"orientation,omitempty"`
 	Margins      map[string]float64 `json:"margins,omitempty"`
+	// Tables is how many tables the document holds (not counting tables
+	// inside tables); Alignment is the alignment of paragraph Paragraph,
+	// or of every paragraph holding Span.
+	Tables    *int    `json:"tables,omitempty"`
+	Alignment *string `json:"alignment,omitempty"`
 }
+
+// Chart is one chart a sheet check expects; unset fields are not checked.
+type Chart struct {
+	Type       *string  `json:"type,omitempty"`
+	Title      *string  `json:"title,omitempty"`
+	Series     []string `json:"series,omitempty"`
+	Categories *string  `json:"categories,omitempty"`
+}
+
+// Alignments are the paragraph alignments a document check may name.
+var Alignments = []string{"left", "center", "right", "justify"}
 
 // Formats the office check kinds read, by file extension (lower case).
 var (

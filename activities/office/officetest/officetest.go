@@ -248,7 +248,11 @@ func writeWorkbook(path string, wrong bool) error {
 		return err
 	}
 	nf := map[bool]string{false: "#,##0.00", true: "0.0"}[wrong]
-	money, err := f.NewStyle(&excelize.Style{CustomNumFmt: &nf})
+	ms := &excelize.Style{CustomNumFmt: &nf}
+	if wrong {
+		ms.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"#DDDDDD"}}
+	}
+	money, err := f.NewStyle(ms)
 	if err != nil {
 		return err
 	}
@@ -270,13 +274,47 @@ func writeWorkbook(path string, wrong bool) error {
 			return err
 		}
 	}
-	typ := excelize.Col
+	// Conditional formats whose styled cells differ between the sets, a
+	// hidden row and column, a second chart.
+	hl, err := f.NewConditionalStyle(&excelize.Style{Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"#FFC7CE"}}})
+	if err != nil {
+		return err
+	}
+	cellRule := excelize.ConditionalFormatOptions{Type: "cell", Criteria: "between", Format: &hl, MinValue: "300", MaxValue: "1000"}
+	formula := "$D2<100"
+	hiddenRow := 3
 	if wrong {
-		typ = excelize.Line
+		cellRule = excelize.ConditionalFormatOptions{Type: "cell", Criteria: "<", Format: &hl, Value: "300"}
+		formula, hiddenRow = "$D2>100", 4
+	}
+	if err := f.SetConditionalFormat(s, "B2:C4", []excelize.ConditionalFormatOptions{cellRule}); err != nil {
+		return err
+	}
+	if err := f.SetConditionalFormat(s, "A2:A4", []excelize.ConditionalFormatOptions{{Type: "formula", Criteria: formula, Format: &hl}}); err != nil {
+		return err
+	}
+	if err := f.SetRowVisible(s, hiddenRow, false); err != nil {
+		return err
+	}
+	if !wrong {
+		if err := f.SetColVisible(s, "G", false); err != nil {
+			return err
+		}
+	}
+	if err := f.AddChart(s, "F20", &excelize.Chart{
+		Type:   excelize.Pie,
+		Series: []excelize.ChartSeries{{Name: "Sales!$B$1", Categories: "Sales!$A$2:$A$4", Values: "Sales!$B$2:$B$4"}},
+		Title:  excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "Q1 share"}}},
+	}); err != nil {
+		return err
+	}
+	typ, cats := excelize.Col, "Sales!$A$2:$A$4"
+	if wrong {
+		typ, cats = excelize.Line, "Sales!$A$1:$A$4"
 	}
 	if err := f.AddChart(s, "F2", &excelize.Chart{
 		Type:   typ,
-		Series: []excelize.ChartSeries{{Name: "Sales!$D$1", Categories: "Sales!$A$2:$A$4", Values: "Sales!$D$2:$D$4"}},
+		Series: []excelize.ChartSeries{{Name: "Sales!$D$1", Categories: cats, Values: "Sales!$D$2:$D$4"}},
 		Title:  excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "Totals by region"}}},
 	}); err != nil {
 		return err
@@ -294,9 +332,12 @@ func writeWorkbook(path string, wrong bool) error {
 func reportFODT(wrong bool) string {
 	bold, sub, orient, w, h, left := "bold", "sub 58%", "landscape", "29.7cm", "21cm", "1.5cm"
 	heading2, level, color, italic, under, super := "Results", "high", "#ff0000", "italic", "solid", "super 58%"
+	titleAlign, closingAlign, extraTable := "center", "end", ""
 	if wrong {
 		bold, sub, orient, w, h, left, heading2, level, color = "normal", "0% 100%", "portrait", "21cm", "29.7cm", "2cm", "Outcome", "low", "#0000ff"
 		italic, under, super = "normal", "none", "0% 100%"
+		titleAlign, closingAlign = "start", "start"
+		extraTable = `<table:table table:name="Extra"><table:table-column/><table:table-row><table:table-cell><text:p>x</text:p></table:table-cell></table:table-row></table:table>`
 	}
 	return `<?xml version="1.0" encoding="UTF-8"?>
 <office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0" xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0" office:version="1.3" office:mimetype="application/vnd.oasis.opendocument.text">
@@ -306,8 +347,11 @@ func reportFODT(wrong bool) string {
   <style:style style:name="Heading" style:family="paragraph" style:parent-style-name="Standard" style:class="text"><style:text-properties fo:font-size="14pt" fo:font-weight="bold"/></style:style>
   <style:style style:name="Heading_20_1" style:display-name="Heading 1" style:family="paragraph" style:parent-style-name="Heading" style:default-outline-level="1" style:class="text"><style:text-properties fo:font-size="18pt"/></style:style>
   <style:style style:name="Heading_20_2" style:display-name="Heading 2" style:family="paragraph" style:parent-style-name="Heading" style:default-outline-level="2" style:class="text"/>
+  <style:style style:name="Closing" style:family="paragraph" style:parent-style-name="Standard" style:class="text"><style:paragraph-properties fo:text-align="` + closingAlign + `"/></style:style>
  </office:styles>
  <office:automatic-styles>
+  <style:style style:name="P1" style:family="paragraph" style:parent-style-name="Heading_20_1"><style:paragraph-properties fo:text-align="` + titleAlign + `"/></style:style>
+  <style:style style:name="P2" style:family="paragraph" style:parent-style-name="Closing"><style:text-properties fo:font-size="11pt"/></style:style>
   <style:style style:name="T1" style:family="text"><style:text-properties fo:font-weight="` + bold + `"/></style:style>
   <style:style style:name="T2" style:family="text"><style:text-properties fo:font-style="` + italic + `" style:text-underline-style="` + under + `" style:text-underline-width="auto" style:text-underline-color="font-color"/></style:style>
   <style:style style:name="T3" style:family="text"><style:text-properties style:text-position="` + sub + `"/></style:style>
@@ -317,14 +361,15 @@ func reportFODT(wrong bool) string {
  </office:automatic-styles>
  <office:master-styles><style:master-page style:name="Standard" style:page-layout-name="pm1"/></office:master-styles>
  <office:body><office:text>
-  <text:h text:style-name="Heading_20_1" text:outline-level="1">Quarterly report</text:h>
+  <text:h text:style-name="P1" text:outline-level="1">Quarterly report</text:h>
   <text:p text:style-name="Standard">Sales were <text:span text:style-name="T1">strong</text:span> and <text:span text:style-name="T2">steady</text:span>. NO<text:span text:style-name="T3">x</text:span> fell; E = mc<text:span text:style-name="T5">2</text:span>. Costs are <text:span text:style-name="T4">red</text:span>.</text:p>
   <text:h text:style-name="Heading_20_2" text:outline-level="2">` + heading2 + `</text:h>
   <table:table table:name="Levels"><table:table-column table:number-columns-repeated="2"/>
    <table:table-row><table:table-cell><text:p>Region</text:p></table:table-cell><table:table-cell><text:p>Level</text:p></table:table-cell></table:table-row>
    <table:table-row><table:table-cell><text:p>North</text:p></table:table-cell><table:table-cell><text:p>` + level + `</text:p></table:table-cell></table:table-row>
   </table:table>
-  <text:p text:style-name="Standard">The end.</text:p>
+  ` + extraTable + `
+  <text:p text:style-name="P2">The end.</text:p>
  </office:text></office:body></office:document>
 `
 }
