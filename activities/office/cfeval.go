@@ -3,6 +3,7 @@ package office
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -356,6 +357,9 @@ func (e *cfEnv) ref(t string) (val, error) {
 var cfFunctions = []string{"AND", "OR", "NOT", "ABS", "LEN", "MOD", "ISBLANK", "ISNUMBER", "ISTEXT"}
 
 func (e *cfEnv) call(name string) (val, error) {
+	if !slices.Contains(cfFunctions, name) {
+		return val{}, fmt.Errorf("the function %s is not evaluated (pcflow knows %s)", name, strings.Join(cfFunctions, ", "))
+	}
 	e.pos++ // (
 	var args []val
 	for e.peek() != ")" {
