@@ -8,6 +8,9 @@ const (
 	// CheckDocument reads a text document's paragraphs, headings, tables,
 	// character formatting and page setup.
 	CheckDocument = "document"
+	// CheckPresentation reads a slide deck's slides, titles, speaker notes,
+	// backgrounds and slide size.
+	CheckPresentation = "presentation"
 )
 
 // Number is a check on a numeric value: within Tolerance of Approx, below
@@ -80,6 +83,19 @@ type Office struct {
 	Span         string             `json:"text,omitempty"`
 	Orientation  *string            `json:"orientation,omitempty"`
 	Margins      map[string]float64 `json:"margins,omitempty"`
+
+	// presentation (Orientation too)
+	// Slide (1-based) picks the slide the text conditions, Notes and
+	// Background read; Slides is the number of slides; Titles the slides'
+	// titles in order; SlideWidth and SlideHeight are in centimetres.
+	Slide       int      `json:"slide,omitempty"`
+	Slides      *int     `json:"slides,omitempty"`
+	Titles      []string `json:"titles,omitempty"`
+	Notes       *string  `json:"notes,omitempty"`
+	Background  *string  `json:"background,omitempty"`
+	SlideWidth  *float64 `json:"slide_width,omitempty"`
+	SlideHeight *float64 `json:"slide_height,omitempty"`
+
 	// Tables is how many tables the document holds (not counting tables
 	// inside tables); Alignment is the alignment of paragraph Paragraph,
 	// or of every paragraph holding Span.
@@ -102,6 +118,8 @@ var Alignments = []string{"left", "center", "right", "justify"}
 var (
 	SheetFormats    = []string{".xlsx", ".xlsm", ".xls", ".ods", ".csv"}
 	DocumentFormats = []string{".docx", ".odt", ".pdf"}
+	// PresentationFormats are read by presentation checks.
+	PresentationFormats = []string{".pptx", ".odp"}
 )
 
 // ChartTypes are the chart kinds a sheet check may name (DrawingML's plot

@@ -1,0 +1,37 @@
+package activities
+
+import (
+	"context"
+
+	"github.com/pcflow/pcflow/activities/office"
+	"github.com/pcflow/pcflow/specs/plan"
+)
+
+// checkPresentation reads a slide deck on the device (.pptx, .odp): the
+// text of one slide (or of all) for the text conditions, and the number of
+// slides, their titles, a slide's notes, backgrounds and the slide size.
+func (a *Activities) checkPresentation(ctx context.Context, in CheckInput, c conditions) (string, *CheckResult, error) {
+	p, err := office.OpenPresentation(c.path)
+	if err != nil {
+		return "", &CheckResult{Detail: err.Error()}, nil
+	}
+	o := in.Office
+	if o == nil {
+		o = &plan.Office{}
+	}
+	dc := office.DeckCond{
+		Slides: o.Slides, Slide: o.Slide, Titles: o.Titles, Notes: o.Notes, Background: o.Background,
+		Orientation: o.Orientation, Width: o.SlideWidth, Height: o.SlideHeight,
+	}
+	if ok, detail := dc.Eval(p); !ok {
+		return "", &CheckResult{Detail: detail}, nil
+	}
+	subject, err := office.SlideText(p, o.Slide)
+	if err != nil {
+		return "", &CheckResult{Detail: err.Error()}, nil
+	}
+	if c.contains == nil && c.matches == nil && c.equals == nil && c.notContains == nil && !in.Capture {
+		return "", &CheckResult{Passed: true, Detail: "ok"}, nil
+	}
+	return subject, nil, nil
+}

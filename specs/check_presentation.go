@@ -1,0 +1,87 @@
+package specs
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/pcflow/pcflow/specs/plan"
+)
+
+// maxSlides is the highest slide number or count a presentation check may
+// name (the device's reader refuses decks of more).
+const maxSlides = 10000
+
+// presentationCheck: presentation { path, slide, contains, not_contains,
+// matches, equals, slides, titles, notes, background, orientation,
+// slide_width, slide_height } reads a slide deck (.pptx, .odp) on the
+// device: the text of one slide or of all, the number of slides, their
+// titles in order, a slide's speaker notes, backgrounds and the slide size.
+func presentationCheck() checkKind {
+	return checkKind{
+		name: plan.CheckPresentation,
+		schema: &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+			{Name: "path", Required: true}, {Name: "slide"},
+			{Name: "contains"}, {Name: "not_contains"}, {Name: "matches"}, {Name: "equals"},
+			{Name: "slides"}, {Name: "titles"}, {Name: "notes"}, {Name: "background"},
+			{Name: "orientation"}, {Name: "slide_width"}, {Name: "slide_height"},
+		}},
+		decode: func(p *parser, st *scope, kb *hcl.Block, kc *hcl.BodyContent, ck *plan.Check) {
+			p.officePath(st, kc, ck, plan.PresentationFormats)
+			p.conditions(st, kc, ck, textConds)
+			o := plan.Office{}
+			if a, ok := kc.Attributes["slides"]; ok {
+				n := p.count(st, a, intRange{0, maxSlides})
+				o.Slides = &n
+			}
+			if a, ok := kc.Attributes["titles"]; ok {
+				o.Titles = p.stringList(st, a)
+			}
+			o.Notes = p.stringAttr(st, kc, "notes")
+			o.Orientation = p.stringAttr(st, kc, "orientation")
+			p.oneOf(kc, "orientation", o.Orientation, []string{"portrait", "landscape"})
+			o.Background = p.stringAttr(st, kc, "background")
+			if v := o.Background; v != nil && !hexColor.MatchString(*v) && !slices.Contains(colorNames, strings.ToLower(*v)) {
+				p.diags = append(p.diags, exprDiag(kc.Attributes["background"].Expr.Range(), "Invalid colour",
+					fmt.Sprintf("background = %q is not a colour: write six hex digits such as \"FF0000\", or one of %s.", *v, strings.Join(colorNames[:8], ", "))))
+			}
+			for _, d := range []struct {
+				name string
+				cm   **float64
+			}{{"slide_width", &o.SlideWidth}, {"slide_height", &o.SlideHeight}} {
+				*d.cm = p.numberAttr(st, kc, d.name)
+				if f := *d.cm; f != nil && !(*f > 0 && *f <= 1000) {
+					p.diags = append(p.diags, exprDiag(kc.Attributes[d.name].Expr.Range(), "Invalid value",
+						fmt.Sprintf("%s is a length in centimetres (a 16:9 slide is 28 wide, 15.75 high); it must be more than 0 and at most 1000.", d.name)))
+				}
+			}
+			textCond := ck.Contains != nil || ck.Matches != nil || ck.Equals != nil || ck.NotContains != nil
+			a, hasSlide := kc.Attributes["slide"]
+			if hasSlide {
+				o.Slide = p.count(st, a, intRange{1, maxSlides})
+				if !textCond && o.Notes == nil && o.Background == nil && !p.capturing {
+					p.diags = append(p.diags, exprDiag(a.NameRange, "Slide without a condition",
+						"slide picks the slide that contains, not_contains, matches, equals, notes or background read; add one of them."))
+				}
+			} else if a, ok := kc.Attributes["notes"]; ok {
+				p.diags = append(p.diags, exprDiag(a.NameRange, "Notes without slide",
+					"notes are the speaker notes of one slide; add slide = N (1 is the first)."))
+			}
+			if hasSlide || o.Slides != nil || o.Titles != nil || o.Notes != nil || o.Background != nil ||
+				o.Orientation != nil || o.SlideWidth != nil || o.SlideHeight != nil {
+				ck.Office = &o
+			} else if !textCond && !p.capturing {
+				p.diags = append(p.diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Check with no condition",
+					Detail: fmt.Sprintf("The presentation block of check %q needs a condition: slides, titles, orientation, slide_width, slide_height, background, "+
+						"or contains, not_contains, matches or equals on the whole text (or with slide = N, on one slide's, with notes too).", ck.Name),
+					Subject: kb.DefRange.Ptr(),
+				})
+			}
+			p.settleConditions(kb, kc, ck, false)
+		},
+	}
+}
