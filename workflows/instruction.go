@@ -408,6 +408,10 @@ func finalize(res *InstructionResult, p plan.Plan) {
 		// No checks declared: completion is the share of subtasks done.
 		res.Metrics.CR = res.Metrics.SSR
 	}
+	res.Metrics.PC = res.Metrics.CR
+	if pc, ok := partialCredit(res, p); ok {
+		res.Metrics.PC = pc
+	}
 	if res.Steps > 0 {
 		res.Metrics.EE = res.Metrics.CR / float64(res.Steps)
 	}

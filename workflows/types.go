@@ -197,6 +197,9 @@ type Metrics struct {
 	CR  float64 `json:"cr"`  // completion ratio: checks passed / checks
 	EE  float64 `json:"ee"`  // execution efficiency: CR per step
 	CE  float64 `json:"ce"`  // cost efficiency: CR per 1,000 tokens
+	// PC is partial credit: the weighted share of checks passed, a
+	// similarity check earning its weight × its score (see partialCredit).
+	PC float64 `json:"pc"`
 }
 
 // InstructionResult is the outcome of a run.
