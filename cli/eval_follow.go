@@ -158,11 +158,11 @@ func finishSuite(ctx context.Context, e *env, c client.Client, rec suiteRecord, 
 }
 
 func printSuiteSummary(e *env, r *report.Results) {
-	fmt.Fprintf(e.stdout, "\nsuite %s (%s): %d/%d passed (%.0f%%), mean CR %.2f, %d steps, %d tokens, %.1fs\n", r.ID, r.Suite,
-		r.Overall.Passed, r.Overall.Runs, 100*r.Overall.SuccessRate, r.Overall.MeanCR, r.Overall.Steps, r.Overall.Tokens, r.WallSeconds)
-	fmt.Fprintf(e.stdout, "%-24s %-10s %-20s %5s %5s %6s %7s  %s\n", "TASK RUN", "STATUS", "REASON", "CR", "STEPS", "TOKENS", "SECONDS", "DEVICES")
+	fmt.Fprintf(e.stdout, "\nsuite %s (%s): %d/%d passed (%.0f%%), mean CR %.2f, mean PC %.2f, %d steps, %d tokens, %.1fs\n", r.ID, r.Suite,
+		r.Overall.Passed, r.Overall.Runs, 100*r.Overall.SuccessRate, r.Overall.MeanCR, r.Overall.MeanPC, r.Overall.Steps, r.Overall.Tokens, r.WallSeconds)
+	fmt.Fprintf(e.stdout, "%-24s %-10s %-20s %5s %5s %5s %6s %7s  %s\n", "TASK RUN", "STATUS", "REASON", "CR", "PC", "STEPS", "TOKENS", "SECONDS", "DEVICES")
 	for _, row := range r.Runs {
-		fmt.Fprintf(e.stdout, "%-24s %-10s %-20s %5.2f %5d %6d %7.1f  %s\n", row.Key, row.Status, row.Reason, row.CR, row.Steps, row.Tokens, row.WallSeconds, devicesOf(row.Devices))
+		fmt.Fprintf(e.stdout, "%-24s %-10s %-20s %5.2f %5.2f %5d %6d %7.1f  %s\n", row.Key, row.Status, row.Reason, row.CR, row.PC, row.Steps, row.Tokens, row.WallSeconds, devicesOf(row.Devices))
 	}
 	var reasons []string
 	for _, k := range sortedKeys(r.Overall.Reasons) {

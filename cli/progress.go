@@ -173,8 +173,8 @@ func printResult(w io.Writer, id string, r *workflows.InstructionResult, ui stri
 		fmt.Fprintf(w, "task check %-12s %s  %s\n", p(c.Name), passMark(c.Passed, c.Skipped), p(c.Detail))
 	}
 	m := r.Metrics
-	fmt.Fprintf(w, "metrics: SR=%.0f SSR=%.2f CR=%.2f EE=%.3f CE=%.3f  steps=%d tokens=%d model calls=%d\n",
-		m.SR, m.SSR, m.CR, m.EE, m.CE, r.Steps, r.Usage.Total(), r.Usage.Calls)
+	fmt.Fprintf(w, "metrics: SR=%.0f SSR=%.2f CR=%.2f EE=%.3f CE=%.3f PC=%.2f  steps=%d tokens=%d model calls=%d\n",
+		m.SR, m.SSR, m.CR, m.EE, m.CE, m.PC, r.Steps, r.Usage.Total(), r.Usage.Calls)
 	fmt.Fprintf(w, "every step: pcflow history %s\n", id)
 	if ui != "" {
 		fmt.Fprintf(w, "in the UI:  %s/namespaces/default/workflows/%s\n", ui, id)

@@ -249,6 +249,7 @@ var indexTmpl = template.Must(template.New("index").Funcs(funcs).Parse(`<!doctyp
 <tr><th>passed</th><td id="passed">{{.R.Overall.Passed}} ({{pct .R.Overall.SuccessRate}})</td></tr>
 <tr><th>mean CR</th><td>{{f2 .R.Overall.MeanCR}}</td></tr>
 <tr><th>mean SSR</th><td>{{f2 .R.Overall.MeanSSR}}</td></tr>
+<tr><th>mean PC (partial credit)</th><td id="mean-pc">{{f2 .R.Overall.MeanPC}}</td></tr>
 <tr><th>steps / tokens / model calls</th><td>{{.R.Overall.Steps}} / {{.R.Overall.Tokens}} / {{.R.Overall.ModelCalls}}</td></tr>
 <tr><th>wall time</th><td>{{f1 .R.WallSeconds}} s on {{len .R.Devices}} devices</td></tr>
 {{with .R.PassK}}<tr><th>pass@{{.K}} / pass^{{.K}}</th><td>{{f2 .PassAt}} / {{f2 .PassAll}} over {{.Tasks}} tasks</td></tr>{{end}}
@@ -257,13 +258,13 @@ var indexTmpl = template.Must(template.New("index").Funcs(funcs).Parse(`<!doctyp
 <h2>Termination reasons</h2>
 <table id="reasons"><tbody>{{range .Reasons}}<tr><td>{{.Key}}</td><td>{{.N}}</td></tr>{{end}}</tbody></table>
 {{if .Tags}}<h2>By tag</h2>
-<table id="tags" class="sortable"><thead><tr><th>tag</th><th>runs</th><th>passed</th><th>success</th><th>mean CR</th><th>tokens</th><th>seconds</th></tr></thead><tbody>
-{{range .Tags}}<tr><td>{{.Tag}}</td><td>{{.Runs}}</td><td>{{.Passed}}</td><td data-v="{{.SuccessRate}}">{{pct .SuccessRate}}</td><td>{{f2 .MeanCR}}</td><td>{{.Tokens}}</td><td>{{f1 .WallSeconds}}</td></tr>
+<table id="tags" class="sortable"><thead><tr><th>tag</th><th>runs</th><th>passed</th><th>success</th><th>mean CR</th><th>mean PC</th><th>tokens</th><th>seconds</th></tr></thead><tbody>
+{{range .Tags}}<tr><td>{{.Tag}}</td><td>{{.Runs}}</td><td>{{.Passed}}</td><td data-v="{{.SuccessRate}}">{{pct .SuccessRate}}</td><td>{{f2 .MeanCR}}</td><td>{{f2 .MeanPC}}</td><td>{{.Tokens}}</td><td>{{f1 .WallSeconds}}</td></tr>
 {{end}}</tbody></table>{{end}}
 {{if .R.Removed}}<h2>Devices taken out of the pool</h2><ul>{{range .R.Removed}}<li>{{.Device}} after {{.After}}: {{.Error}}</li>{{end}}</ul>{{end}}
 <h2>Task runs</h2>
-<table id="tasks" class="sortable"><thead><tr><th>task run</th><th>status</th><th>reason</th><th>CR</th><th>SSR</th><th>steps</th><th>tokens</th><th>seconds</th><th>devices</th><th>tags</th></tr></thead><tbody>
-{{range .R.Runs}}<tr data-key="{{.Key}}"><td><a href="runs/{{page .Key}}">{{.Key}}</a></td><td class="{{.Status}}">{{.Status}}</td><td>{{.Reason}}</td><td>{{f2 .CR}}</td><td>{{f2 .SSR}}</td><td>{{.Steps}}</td><td>{{.Tokens}}</td><td>{{f1 .WallSeconds}}</td><td>{{devs .Devices}}</td><td>{{join .Tags " "}}</td></tr>
+<table id="tasks" class="sortable"><thead><tr><th>task run</th><th>status</th><th>reason</th><th>CR</th><th>PC</th><th>SSR</th><th>steps</th><th>tokens</th><th>seconds</th><th>devices</th><th>tags</th></tr></thead><tbody>
+{{range .R.Runs}}<tr data-key="{{.Key}}"><td><a href="runs/{{page .Key}}">{{.Key}}</a></td><td class="{{.Status}}">{{.Status}}</td><td>{{.Reason}}</td><td>{{f2 .CR}}</td><td>{{f2 .PC}}</td><td>{{f2 .SSR}}</td><td>{{.Steps}}</td><td>{{.Tokens}}</td><td>{{f1 .WallSeconds}}</td><td>{{devs .Devices}}</td><td>{{join .Tags " "}}</td></tr>
 {{end}}</tbody></table>
 <h2>Reproducibility</h2>
 <dl>
@@ -284,7 +285,7 @@ var pageTmpl = template.Must(template.New("page").Funcs(funcs).Parse(`<!doctype 
 <tr><th>task</th><td>{{.Row.Task}} {{if .Row.File}}({{.Row.File}}){{end}}</td></tr>
 <tr><th>termination reason</th><td id="reason">{{.Row.Reason}}</td></tr>
 {{if .Row.Error}}<tr><th>error</th><td id="error">{{.Row.Error}}</td></tr>{{end}}
-<tr><th>metrics</th><td>SR {{.Row.SR}} · SSR {{f2 .Row.SSR}} · CR {{f2 .Row.CR}} · EE {{.Row.EE}} · CE {{.Row.CE}}</td></tr>
+<tr><th>metrics</th><td>SR {{.Row.SR}} · SSR {{f2 .Row.SSR}} · CR {{f2 .Row.CR}} · EE {{.Row.EE}} · CE {{.Row.CE}} · PC <span id="pc">{{f2 .Row.PC}}</span></td></tr>
 <tr><th>steps / tokens / calls</th><td>{{.Row.Steps}} / {{.Row.Tokens}} / {{.Row.ModelCalls}}</td></tr>
 <tr><th>devices</th><td>{{devs .Row.Devices}}</td></tr>
 <tr><th>wall time</th><td>{{f1 .Row.WallSeconds}} s (queued {{f1 .Row.QueueSeconds}} s, reset {{.Row.ResetMillis}} ms)</td></tr>
@@ -292,8 +293,8 @@ var pageTmpl = template.Must(template.New("page").Funcs(funcs).Parse(`<!doctype 
 {{if .Row.Retried}}<tr><th>retried</th><td id="retried">on another device, after its first device failed: {{.Row.Retried}}</td></tr>{{end}}
 </table>
 <h2>Checks</h2>
-{{if .Checks}}<table id="checks"><thead><tr><th>subtask</th><th>check</th><th>kind</th><th>result</th><th>detail</th></tr></thead><tbody>
-{{range .Checks}}<tr class="check {{if .Passed}}pass{{else}}fail{{end}}"><td>{{.Subtask}}</td><td>{{.Name}}</td><td>{{.Kind}}</td><td>{{if .Skipped}}skipped{{else if .Passed}}pass{{else}}FAIL{{end}}</td><td class="detail">{{.Detail}}</td></tr>
+{{if .Checks}}<table id="checks"><thead><tr><th>subtask</th><th>check</th><th>kind</th><th>result</th><th>score</th><th>detail</th></tr></thead><tbody>
+{{range .Checks}}<tr class="check {{if .Passed}}pass{{else}}fail{{end}}"><td>{{.Subtask}}</td><td>{{.Name}}</td><td>{{.Kind}}</td><td>{{if .Skipped}}skipped{{else if .Passed}}pass{{else}}FAIL{{end}}</td><td class="score">{{with .Score}}{{f2 .}}{{end}}</td><td class="detail">{{.Detail}}</td></tr>
 {{end}}</tbody></table>{{else}}<p>No check ran.</p>{{end}}
 {{with .Result}}<h2>Subtasks</h2><table><thead><tr><th>subtask</th><th>device</th><th>status</th><th>reason</th><th>steps</th><th>summary</th></tr></thead><tbody>
 {{range .Subtasks}}<tr><td>{{.Name}}</td><td>{{.Device}}</td><td class="{{.Status}}">{{.Status}}</td><td>{{.Reason}}{{if .Error}}: {{.Error}}{{end}}</td><td>{{.Steps}}</td><td>{{.Summary}}</td></tr>

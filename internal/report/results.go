@@ -34,6 +34,7 @@ type Row struct {
 	CR           float64           `json:"cr"`
 	EE           float64           `json:"ee"`
 	CE           float64           `json:"ce"`
+	PC           float64           `json:"pc"` // partial credit (rows written before it read it as CR)
 	Steps        int               `json:"steps"`
 	Tokens       int               `json:"tokens"`
 	ModelCalls   int               `json:"model_calls"`
@@ -59,6 +60,7 @@ type Aggregate struct {
 	SuccessRate float64        `json:"success_rate"`
 	MeanCR      float64        `json:"mean_cr"`
 	MeanSSR     float64        `json:"mean_ssr"`
+	MeanPC      float64        `json:"mean_pc"`
 	Steps       int            `json:"steps"`
 	Tokens      int            `json:"tokens"`
 	ModelCalls  int            `json:"model_calls"`
@@ -153,7 +155,7 @@ func RowOf(run workflows.SuiteRun) Row {
 		Reason: run.Reason, Error: run.Error, Devices: run.Devices, Workflow: run.Workflow, ResetMillis: run.ResetMillis, Retried: run.Retried}
 	if res := run.Result; res != nil {
 		m := res.Metrics
-		row.SR, row.SSR, row.CR, row.EE, row.CE = m.SR, round(m.SSR), round(m.CR), round(m.EE), round(m.CE)
+		row.SR, row.SSR, row.CR, row.EE, row.CE, row.PC = m.SR, round(m.SSR), round(m.CR), round(m.EE), round(m.CE), round(m.PC)
 		row.Steps, row.Tokens, row.ModelCalls = res.Steps, res.Usage.Total(), res.Usage.Calls
 		row.Judged, row.Dropped = res.Judged, res.Dropped
 	}
@@ -168,7 +170,7 @@ func RowOf(run workflows.SuiteRun) Row {
 
 func aggregate(rows []Row) Aggregate {
 	a := Aggregate{Reasons: map[string]int{}}
-	var cr, ssr float64
+	var cr, ssr, pc float64
 	for _, r := range rows {
 		if r.Status == workflows.StatusQueued || r.Status == workflows.StatusRunning {
 			continue
@@ -179,6 +181,7 @@ func aggregate(rows []Row) Aggregate {
 		}
 		cr += r.CR
 		ssr += r.SSR
+		pc += r.PC
 		a.Steps += r.Steps
 		a.Tokens += r.Tokens
 		a.ModelCalls += r.ModelCalls
@@ -189,6 +192,7 @@ func aggregate(rows []Row) Aggregate {
 		a.SuccessRate = round(float64(a.Passed) / float64(a.Runs))
 		a.MeanCR = round(cr / float64(a.Runs))
 		a.MeanSSR = round(ssr / float64(a.Runs))
+		a.MeanPC = round(pc / float64(a.Runs))
 	}
 	a.WallSeconds = round(a.WallSeconds)
 	return a
@@ -273,10 +277,10 @@ func (r *Results) Write(dir string) error {
 	}
 	defer f.Close()
 	w := csv.NewWriter(f)
-	_ = w.Write([]string{"key", "task", "repeat", "tags", "status", "reason", "sr", "ssr", "cr", "ee", "ce", "steps", "tokens", "model_calls", "wall_seconds", "queue_seconds", "reset_millis", "devices", "error"})
+	_ = w.Write([]string{"key", "task", "repeat", "tags", "status", "reason", "sr", "ssr", "cr", "ee", "ce", "pc", "steps", "tokens", "model_calls", "wall_seconds", "queue_seconds", "reset_millis", "devices", "error"})
 	for _, row := range r.Runs {
 		_ = w.Write([]string{row.Key, row.Task, strconv.Itoa(row.Repeat), strings.Join(row.Tags, " "), row.Status, row.Reason,
-			ff(row.SR), ff(row.SSR), ff(row.CR), ff(row.EE), ff(row.CE), strconv.Itoa(row.Steps), strconv.Itoa(row.Tokens),
+			ff(row.SR), ff(row.SSR), ff(row.CR), ff(row.EE), ff(row.CE), ff(row.PC), strconv.Itoa(row.Steps), strconv.Itoa(row.Tokens),
 			strconv.Itoa(row.ModelCalls), ff(row.WallSeconds), ff(row.QueueSeconds), strconv.FormatInt(row.ResetMillis, 10), devicesText(row.Devices), row.Error})
 	}
 	w.Flush()
