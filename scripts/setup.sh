@@ -11,7 +11,7 @@ packages=(
   xvfb xauth x11-utils openbox dbus-x11 at-spi2-core libatk-adaptor libgail-common
   xclip xsel fonts-dejavu-core libx11-dev libxtst-dev libpng-dev gcc
   mousepad galculator xterm tesseract-ocr tesseract-ocr-eng
-  libreoffice-calc libreoffice-writer libreoffice-gtk3 chromium curl ca-certificates bubblewrap
+  libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 chromium curl ca-certificates bubblewrap
   x11vnc novnc openssl iproute2 postgresql
 )
 missing=()

@@ -1,6 +1,7 @@
 // Package office reads the files office applications save — spreadsheets
-// (.xlsx, .xls, .ods, .csv) and text documents (.docx, .odt, .pdf) — into
-// plain models that checks compare with what a task expects.
+// (.xlsx, .xls, .ods, .csv), text documents (.docx, .odt, .pdf) and
+// presentations (.pptx, .odp) — into plain models that checks compare with
+// what a task expects.
 //
 // Libraries and why:
 //   - .xlsx: github.com/xuri/excelize/v2 (values, formulas, styles, number
@@ -19,6 +20,11 @@
 //     .docx runs but neither styles nor .odt), so both are walked with
 //     encoding/xml into one Document model.
 //   - .pdf: text only, with github.com/ledongthuc/pdf.
+//   - .pptx and .odp: no kept Go library reads slide text, titles, notes
+//     and backgrounds of both, so both are walked with encoding/xml into
+//     one Presentation model, within bounds on unpacked size, nesting and
+//     slide count (pkg.go) so a hostile file fails instead of filling
+//     memory.
 //
 // Everything here is read-only and safe to retry.
 package office
