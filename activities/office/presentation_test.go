@@ -2,7 +2,11 @@ package office_test
 
 import (
 	"archive/zip"
+	"bytes"
+	"compress/flate"
 	"fmt"
+	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,14 +110,27 @@ func TestHostilePresentations(t *testing.T) {
 		w.Write([]byte(pres + `<p:sldIdLst>` + ids.String() + `</p:sldIdLst></p:presentation>`))
 		w, _ = zw.Create("ppt/_rels/presentation.xml.rels")
 		w.Write([]byte(`<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` + rels.String() + `</Relationships>`))
+		// One slide compressed once, stored as every slide.
+		var body bytes.Buffer
+		crc := crc32.NewIEEE()
+		fw, _ := flate.NewWriter(&body, flate.BestSpeed)
+		out := io.MultiWriter(fw, crc)
+		out.Write([]byte("<p:sld>"))
 		chunk := []byte(strings.Repeat(" ", 1<<20))
+		for range mib {
+			out.Write(chunk)
+		}
+		out.Write([]byte("</p:sld>"))
+		fw.Close()
 		for i := range slides {
-			w, _ = zw.Create(fmt.Sprintf("ppt/slides/slide%d.xml", i))
-			w.Write([]byte("<p:sld>"))
-			for range mib {
-				w.Write(chunk)
+			w, err := zw.CreateRaw(&zip.FileHeader{
+				Name: fmt.Sprintf("ppt/slides/slide%d.xml", i), Method: zip.Deflate, CRC32: crc.Sum32(),
+				CompressedSize64: uint64(body.Len()), UncompressedSize64: uint64(mib<<20 + len("<p:sld></p:sld>")),
+			})
+			if err != nil {
+				t.Fatal(err)
 			}
-			w.Write([]byte("</p:sld>"))
+			w.Write(body.Bytes())
 		}
 		return p
 	}
