@@ -43,6 +43,13 @@
 //     rows), and conditions that cannot hold together (greater_than above
 //     less_than, tolerance without approx, equals with gold, formatting
 //     without the text it applies to).
+//   - weight on any check is a positive number up to 1000 (default 1),
+//     its share of the run's partial credit. A similarity check compares
+//     path with expected text or a same_as reference file (one of them),
+//     threshold is from 0 to 1 (default 1), and a literal image path
+//     (.png .jpg .jpeg .gif .bmp .webp) takes only an image reference and
+//     no expected text or ignore_case; a literal text path takes no image
+//     reference.
 //   - setup and post_run steps share one decoder: write_file, command and
 //     commands (run in order), launch, wait_for_window with wait_timeout,
 //     press { window, keys }, close_window and sleep; a step with none of
