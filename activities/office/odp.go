@@ -22,8 +22,8 @@ type odpStyles struct {
 	fills map[string]string
 }
 
-// style reads the style elements among the tokens; it reports whether tok
-// was one.
+// style notes what a style element says about pages; curStyle is the
+// page layout or drawing-page style being read ("layout/NAME", "page/NAME").
 func (s *odpStyles) style(tok xml.StartElement, curStyle *string) {
 	switch tok.Name.Space + " " + tok.Name.Local {
 	case nsStyle + " page-layout":
