@@ -2,14 +2,39 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"image"
 	"strings"
 
 	"github.com/pcflow/pcflow/activities/screen"
 )
 
-// checkScreenText reads the text on screen: screen_text { contains }.
+// WindowLocator is a device that knows where its windows lie on the screen.
+type WindowLocator interface {
+	// WindowBox returns the client area, in screen coordinates, of the
+	// first window whose title contains title (without case), and that
+	// window's whole title. A missing window is an *ErrNoWindow.
+	WindowBox(ctx context.Context, title string) (screen.Rect, string, error)
+}
+
+// ErrNoWindow is a window a check or an action names that is not open.
+type ErrNoWindow struct {
+	Title string
+	Open  []string // the titles that are
+}
+
+func (e *ErrNoWindow) Error() string {
+	return fmt.Sprintf("no window title contains %q (open: %s)", e.Title, strings.Join(e.Open, " | "))
+}
+
+// checkScreenText reads the text on screen: screen_text { contains }. With
+// a window, only that window's: the elements inside it and the words OCR
+// reads in its client area (a terminal has no accessibility tree).
 func (a *Activities) checkScreenText(ctx context.Context, in CheckInput, c conditions) (string, *CheckResult, error) {
+	if in.Window != "" {
+		return a.windowText(ctx, in)
+	}
 	s, err := a.Device.Observe(ctx)
 	if err != nil {
 		return "", nil, fmt.Errorf("check %s: %w", in.Name, err)
@@ -18,6 +43,56 @@ func (a *Activities) checkScreenText(ctx context.Context, in CheckInput, c condi
 		return "", nil, fmt.Errorf("check %s: %w", in.Name, err)
 	}
 	return ScreenText(s), nil, nil
+}
+
+func (a *Activities) windowText(ctx context.Context, in CheckInput) (string, *CheckResult, error) {
+	loc, ok := a.Device.(WindowLocator)
+	r, canRead := a.Device.(TextReader)
+	if !ok || !canRead {
+		return "", nil, fmt.Errorf("check %s: this device cannot read one window's text (it needs window positions and OCR); drop window to read the whole screen", in.Name)
+	}
+	box, title, err := loc.WindowBox(ctx, in.Window)
+	var missing *ErrNoWindow
+	if errors.As(err, &missing) {
+		return "", &CheckResult{Detail: missing.Error()}, nil
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("check %s: %w", in.Name, err)
+	}
+	s, err := a.Device.Observe(ctx)
+	if err != nil {
+		return "", nil, fmt.Errorf("check %s: %w", in.Name, err)
+	}
+	if s.Image == nil {
+		return "", nil, fmt.Errorf("check %s: the device returned no screenshot", in.Name)
+	}
+	rect := image.Rect(box.X, box.Y, box.X+box.W, box.Y+box.H).Intersect(s.Image.Bounds())
+	if rect.Empty() {
+		return "", &CheckResult{Detail: fmt.Sprintf("the window %q is off the screen", title)}, nil
+	}
+	crop, ok := s.Image.(interface {
+		SubImage(image.Rectangle) image.Image
+	})
+	if !ok {
+		return "", nil, fmt.Errorf("check %s: the screenshot (%T) cannot be cropped", in.Name, s.Image)
+	}
+	words, err := r.ReadText(ctx, crop.SubImage(rect))
+	if err != nil {
+		return "", nil, fmt.Errorf("check %s: OCR: %w", in.Name, err)
+	}
+	var b strings.Builder
+	for _, e := range s.Elements {
+		if x, y := e.Box.Center(); x >= rect.Min.X && x < rect.Max.X && y >= rect.Min.Y && y < rect.Max.Y {
+			b.WriteString(e.Name + "\n")
+			if e.Value != "" {
+				b.WriteString(e.Value + "\n")
+			}
+		}
+	}
+	for _, w := range words {
+		b.WriteString(w.Text + " ")
+	}
+	return b.String(), nil, nil
 }
 
 // ScreenText is the text visible on screen: element names and values, and

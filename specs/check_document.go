@@ -16,13 +16,14 @@ var spanFormat = []string{"bold", "italic", "underline", "strike", "vert_align",
 // matches, equals, headings, heading_level, table, table_equals, text,
 // bold, italic, underline, strike, vert_align, font, font_size, color,
 // highlight, orientation, margin_top, margin_bottom, margin_left,
-// margin_right } reads a text document (.docx, .odt, .pdf) on the device.
+// margin_right, tables, alignment } reads a text document (.docx, .odt,
+// .pdf) on the device.
 func documentCheck() checkKind {
 	attrs := []hcl.AttributeSchema{
 		{Name: "path", Required: true}, {Name: "paragraph"},
 		{Name: "contains"}, {Name: "not_contains"}, {Name: "matches"}, {Name: "equals"},
 		{Name: "headings"}, {Name: "heading_level"}, {Name: "table"}, {Name: "table_equals"},
-		{Name: "text"}, {Name: "orientation"},
+		{Name: "text"}, {Name: "orientation"}, {Name: "tables"}, {Name: "alignment"},
 	}
 	for _, n := range spanFormat {
 		attrs = append(attrs, hcl.AttributeSchema{Name: n})
@@ -38,11 +39,17 @@ func documentCheck() checkKind {
 			p.conditions(st, kc, ck, textConds)
 			o := plan.Office{Format: p.format(st, kc, spanFormat...), Orientation: p.stringAttr(st, kc, "orientation")}
 			p.oneOf(kc, "orientation", o.Orientation, []string{"portrait", "landscape"})
+			o.Alignment = p.stringAttr(st, kc, "alignment")
+			p.oneOf(kc, "alignment", o.Alignment, plan.Alignments)
+			if a, ok := kc.Attributes["tables"]; ok {
+				n := p.count(st, a, intRange{0, 1 << 16})
+				o.Tables = &n
+			}
 			if a, ok := kc.Attributes["paragraph"]; ok {
 				o.Paragraph = p.count(st, a, intRange{1, 1 << 20})
-				if ck.Contains == nil && ck.Matches == nil && ck.Equals == nil && ck.NotContains == nil {
-					p.diags = append(p.diags, exprDiag(a.NameRange, "Paragraph without a text condition",
-						"paragraph picks the paragraph that contains, not_contains, matches or equals read; add one of them."))
+				if ck.Contains == nil && ck.Matches == nil && ck.Equals == nil && ck.NotContains == nil && o.Alignment == nil {
+					p.diags = append(p.diags, exprDiag(a.NameRange, "Paragraph without a condition",
+						"paragraph picks the paragraph that contains, not_contains, matches, equals or alignment read; add one of them."))
 				}
 			}
 			if a, ok := kc.Attributes["headings"]; ok {
@@ -67,9 +74,9 @@ func documentCheck() checkKind {
 			}
 			if a, ok := kc.Attributes["text"]; ok {
 				o.Span = p.staticString(st, a)
-				if o.Format == nil {
+				if o.Format == nil && o.Alignment == nil {
 					p.diags = append(p.diags, exprDiag(a.NameRange, "text without formatting",
-						fmt.Sprintf("text names the words whose formatting is checked; add one of %v, or use contains to check that the text is there.", spanFormat)))
+						fmt.Sprintf("text names the words whose formatting (or paragraphs' alignment) is checked; add one of %v or alignment, or use contains to check that the text is there.", spanFormat)))
 				}
 			} else if o.Format != nil {
 				p.diags = append(p.diags, &hcl.Diagnostic{
@@ -87,7 +94,12 @@ func documentCheck() checkKind {
 					o.Margins[s] = *f
 				}
 			}
-			if o.Format != nil || o.Orientation != nil || o.Paragraph != 0 || o.Headings != nil || o.Table != nil || o.Margins != nil {
+			if a, ok := kc.Attributes["alignment"]; ok && o.Paragraph == 0 && o.Span == "" {
+				p.diags = append(p.diags, exprDiag(a.NameRange, "alignment without a paragraph",
+					"alignment applies to paragraph = N (1 is the first) or to every paragraph holding text = \"words\"; add one of them."))
+			}
+			if o.Format != nil || o.Orientation != nil || o.Paragraph != 0 || o.Headings != nil || o.Table != nil || o.Margins != nil ||
+				o.Tables != nil || o.Alignment != nil {
 				ck.Office = &o
 			}
 			p.settleConditions(kb, kc, ck, true)

@@ -14,9 +14,11 @@ var rangeRef = regexp.MustCompile(`^\$?[A-Z]{1,3}\$?[1-9][0-9]{0,6}(:\$?[A-Z]{1,
 
 // sheetCheck: sheet { path, sheet, range, equals, gold, gold_sheet,
 // tolerance, sheets, frozen, filter, chart_type, chart_title,
-// chart_series, conditional_format } checks a spreadsheet beyond one
-// cell: a range against a table or a reference file, the sheets' names
-// and order, panes, filters, charts and conditional formats.
+// chart_series, chart_categories, chart { ... }, conditional_format,
+// conditional_format_cells, hidden_rows, hidden_columns } checks a
+// spreadsheet beyond one cell: a range against a table or a reference
+// file, the sheets' names and order, panes, filters, charts, conditional
+// formats and hidden rows and columns.
 func sheetCheck() checkKind {
 	return checkKind{
 		name: plan.CheckSheet,
@@ -24,8 +26,9 @@ func sheetCheck() checkKind {
 			{Name: "path", Required: true}, {Name: "sheet"}, {Name: "range"}, {Name: "equals"},
 			{Name: "gold"}, {Name: "gold_sheet"}, {Name: "tolerance"}, {Name: "sheets"},
 			{Name: "frozen"}, {Name: "filter"}, {Name: "chart_type"}, {Name: "chart_title"},
-			{Name: "chart_series"}, {Name: "conditional_format"},
-		}},
+			{Name: "chart_series"}, {Name: "conditional_format"}, {Name: "chart_categories"},
+			{Name: "conditional_format_cells"}, {Name: "hidden_rows"}, {Name: "hidden_columns"},
+		}, Blocks: []hcl.BlockHeaderSchema{{Type: "chart"}}},
 		decode: func(p *parser, st *scope, kb *hcl.Block, kc *hcl.BodyContent, ck *plan.Check) {
 			p.officePath(st, kc, ck, plan.SheetFormats)
 			if a, ok := kc.Attributes["sheet"]; ok {
@@ -38,7 +41,9 @@ func sheetCheck() checkKind {
 				ChartType:         p.stringAttr(st, kc, "chart_type"),
 				ChartTitle:        p.stringAttr(st, kc, "chart_title"),
 				ConditionalFormat: p.stringAttr(st, kc, "conditional_format"),
+				ChartCategories:   p.stringAttr(st, kc, "chart_categories"),
 			}
+			p.sheetLayout(st, kc, &o)
 			p.oneOf(kc, "chart_type", o.ChartType, plan.ChartTypes)
 			for _, n := range []string{"range", "frozen", "filter", "conditional_format"} {
 				a, ok := kc.Attributes[n]
@@ -84,12 +89,13 @@ func sheetCheck() checkKind {
 			}
 			ck.Office = &o
 			if !hasEquals && o.Gold == nil && o.Sheets == nil && o.Frozen == nil && o.Filter == nil &&
-				o.ChartType == nil && o.ChartTitle == nil && o.ChartSeries == nil && o.ConditionalFormat == nil {
+				o.ChartType == nil && o.ChartTitle == nil && o.ChartSeries == nil && o.ConditionalFormat == nil &&
+				o.ChartCategories == nil && o.Charts == nil && o.HiddenRows == nil && o.HiddenColumns == nil && o.ConditionalCells == nil {
 				ck.Office = nil
 				p.diags = append(p.diags, &hcl.Diagnostic{
 					Severity: hcl.DiagError,
 					Summary:  "Check with no condition",
-					Detail:   fmt.Sprintf("The sheet block of check %q needs a condition: equals or gold (with range), sheets, frozen, filter, chart_type, chart_title, chart_series or conditional_format.", ck.Name),
+					Detail:   fmt.Sprintf("The sheet block of check %q needs a condition: equals or gold (with range), sheets, frozen, filter, chart_type, chart_title, chart_series, chart_categories, chart { ... }, conditional_format, conditional_format_cells, hidden_rows or hidden_columns.", ck.Name),
 					Subject:  kb.DefRange.Ptr(),
 				})
 			}

@@ -117,9 +117,14 @@ func (p *parser) format(st *scope, kc *hcl.BodyContent, names ...string) *plan.F
 			f.Size = p.numberAttr(st, kc, n)
 		case "color", "fill", "highlight":
 			v := p.stringAttr(st, kc, n)
-			if v != nil && !hexColor.MatchString(*v) && !slices.Contains(colorNames, strings.ToLower(*v)) {
+			noFill := n == "fill" && v != nil && strings.EqualFold(*v, "none")
+			if v != nil && !noFill && !hexColor.MatchString(*v) && !slices.Contains(colorNames, strings.ToLower(*v)) {
+				also := ""
+				if n == "fill" {
+					also = ` (or "none" for no fill)`
+				}
 				p.diags = append(p.diags, exprDiag(kc.Attributes[n].Expr.Range(), "Invalid colour",
-					fmt.Sprintf("%s = %q is not a colour: write six hex digits such as \"FF0000\", or one of %s.", n, *v, strings.Join(colorNames[:8], ", "))))
+					fmt.Sprintf("%s = %q is not a colour: write six hex digits such as \"FF0000\", or one of %s%s.", n, *v, strings.Join(colorNames[:8], ", "), also)))
 			}
 			switch n {
 			case "color":
