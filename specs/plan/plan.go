@@ -182,8 +182,8 @@ type Check struct {
 	States []string `json:"states,omitempty"`
 	// Window is a part of the title of the window whose text a screen_text
 	// check reads (OCR of that window alone), instead of the whole screen.
-	Window string `json:"window,omitempty"`
-	Office *Office  `json:"office,omitempty"`
+	Window string  `json:"window,omitempty"`
+	Office *Office `json:"office,omitempty"`
 	// Similarity holds a similarity check's expected text and threshold
 	// (its reference file is SameAs).
 	Similarity *Similarity `json:"similarity,omitempty"`
