@@ -22,7 +22,7 @@ import (
 // reason instead of holding the device for minutes or all its memory.
 const (
 	// MaxSimilarText is the longest text compared, in characters: two of
-	// them take about a second.
+	// them take 1.6 s here (a 1440×900 screenshot's SSIM 0.3 s).
 	MaxSimilarText = 200_000
 	// MaxSimilarPixels is the largest image compared (50 megapixels).
 	MaxSimilarPixels = 50_000_000
