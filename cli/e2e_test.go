@@ -131,7 +131,7 @@ func (w *world) cmd(args ...string) *exec.Cmd {
 	c := exec.Command(pcflowBin, args...)
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "OPENAI_") && !strings.HasPrefix(kv, "PCFLOW_") {
+		if !strings.HasPrefix(kv, "OPENAI_") && !strings.HasPrefix(kv, "PCFLOW_") || strings.HasPrefix(kv, "PCFLOW_CPUPROFILE=") {
 			env = append(env, kv)
 		}
 	}

@@ -60,7 +60,7 @@ func (w *evalWorld) flags(extra ...string) []string {
 func (w *evalWorld) cmd(args ...string) *exec.Cmd {
 	c := exec.Command(pcflowBin, args...)
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "OPENAI_") && !strings.HasPrefix(kv, "PCFLOW_") {
+		if !strings.HasPrefix(kv, "OPENAI_") && !strings.HasPrefix(kv, "PCFLOW_") || strings.HasPrefix(kv, "PCFLOW_CPUPROFILE=") {
 			c.Env = append(c.Env, kv)
 		}
 	}
@@ -201,7 +201,7 @@ func TestEvalSmokeSuite(t *testing.T) {
 		}
 	}
 	page := dumpDOM(t, filepath.Join(w.out, "runs", "calc_misread.html"))
-	if !regexp.MustCompile(`<tr class="check fail"><td>\(task\)</td><td>correct</td><td>expect</td><td>FAIL</td><td class="detail">expect is false</td>`).MatchString(page) {
+	if !regexp.MustCompile(`<tr class="check fail"><td>\(task\)</td><td>correct</td><td>expect</td><td>FAIL</td><td class="score"></td><td class="detail">expect is false</td>`).MatchString(page) {
 		t.Errorf("calc_misread's page does not show the failed check with its detail")
 	}
 	m := regexp.MustCompile(`data-images="(\d+)/(\d+)"`).FindStringSubmatch(page)
