@@ -76,6 +76,10 @@ type Activities struct {
 	// sandbox runs them where the worker's network and capabilities are
 	// out of reach (see x11.TaskJail).
 	Confine func(argv []string) []string
+	// VideoDir holds the recordings of running tasks (the Record
+	// activity) until the Video activity stores them; empty: a folder
+	// under the system's temporary one.
+	VideoDir string
 
 	redactOnce sync.Once
 	redact     *Redactor

@@ -15,4 +15,10 @@
 //     reports OutcomeUnknown, so the workflow re-observes and decides anew.
 //   - Screenshots, element lists and model exchanges go to the artifact
 //     store; results carry references, never pixels.
+//   - Record (a run's video) runs until the workflow cancels it,
+//     heartbeating; each attempt records a segment file of its own, so a
+//     retry after a dead worker adds a segment and loses none. Video
+//     stores the segments (content-addressed: retrying stores nothing
+//     twice). A device that cannot record fails Record with ErrTypeNoVideo,
+//     not retried.
 package activities

@@ -72,6 +72,15 @@ type Resetter interface {
 	Reset(ctx context.Context) (*ResetResult, error)
 }
 
+// Recorder is a device that records its screen as video (a run's video,
+// see the Record activity). Record writes a fragmented MP4 to path at fps
+// frames a second until ctx ends, then finishes the file and returns nil;
+// it returns an error when the recording stopped by itself, and a
+// *RefusedError when the device cannot record at all.
+type Recorder interface {
+	Record(ctx context.Context, path string, fps int) error
+}
+
 // RefusedError is a request a device refuses for good: the activity fails
 // without retrying, with Reason as its message.
 type RefusedError struct {

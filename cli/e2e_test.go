@@ -32,6 +32,9 @@ func TestMain(m *testing.M) {
 	if filepath.Base(os.Args[0]) == "pcflow" {
 		main()
 	}
+	if filepath.Base(os.Args[0]) == "pcflow-movewindow" {
+		os.Exit(moveWindowMain(os.Args[1:])) // replay_e2e_test.go's setup helper
+	}
 	dir, err := os.MkdirTemp("", "pcflow-bin")
 	if err != nil {
 		panic(err)

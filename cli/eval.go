@@ -130,6 +130,7 @@ func (f *evalFlags) register(e *env, fs *flag.FlagSet) {
 	fs.BoolVar(&f.noReport, "no-report", false, "write results but no HTML report")
 	fs.BoolVar(&f.reset, "reset", true, "reset each device between tasks (false: a task sees what the previous one left)")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only the summary")
+	fs.StringVar(&f.replayRun, "replay-run", "", "replay each task's run of the earlier suite run `SUITE_RUN` where it succeeded, checked on the screen step by step with no model call; the agent takes over where the screen differs (docs/running.md#replaying-a-run)")
 	fs.StringVar(&f.approvers, "approvers", "", "only these people may approve, reject and answer for the task runs: `NAME[=UID],...` (default $"+approversEnv+", else the state folder's approvers file; none: anyone)")
 	f.modelFlag.register(fs)
 	registerLoop(fs, &f.loop)
@@ -343,6 +344,12 @@ Examples:
 	}
 	in := workflows.SuiteInput{Suite: st.name, Tasks: st.tasks, Plans: packed, Devices: rec.Devices, NoReset: !f.reset,
 		Options: workflows.Options{DeviceTimeout: f.devTO, Loop: f.loop, SearchAttributes: hasSearchAttributes(ctx, sess.eng.client), Approvers: who}}
+	if f.replayRun != "" {
+		if in.Replays, err = suiteReplays(ctx, e, sess.eng.client, f.eng.state, f.replayRun, st); err != nil {
+			fmt.Fprintln(e.stderr, "pcflow eval:", err)
+			return 1
+		}
+	}
 	run, err := sess.eng.client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue, WorkflowExecutionErrorWhenAlreadyStarted: true,
 		StaticSummary: fmt.Sprintf("suite %s: %d task runs on %d devices", st.name, len(st.tasks), len(rec.Devices))}, workflows.SuiteWorkflowName, in)
 	if err != nil {

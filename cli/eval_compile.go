@@ -192,7 +192,7 @@ func compileSuite(e *env, args []string, f *evalFlags) (*compiledSuite, int) {
 			if repeat > 1 {
 				key = fmt.Sprintf("%s.r%d", ent.Name, r)
 			}
-			cs.tasks = append(cs.tasks, workflows.SuiteTask{Key: key, File: ent.File, Repeat: r, Tags: tags, PlanHash: hash})
+			cs.tasks = append(cs.tasks, workflows.SuiteTask{Key: key, File: ent.File, Repeat: r, Tags: tags, PlanHash: hash, Vars: res.Values})
 		}
 	}
 	if failed {

@@ -101,6 +101,7 @@ func printSuiteChanges(w io.Writer, live workflows.SuiteLive, seen map[string]st
 		default:
 			fmt.Fprintf(w, "✗ %-24s %5.1fs  %s: %s\n", r.Key, r.Ended.Sub(r.Started).Seconds(), text.Printable(r.Reason), oneLine(r.Error, 120))
 		}
+		printReplayed(w, r)
 	}
 	for _, d := range live.Removed {
 		if seen["#removed "+d.Device] == "" {

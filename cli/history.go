@@ -205,6 +205,10 @@ type Step struct {
 	// its action (or let the approval time out), answered the agent's
 	// question, had control of the device before it.
 	Person []string `json:"person,omitempty"`
+	// Replay says what a replay (--replay-run) did at this step: replayed
+	// a recorded step, or stopped where the screen drifted and handed over
+	// to the agent.
+	Replay string `json:"replay,omitempty"`
 }
 
 // History is a run's record, read from Temporal.
@@ -290,6 +294,12 @@ func (t *runTrace) steps(store artifacts.Dir) *History {
 						s.Person = append(s.Person, in.Person)
 					}
 					s.Tokens += out.Usage.Total()
+				}
+			case activities.ReplayStepName:
+				var in activities.ReplayStepInput
+				var out activities.ReplayStepResult
+				if a.decode(true, &in) && a.decode(false, &out) {
+					replayedStep(st, store, in, out)
 				}
 			case activities.ZoomName:
 				var in activities.ZoomInput
@@ -383,6 +393,9 @@ func printHistory(w io.Writer, h *History, t *runTrace) {
 		}
 		if s.Verdict != "" {
 			fmt.Fprintf(w, "    verdict:  %s — %s\n", p(s.Verdict), oneLine(s.Reason, 140))
+		}
+		if s.Replay != "" {
+			fmt.Fprintf(w, "    replay:   %s\n", oneLine(s.Replay, 240))
 		}
 		for _, pe := range s.Person {
 			fmt.Fprintf(w, "    person:   %s\n", oneLine(pe, 200))

@@ -175,6 +175,12 @@ func printResult(w io.Writer, id string, r *workflows.InstructionResult, ui stri
 	m := r.Metrics
 	fmt.Fprintf(w, "metrics: SR=%.0f SSR=%.2f CR=%.2f EE=%.3f CE=%.3f PC=%.2f  steps=%d tokens=%d model calls=%d\n",
 		m.SR, m.SSR, m.CR, m.EE, m.CE, m.PC, r.Steps, r.Usage.Total(), r.Usage.Calls)
+	if r.Replayed > 0 || len(r.HandedOver) > 0 {
+		fmt.Fprintf(w, "replay: %d steps replayed without the model\n", r.Replayed)
+		for _, h := range r.HandedOver {
+			fmt.Fprintf(w, "replay: handed over to the agent at %s\n", p(h))
+		}
+	}
 	fmt.Fprintf(w, "every step: pcflow history %s\n", id)
 	if ui != "" {
 		fmt.Fprintf(w, "in the UI:  %s/namespaces/default/workflows/%s\n", ui, id)

@@ -132,6 +132,15 @@ func writeReport(ctx context.Context, c client.Client, r *report.Results, out, s
 			continue
 		}
 		t := report.Trajectory{Key: row.Key, Result: h.Result, Checks: h.Checks}
+		if h.Result != nil {
+			for _, v := range h.Result.Videos {
+				rv := report.Video{Device: v.Device, Note: v.Note}
+				for _, sg := range v.Segments {
+					rv.Files = append(rv.Files, store.Path(sg.Ref))
+				}
+				t.Videos = append(t.Videos, rv)
+			}
+		}
 		for _, s := range h.Steps {
 			t.Steps = append(t.Steps, report.Step{Subtask: s.Subtask, Device: s.Device, Step: s.Step, Thought: s.Thought, Action: s.Action,
 				Outcome: s.Outcome, Verdict: s.Verdict, Reason: s.Reason, Progress: s.Progress, Memory: s.Memory, Tokens: s.Tokens,

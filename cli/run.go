@@ -75,6 +75,7 @@ OpenAI-compatible endpoint. Without a key, pcflow plays a scripted model
 	rf.vars.registerPolicy(fs)
 	fs.StringVar(&rf.id, "id", "", "run `ID` (default: TASK-YYYYMMDD-HHMMSS)")
 	fs.BoolVar(&rf.detach, "detach", false, "start the run and return (needs --temporal and 'pcflow worker' processes; implies --no-worker)")
+	replayRun := fs.String("replay-run", "", "replay the actions of the earlier successful `RUN` of this task on the screen, checking before each that its target is where it was and after it that its effect shows, with no model call; where the screen differs the agent goes on from there (docs/running.md#replaying-a-run)")
 	approvers := fs.String("approvers", "", "only these people may approve, reject and answer for the run: `NAME[=UID],...` (default $"+approversEnv+", else the state folder's approvers file; none: anyone)")
 	files, code := parseFlags(fs, args)
 	if code >= 0 {
@@ -153,13 +154,19 @@ OpenAI-compatible endpoint. Without a key, pcflow plays a scripted model
 		fmt.Fprintf(e.stdout, "approvers: %s (%s)\n", strings.Join(who, ", "), whoFrom)
 	}
 	l.apply(&opts)
+	input := workflows.InstructionInput{Plan: p, Options: opts, Vars: res.Values}
+	if *replayRun != "" {
+		if input.Replay, code = replayScript(ctx, e, sess.eng.client, rf.eng.state, *replayRun, p.Task, res.Secrets, rf.quiet); code >= 0 {
+			return code
+		}
+	}
 	start := client.StartWorkflowOptions{ID: id, TaskQueue: l.queue(),
 		StaticSummary: fmt.Sprintf("task %s (%d subtasks)", p.Task, len(p.Subtasks)),
 		StaticDetails: p.Instruction}
 	if opts.SearchAttributes {
 		start.TypedSearchAttributes = temporal.NewSearchAttributes(workflows.TaskAttr.ValueSet(p.Task), workflows.StatusAttr.ValueSet("running"))
 	}
-	run, err := sess.eng.client.ExecuteWorkflow(ctx, start, workflows.InstructionWorkflowName, workflows.InstructionInput{Plan: p, Options: opts})
+	run, err := sess.eng.client.ExecuteWorkflow(ctx, start, workflows.InstructionWorkflowName, input)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "pcflow run: start %s: %v\n", id, err)
 		return 1

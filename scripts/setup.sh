@@ -12,7 +12,7 @@ packages=(
   xclip xsel fonts-dejavu-core libx11-dev libxtst-dev libpng-dev gcc
   mousepad galculator xterm tesseract-ocr tesseract-ocr-eng
   libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 chromium curl ca-certificates bubblewrap
-  x11vnc novnc openssl iproute2 postgresql
+  x11vnc novnc openssl iproute2 postgresql ffmpeg
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -58,6 +58,10 @@
 //   - infeasible = true makes the agent's fail the right answer (task
 //     checks are then never run: a warning says so); requires lists
 //     program names (no spaces or slashes) each device must have.
+//   - video = true records every device's screen during the task
+//     (plan.Plan.Video); a task with sensitive variables cannot have it
+//     (an error at the attribute: a video would show what the agent
+//     types).
 //   - check.NAME.value reads the value a sibling device check captured; the
 //     reader runs after it (an implied after), the captured check needs no
 //     condition, and an expect check cannot be captured (it reads nothing).

@@ -58,6 +58,9 @@ type Result struct {
 	Files   map[string]*hcl.File
 	// Variables are the names of the variables the task declares.
 	Variables []string
+	// Values are the values of the variables that are not sensitive, as
+	// text (a replay finds them in what a recorded run typed).
+	Values map[string]string
 }
 
 // ParseFile reads and parses one task file.
@@ -174,6 +177,12 @@ func Parse(filename string, src []byte, opts Options) (*Result, hcl.Diagnostics)
 	}
 	res.Plan = pl
 	res.Variables = keys(p.vars)
+	res.Values = map[string]string{}
+	for name, v := range p.vars {
+		if !v.sensitive && v.value != nil {
+			res.Values[name] = plan.ToString(v.value)
+		}
+	}
 	p.dropMadeReferences(pl)
 	return res, p.diags
 }

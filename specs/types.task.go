@@ -22,6 +22,7 @@ var taskSchema = &hcl.BodySchema{
 		{Name: "knowledge"},
 		{Name: "loop"},
 		{Name: "reflection"},
+		{Name: "video"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "device", LabelNames: []string{"name"}},
@@ -226,5 +227,25 @@ func (p *parser) task(b *hcl.Block) *plan.Plan {
 		}
 	}
 	sort.Strings(pl.Secrets)
+	if a, ok := c.Attributes["video"]; ok {
+		p.video(st, a, pl)
+	}
 	return pl
+}
+
+// video decodes the video attribute: a task whose devices are recorded.
+// A task with sensitive variables is refused: the agent types their
+// values, and a video would keep them in clear pixels.
+func (p *parser) video(st *scope, a *hcl.Attribute, pl *plan.Plan) {
+	b, isBool := p.static(st, a.Expr).(bool)
+	if !isBool {
+		p.diags = append(p.diags, exprDiag(a.Expr.Range(), "Invalid value", "video takes true (record every device's screen during the task) or false."))
+		return
+	}
+	if b && len(pl.Secrets) > 0 {
+		p.diags = append(p.diags, exprDiag(a.Expr.Range(), "Video of a task with sensitive variables",
+			fmt.Sprintf("The task has sensitive variables (%s): the agent types their values, and a video would show them in clear, which screenshots never do. Remove video, or give the task no sensitive variable.", strings.Join(pl.Secrets, ", "))))
+		return
+	}
+	pl.Video = b
 }

@@ -1,6 +1,8 @@
 package worker
 
 import (
+	"cmp"
+	"path/filepath"
 	"log/slog"
 	"time"
 
@@ -29,6 +31,9 @@ type ActivitiesConfig struct {
 	RecordExchanges bool
 	// SettleDelay is how long Reflect waits for the screen to settle.
 	SettleDelay time.Duration
+	// VideoDir holds recordings while they last (activities.Activities);
+	// empty: a video folder beside the action log.
+	VideoDir string
 }
 
 // NewActivities wires the activities of one process: the agents over
@@ -50,5 +55,6 @@ func NewActivities(cfg ActivitiesConfig) (*activities.Activities, error) {
 		Secrets:            cfg.Secrets,
 		RecordExchanges:    cfg.RecordExchanges,
 		SettleDelay:        cfg.SettleDelay,
+		VideoDir:           cmp.Or(cfg.VideoDir, filepath.Join(filepath.Dir(cfg.ActionLog), "video")),
 	}, nil
 }

@@ -60,6 +60,7 @@ func RegisterDeviceActivities(r sdkworker.ActivityRegistry, a *activities.Activi
 	r.RegisterActivityWithOptions(activities.Exclusive(a, a.Act), activity.RegisterOptions{Name: activities.ActName})
 	r.RegisterActivityWithOptions(activities.Exclusive(a, a.Observe), activity.RegisterOptions{Name: activities.ObserveName})
 	r.RegisterActivityWithOptions(a.Reflect, activity.RegisterOptions{Name: activities.ReflectName})
+	r.RegisterActivityWithOptions(a.ReplayStep, activity.RegisterOptions{Name: activities.ReplayStepName})
 	r.RegisterActivityWithOptions(activities.Exclusive(a, a.Setup), activity.RegisterOptions{Name: activities.SetupName})
 	r.RegisterActivityWithOptions(activities.Exclusive(a, a.Check), activity.RegisterOptions{Name: activities.CheckName})
 	r.RegisterActivityWithOptions(activities.Exclusive(a, a.Reset), activity.RegisterOptions{Name: activities.ResetName})

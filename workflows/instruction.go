@@ -82,7 +82,11 @@ func InstructionWorkflow(ctx workflow.Context, in InstructionInput) (*Instructio
 		}
 	}
 
-	// The Manager decomposes a free-text instruction.
+	// The Manager decomposes a free-text instruction (a replay takes the
+	// subtasks the recorded run's Manager planned).
+	if len(p.Subtasks) == 0 && in.Replay != nil && len(in.Replay.Plan) > 0 {
+		p.Subtasks = in.Replay.Plan
+	}
 	if len(p.Subtasks) == 0 {
 		live.Phase = "planning"
 		var mr activities.ManageResult
@@ -164,11 +168,17 @@ func InstructionWorkflow(ctx workflow.Context, in InstructionInput) (*Instructio
 					StaticSummary: fmt.Sprintf("subtask %s on %s", s.Name, s.Device),
 					StaticDetails: instr,
 				})
-				f := workflow.ExecuteChildWorkflow(cctx, SubtaskWorkflowName, SubtaskInput{
+				si := SubtaskInput{
 					Subtask: sub, Instruction: instr, Knowledge: append(append([]string(nil), p.Knowledge...), s.Knowledge...),
 					MaxInvalid: p.MaxInvalid, Deadline: sd, TokenBudget: budget, Upstream: upstream(outputs, s.DependsOn), Options: in.Options,
 					Policy: p.Policy, Profiles: p.Profiles, Loop: p.Loop, Reflection: p.Reflection,
-				})
+				}
+				if in.Replay != nil {
+					if rs, ok := in.Replay.Subtasks[s.Name]; ok {
+						si.Replay, si.ReplayFrom, si.Vars = &rs, in.Replay.From, in.Vars
+					}
+				}
+				f := workflow.ExecuteChildWorkflow(cctx, SubtaskWorkflowName, si)
 				live.Subtasks[s.Name] = StatusRunning
 				live.Children[s.Name] = childID
 				running++
@@ -367,6 +377,10 @@ func finalize(res *InstructionResult, p plan.Plan) {
 		res.Steps += s.Steps
 		res.Usage.Add(s.Usage)
 		res.Dropped += s.Dropped
+		res.Replayed += s.Replayed
+		if s.HandedOver != "" {
+			res.HandedOver = append(res.HandedOver, s.Name+" "+s.HandedOver)
+		}
 		for by, n := range s.Judged {
 			if res.Judged == nil {
 				res.Judged = map[string]int{}

@@ -118,6 +118,9 @@ func (l *subtaskLoop) step() *ending {
 	if e := l.limits(now); e != nil {
 		return e
 	}
+	if l.replaying() {
+		return l.replayStep()
+	}
 	step := l.st.Step + 1
 	l.live.Step, l.live.Phase = step, "deciding"
 	turn := agent.Turn{Goal: l.goal, Step: step, State: l.st.State}
@@ -187,6 +190,9 @@ func (l *subtaskLoop) finish(reason, msg string) *ending {
 	}
 	res.Steps, res.Usage, res.Invalid, res.Verdicts, res.Summary, res.Held = st.Step, st.Usage, st.Invalid, st.Verdicts, st.Progress, st.Held
 	res.Judged, res.Dropped = st.Judged, st.Dropped
+	if l.in.Replay != nil {
+		res.Replayed, res.HandedOver = min(st.Replayed, len(l.in.Replay.Steps)), st.HandedOver
+	}
 	l.live.Phase = reason
 	return &ending{res: res}
 }

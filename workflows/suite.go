@@ -65,6 +65,9 @@ type SuiteTask struct {
 	// moved into the plan (plan.Plan.Requires, checked by the task's own
 	// workflow): new suites leave it empty.
 	Requires []string `json:"requires,omitempty"`
+	// Vars are the values of the task's variables that are not sensitive
+	// (InstructionInput.Vars).
+	Vars map[string]string `json:"vars,omitempty"`
 }
 
 // SuiteInput starts a suite, or continues one as new.
@@ -75,6 +78,9 @@ type SuiteInput struct {
 	// PackPlans' gzip-compressed JSON, so a suite of hundreds of tasks
 	// stays far below Temporal's 2 MiB payload limit.
 	Plans []byte `json:"plans,omitempty"`
+	// Replays are the task runs' checked replays (pcflow eval
+	// --replay-run), by task run key: PackReplays' gzip-compressed JSON.
+	Replays []byte `json:"replays,omitempty"`
 	// Devices is the pool: physical device names, each served by a worker
 	// polling plan.DeviceQueue(name).
 	Devices []string `json:"devices"`
@@ -454,8 +460,17 @@ func runSuiteTask(ctx workflow.Context, in SuiteInput, o Options, v workflow.Ver
 		// The task's own deadline ends it; this bounds a task stuck beyond it.
 		co.WorkflowExecutionTimeout = time.Duration(p.Timeout) + 5*time.Minute
 	}
+	ii := InstructionInput{Plan: p, Options: opts, Vars: t.Vars}
+	if len(in.Replays) > 0 {
+		replays, err := UnpackReplays(in.Replays)
+		if err != nil {
+			fail(ReasonDeviceError, err.Error())
+			return
+		}
+		ii.Replay = replays[t.Key]
+	}
 	var res InstructionResult
-	err := workflow.ExecuteChildWorkflow(workflow.WithChildOptions(ctx, co), InstructionWorkflowName, InstructionInput{Plan: p, Options: opts}).Get(ctx, &res)
+	err := workflow.ExecuteChildWorkflow(workflow.WithChildOptions(ctx, co), InstructionWorkflowName, ii).Get(ctx, &res)
 	if err != nil {
 		var toErr *temporal.TimeoutError
 		switch {

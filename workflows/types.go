@@ -108,6 +108,13 @@ type InstructionInput struct {
 	Done map[string]SubtaskResult `json:"done,omitempty"`
 	// SkipSetup skips the setup steps (a rerun on a prepared device).
 	SkipSetup bool `json:"skip_setup,omitempty"`
+	// Vars are the values of the task's variables that are not sensitive,
+	// kept in history so that a later replay of this run finds them in
+	// what it typed (see Templated).
+	Vars map[string]string `json:"vars,omitempty"`
+	// Replay, when set, replays an earlier successful run's actions
+	// before the agent decides anything (see replay.go).
+	Replay *Replay `json:"replay,omitempty"`
 }
 
 // SubtaskInput starts (or continues) one subtask.
@@ -132,6 +139,11 @@ type SubtaskInput struct {
 	// Options.Loop.
 	Loop       string `json:"loop,omitempty"`
 	Reflection string `json:"reflection,omitempty"`
+	// Replay is the subtask's recorded steps to replay first (nil: none),
+	// from run ReplayFrom, typed with the values of Vars.
+	Replay     *ReplaySubtask    `json:"replay,omitempty"`
+	ReplayFrom string            `json:"replay_from,omitempty"`
+	Vars       map[string]string `json:"vars,omitempty"`
 }
 
 // LoopState is what a subtask carries across continue-as-new: the steps
@@ -164,6 +176,10 @@ type LoopState struct {
 	Dropped int            `json:"dropped,omitempty"`
 	// LastBy is who gave the last step's verdict.
 	LastBy string `json:"last_by,omitempty"`
+	// Replayed counts the recorded steps replayed (and checked); HandedOver
+	// says where and why the replay handed over to the agent.
+	Replayed   int    `json:"replayed,omitempty"`
+	HandedOver string `json:"handed_over,omitempty"`
 }
 
 // SubtaskResult is the outcome of one subtask.
@@ -188,6 +204,11 @@ type SubtaskResult struct {
 	// Held is the time the subtask waited for a person (paused, taken
 	// over, an approval, an answer); it did not count against its limit.
 	Held time.Duration `json:"held,omitempty"`
+	// Replayed is how many steps a replay ran without the agent;
+	// HandedOver where and why it handed over to the agent (empty: it
+	// did not).
+	Replayed   int    `json:"replayed,omitempty"`
+	HandedOver string `json:"handed_over,omitempty"`
 }
 
 // Metrics are CRAB-style success metrics of a run.
@@ -218,6 +239,10 @@ type InstructionResult struct {
 	Dropped int            `json:"dropped,omitempty"`
 	// PostRun says what each post_run step did, in order.
 	PostRun []StepNotes `json:"post_run,omitempty"`
+	// Replayed sums the subtasks' replayed steps; HandedOver lists where a
+	// replay handed over to the agent ("SUBTASK step N: why").
+	Replayed   int      `json:"replayed,omitempty"`
+	HandedOver []string `json:"handed_over,omitempty"`
 }
 
 // StepNotes is what a setup or post_run step reported.

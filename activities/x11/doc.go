@@ -15,5 +15,6 @@
 // (display, window manager, accessibility bus), desktop.go (headless
 // desktops) and confine.go (what the desktop's window manager and bus
 // may start: nothing), reset.go, sandbox.go and procs/ (the reset),
-// jail.go (an overlay sandbox's task programs apart from the worker).
+// jail.go (an overlay sandbox's task programs apart from the worker),
+// video.go (the screen recorded with ffmpeg for a run's video).
 package x11

@@ -39,6 +39,17 @@ type Trajectory struct {
 	Steps  []Step
 	// Checks of each subtask, by subtask name, as the run recorded them.
 	Checks map[string][]activities.CheckResult
+	// Videos are the devices' recordings, when the run asked for video.
+	Videos []Video
+}
+
+// Video is one device's recording of a task run: its segments' files (in
+// the artifact store, fragmented MP4s, in order) and why it is missing or
+// ends early.
+type Video struct {
+	Device string
+	Files  []string
+	Note   string
 }
 
 // WriteHTML writes index.html and one page per task run (runs/KEY.html)
@@ -48,8 +59,10 @@ func WriteHTML(dir string, r *Results, trajs []Trajectory) error {
 	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o755); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Join(dir, "img"), 0o755); err != nil {
-		return err
+	for _, sub := range []string{"img", "video"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			return err
+		}
 	}
 	byKey := map[string]*Trajectory{}
 	for i := range trajs {
@@ -71,6 +84,21 @@ func WriteHTML(dir string, r *Results, trajs []Trajectory) error {
 					return err
 				}
 				pd.Steps = append(pd.Steps, s)
+			}
+			for _, v := range t.Videos {
+				pv := Video{Device: v.Device, Note: v.Note}
+				for _, f := range v.Files {
+					rel, err := copyFile(dir, "video", f)
+					if err != nil {
+						return err
+					}
+					if rel == "" {
+						pv.Note = strings.TrimPrefix(pv.Note+"; a segment is missing from the artifact store", "; ")
+						continue
+					}
+					pv.Files = append(pv.Files, rel)
+				}
+				pd.Videos = append(pd.Videos, pv)
 			}
 			names := make([]string, 0, len(t.Checks))
 			for n := range t.Checks {
@@ -103,11 +131,17 @@ func PageName(key string) string {
 // copyImage copies an artifact file into dir/img and returns its path
 // relative to dir/runs.
 func copyImage(dir, src string) (string, error) {
+	return copyFile(dir, "img", src)
+}
+
+// copyFile copies an artifact file into dir/sub and returns its path
+// relative to dir/runs ("" when the store lost it).
+func copyFile(dir, sub, src string) (string, error) {
 	if src == "" {
 		return "", nil
 	}
 	name := filepath.Base(src)
-	dst := filepath.Join(dir, "img", name)
+	dst := filepath.Join(dir, sub, name)
 	if _, err := os.Stat(dst); err != nil {
 		in, err := os.Open(src)
 		if err != nil {
@@ -126,7 +160,7 @@ func copyImage(dir, src string) (string, error) {
 			return "", err
 		}
 	}
-	return "../img/" + name, nil
+	return "../" + sub + "/" + name, nil
 }
 
 func writeTemplate(path string, t *template.Template, data any) error {
@@ -167,6 +201,7 @@ type pageData struct {
 	Result *workflows.InstructionResult
 	Steps  []Step
 	Checks []checkRow
+	Videos []Video
 }
 
 func sortedTags(m map[string]Aggregate) []tagRow {
@@ -205,6 +240,7 @@ th{background:#f2f2f2;cursor:pointer}
 .step{border:1px solid #ccc;margin:1em 0;padding:.5em}
 .shots{display:flex;gap:1em;flex-wrap:wrap}.shots figure{margin:0}
 .shots img{max-width:46vw;border:1px solid #999}
+video{max-width:92vw;border:1px solid #999;display:block;margin:.25em 0}
 .pass{color:#176317}.fail{color:#a11;font-weight:600}
 dt{font-weight:600}dd{margin:0 0 .4em 1em;white-space:pre-wrap}
 </style>`
@@ -299,7 +335,11 @@ var pageTmpl = template.Must(template.New("page").Funcs(funcs).Parse(`<!doctype 
 {{with .Result}}<h2>Subtasks</h2><table><thead><tr><th>subtask</th><th>device</th><th>status</th><th>reason</th><th>steps</th><th>summary</th></tr></thead><tbody>
 {{range .Subtasks}}<tr><td>{{.Name}}</td><td>{{.Device}}</td><td class="{{.Status}}">{{.Status}}</td><td>{{.Reason}}{{if .Error}}: {{.Error}}{{end}}</td><td>{{.Steps}}</td><td>{{.Summary}}</td></tr>
 {{end}}</tbody></table>{{end}}
-<h2>Steps</h2>
+{{if .Videos}}<h2>Video</h2>
+{{range .Videos}}<div class="video" data-device="{{.Device}}"><h3>{{.Device}}</h3>
+{{range $i, $f := .Files}}<video controls preload="metadata" src="{{$f}}"></video><p><a href="{{$f}}">segment {{$i}}</a></p>
+{{end}}{{with .Note}}<p class="note">{{.}}</p>{{end}}</div>
+{{end}}{{end}}<h2>Steps</h2>
 {{range .Steps}}<div class="step" id="step-{{.Subtask}}-{{.Step}}">
 <h3>{{.Subtask}} · step {{.Step}} <small>on {{.Device}}</small></h3>
 <div class="shots">

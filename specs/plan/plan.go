@@ -29,6 +29,9 @@ type Plan struct {
 	// Infeasible marks a task that cannot be done: the right answer is an
 	// agent calling fail, which scores as success; anything else fails.
 	Infeasible bool `json:"infeasible,omitempty"`
+	// Video records every device's screen during the task (a task with
+	// sensitive variables cannot ask for it).
+	Video bool `json:"video,omitempty"`
 	// Requires lists programs every device of the task must have on its
 	// PATH; the run checks them before setup.
 	Requires []string `json:"requires,omitempty"`

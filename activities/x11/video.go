@@ -1,0 +1,100 @@
+package x11
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/pcflow/pcflow/activities"
+)
+
+var _ activities.Recorder = (*Device)(nil)
+
+// VideoFPS is the frame rate of a recording when the caller gives none:
+// enough to follow a GUI agent (a few actions a minute), little CPU.
+const VideoFPS = 3
+
+// videoStop is how long ffmpeg gets to finish its file after SIGINT
+// before it is killed (the file stays playable either way).
+const videoStop = 10 * time.Second
+
+// Record records the display ($DISPLAY) into path until ctx ends, then
+// stops ffmpeg with SIGINT, which finishes the file, and returns. The file
+// is a fragmented MP4 (H.264, a keyframe and a fragment every two seconds):
+// its index (moov) is written first and every fragment carries its own, so
+// a recorder killed outright — the worker killed with SIGKILL takes ffmpeg
+// with it through the parent-death signal — still leaves a file that plays
+// up to its last complete fragment. It returns nil when ctx ended the
+// recording, and an error when ffmpeg could not start or stopped by itself
+// (the X server went away); a missing ffmpeg is an *activities.RefusedError.
+func (d *Device) Record(ctx context.Context, path string, fps int) error {
+	display := os.Getenv("DISPLAY")
+	if display == "" {
+		return &activities.RefusedError{Reason: "cannot record video: DISPLAY is not set"}
+	}
+	bin, err := exec.LookPath("ffmpeg")
+	if err != nil {
+		return &activities.RefusedError{Reason: "cannot record video: ffmpeg is not installed on the device (apt-get install ffmpeg)"}
+	}
+	if fps <= 0 {
+		fps = VideoFPS
+	}
+	cmd := exec.Command(bin, videoArgs(display, path, fps)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	// ffmpeg dies with the worker: SIGINT lets it finish the fragment it
+	// holds. It never belongs to the task's programs (no Confine), so a
+	// reset does not count it among them.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGINT, Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start ffmpeg: %w", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		return fmt.Errorf("ffmpeg stopped recording %s by itself (%v): %s", display, err, ffmpegLastLine(stderr.String()))
+	case <-ctx.Done():
+	}
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-exited:
+	case <-time.After(videoStop):
+		_ = cmd.Process.Kill()
+		<-exited
+	}
+	return nil
+}
+
+// videoArgs is ffmpeg's command line: x11grab of the whole screen at fps,
+// x264's fastest preset on one thread, a keyframe every two seconds, and
+// fragmented MP4 (empty_moov: the index first; a fragment per keyframe).
+func videoArgs(display, path string, fps int) []string {
+	return []string{
+		"-hide_banner", "-loglevel", "error", "-nostdin", "-y",
+		"-f", "x11grab", "-draw_mouse", "1", "-framerate", fmt.Sprint(fps), "-i", display,
+		// Even dimensions for 4:2:0; screens wider than 1920 pixels are scaled down.
+		"-vf", "scale='trunc(min(1920,iw)/2)*2':-2",
+		"-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-threads", "1",
+		"-pix_fmt", "yuv420p", "-g", fmt.Sprint(2 * fps), "-r", fmt.Sprint(fps),
+		"-movflags", "+frag_keyframe+empty_moov+default_base_moof",
+		// Each fragment reaches the file when it is complete, not when
+		// ffmpeg's output buffer fills.
+		"-flush_packets", "1",
+		"-f", "mp4", path,
+	}
+}
+
+// ffmpegLastLine is the last non-empty line of ffmpeg's error output.
+func ffmpegLastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if l := strings.TrimSpace(lines[len(lines)-1]); l != "" {
+		return l
+	}
+	return "no message"
+}

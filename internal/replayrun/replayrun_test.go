@@ -1,0 +1,204 @@
+package replayrun_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/client"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/pcflow/pcflow/activities/agents/scripted"
+	"github.com/pcflow/pcflow/activities/fakedevice"
+	"github.com/pcflow/pcflow/activities/screen"
+	"github.com/pcflow/pcflow/internal/enginetest"
+	"github.com/pcflow/pcflow/internal/replayrun"
+	"github.com/pcflow/pcflow/specs"
+	"github.com/pcflow/pcflow/workflows"
+)
+
+const typeTask = `
+variable "word" {
+  default = "alpha"
+}
+task "typing" {
+  max_steps = 40
+  timeout   = "10m"
+  subtask "s" {
+    instruction = "Click A, type ${var.word} into the field, then click B."
+  }
+}`
+
+// engine is the embedded engine with a fake device showing buttons and a
+// focused text field.
+type engine struct {
+	env *enginetest.Env
+	dev *fakedevice.Device
+}
+
+func newEngine(tb testing.TB, steps []scripted.Step, latency int) *engine {
+	env := enginetest.Start(tb, scripted.Script{LatencyMS: latency, Subtasks: map[string]scripted.SubtaskScript{"s": {Steps: steps}}})
+	dev := fakedevice.New("A", "B")
+	dev.Elements = append(dev.Elements, screen.Element{ID: 3, Role: "text", Name: "field", States: []string{"focused"},
+		Box: screen.Rect{X: 20, Y: 200, W: 300, H: 30}, Source: "a11y"})
+	env.Serve("desktop", env.Activities(dev, "desktop", env.ModelConfig()), true)
+	return &engine{env: env, dev: dev}
+}
+
+// run runs the task with vars, replaying rp when set.
+func (e *engine) run(tb testing.TB, id string, vars map[string]string, rp *workflows.Replay) *workflows.InstructionResult {
+	tb.Helper()
+	opts := specs.Options{Vars: vars}
+	res, diags := specs.Parse("typing.hcl", []byte(typeTask), opts)
+	if diags.HasErrors() {
+		tb.Fatal(diags)
+	}
+	e.dev.Elements[2].Value = "" // a fresh field
+	ctx := context.Background()
+	run, err := e.env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue},
+		workflows.InstructionWorkflowName, workflows.InstructionInput{Plan: *res.Plan, Vars: res.Values, Replay: rp})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var r workflows.InstructionResult
+	if err := run.Get(ctx, &r); err != nil {
+		tb.Fatal(err)
+	}
+	return &r
+}
+
+func typeSteps() []scripted.Step {
+	return []scripted.Step{
+		{Action: "click", Target: "A"},
+		{Action: "type", Target: "field", FromInstruction: map[string]string{"text": `type (\S+) into`}},
+		{Action: "click", Target: "B"},
+		{Action: "done"},
+	}
+}
+
+// TestReplayTypesNewValuesAndHandsOverOnDrift replays a run with another
+// value of its variable (typed instead of the recorded one, no model
+// request), then after a button moved (the agent takes over there).
+func TestReplayTypesNewValuesAndHandsOverOnDrift(t *testing.T) {
+	e := newEngine(t, typeSteps(), 0)
+	r := e.run(t, "first", nil, nil)
+	if r.Status != workflows.StatusSucceeded {
+		t.Fatalf("first run: %+v", r)
+	}
+	rp, err := replayrun.Build(context.Background(), e.env.Client, e.env.Artifacts, "first", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := replayrun.Count(rp); n != 3 || !rp.Subtasks["s"].Done {
+		t.Fatalf("the replay has %d steps (done %v), want 3 and done: %+v", n, rp.Subtasks["s"].Done, rp)
+	}
+	if tx := rp.Subtasks["s"].Steps[1].Texts[0]; len(tx) != 1 || tx[0].Var != "word" {
+		t.Errorf("the typed text's template = %+v, want a reference to var.word", tx)
+	}
+
+	before := len(e.env.Model.Requests())
+	acted := len(e.dev.Actions())
+	r = e.run(t, "replayed", map[string]string{"word": "beta"}, rp)
+	if r.Status != workflows.StatusSucceeded || r.Replayed != 3 || len(r.HandedOver) != 0 {
+		t.Fatalf("replay: %+v", r)
+	}
+	if n := len(e.env.Model.Requests()) - before; n != 0 {
+		t.Errorf("the replay made %d model requests, want 0", n)
+	}
+	typed := e.dev.Actions()[acted+1]
+	if typed.Kind != "type" || typed.Text != "beta" {
+		t.Errorf("the replay typed %+v, want beta", typed)
+	}
+
+	// B moved: the replay runs click A and the typing, then hands over.
+	e.dev.Elements[1].Box.X += 200
+	before = len(e.env.Model.Requests())
+	r = e.run(t, "replay-drift", nil, rp)
+	if r.Status != workflows.StatusSucceeded || r.Replayed != 2 || len(r.HandedOver) != 1 || !strings.Contains(r.HandedOver[0], "s step 3: ") ||
+		!strings.Contains(r.HandedOver[0], "the window moved?") {
+		t.Fatalf("replay after B moved: %+v", r)
+	}
+	for _, q := range e.env.Model.Requests()[before:] {
+		if q.Role == "decision" && q.Step < 3 {
+			t.Errorf("the agent decided step %d; the replay should have run steps 1 and 2", q.Step)
+		}
+	}
+	if n := len(e.env.Model.Requests()) - before; n == 0 {
+		t.Error("no model request after the handover")
+	}
+	if *record {
+		// workflows.TestReplay replays these against the workflow code.
+		saveHistories(t, e.env, "replay-drift", workflows.ChildID("replay-drift", "s"))
+	}
+}
+
+var record = flag.Bool("record", false, "record the drifted replay's histories into workflows/testdata/")
+
+func saveHistories(t *testing.T, env *enginetest.Env, ids ...string) {
+	t.Helper()
+	for _, id := range ids {
+		it := env.Client.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		h := &historypb.History{}
+		for it.HasNext() {
+			ev, err := it.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.Events = append(h.Events, ev)
+		}
+		b, err := protojson.MarshalOptions{Indent: "  "}.Marshal(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile("../../workflows/testdata/"+strings.ReplaceAll(id, "/", "_")+".json", b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReplayVsFirstRun runs a 20-step task with the scripted model at
+// a fixed latency (1 s, as BenchmarkDurableVsInProcess), then replays it:
+// the wall time of both, the ratio and the model requests of each.
+func BenchmarkReplayVsFirstRun(b *testing.B) {
+	var steps []scripted.Step
+	for i := 0; i < 19; i++ {
+		steps = append(steps, scripted.Step{Action: "click", Target: []string{"A", "B"}[i%2]})
+	}
+	steps = append(steps, scripted.Step{Action: "done"})
+	e := newEngine(b, steps, 1000)
+	var first, replay time.Duration
+	var firstCalls, replayCalls int
+	for i := 0; i < b.N; i++ {
+		n := len(e.env.Model.Requests())
+		start := time.Now()
+		id := fmt.Sprintf("first-%d", i)
+		if r := e.run(b, id, nil, nil); r.Status != workflows.StatusSucceeded {
+			b.Fatalf("first run: %+v", r)
+		}
+		first += time.Since(start)
+		firstCalls += len(e.env.Model.Requests()) - n
+		rp, err := replayrun.Build(context.Background(), e.env.Client, e.env.Artifacts, id, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = len(e.env.Model.Requests())
+		start = time.Now()
+		if r := e.run(b, fmt.Sprintf("replay-%d", i), nil, rp); r.Status != workflows.StatusSucceeded || r.Replayed != 19 {
+			b.Fatalf("replay: %+v", r)
+		}
+		replay += time.Since(start)
+		replayCalls += len(e.env.Model.Requests()) - n
+	}
+	nf := float64(b.N)
+	b.ReportMetric(first.Seconds()/nf, "s/first-run")
+	b.ReportMetric(replay.Seconds()/nf, "s/replay")
+	b.ReportMetric(float64(first)/float64(replay), "speedup")
+	b.ReportMetric(float64(firstCalls)/nf, "model-calls/first-run")
+	b.ReportMetric(float64(replayCalls)/nf, "model-calls/replay")
+}
