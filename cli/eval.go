@@ -110,6 +110,9 @@ type evalFlags struct {
 	// newID is set when starting a new suite run under this id.
 	newID string
 	loop  string
+	video bool
+	// replayRun is the earlier suite run whose task runs are replayed.
+	replayRun string
 }
 
 func (f *evalFlags) register(e *env, fs *flag.FlagSet) {
@@ -134,6 +137,7 @@ func (f *evalFlags) register(e *env, fs *flag.FlagSet) {
 	fs.StringVar(&f.approvers, "approvers", "", "only these people may approve, reject and answer for the task runs: `NAME[=UID],...` (default $"+approversEnv+", else the state folder's approvers file; none: anyone)")
 	f.modelFlag.register(fs)
 	registerLoop(fs, &f.loop)
+	registerVideo(fs, &f.video)
 	f.vars.register(fs)
 	f.vars.registerPolicy(fs)
 }
@@ -343,7 +347,7 @@ Examples:
 		return 1
 	}
 	in := workflows.SuiteInput{Suite: st.name, Tasks: st.tasks, Plans: packed, Devices: rec.Devices, NoReset: !f.reset,
-		Options: workflows.Options{DeviceTimeout: f.devTO, Loop: f.loop, SearchAttributes: hasSearchAttributes(ctx, sess.eng.client), Approvers: who}}
+		Options: workflows.Options{DeviceTimeout: f.devTO, Loop: f.loop, SearchAttributes: hasSearchAttributes(ctx, sess.eng.client), Approvers: who, Video: f.video}}
 	if f.replayRun != "" {
 		if in.Replays, err = suiteReplays(ctx, e, sess.eng.client, f.eng.state, f.replayRun, st); err != nil {
 			fmt.Fprintln(e.stderr, "pcflow eval:", err)

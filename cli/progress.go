@@ -175,6 +175,14 @@ func printResult(w io.Writer, id string, r *workflows.InstructionResult, ui stri
 	m := r.Metrics
 	fmt.Fprintf(w, "metrics: SR=%.0f SSR=%.2f CR=%.2f EE=%.3f CE=%.3f PC=%.2f  steps=%d tokens=%d model calls=%d\n",
 		m.SR, m.SSR, m.CR, m.EE, m.CE, m.PC, r.Steps, r.Usage.Total(), r.Usage.Calls)
+	for _, v := range r.Videos {
+		for _, sg := range v.Segments {
+			fmt.Fprintf(w, "video of %s: %s (%d KiB; play it on the page of: pcflow report %s)\n", p(v.Device), sg.Ref, sg.Bytes>>10, id)
+		}
+		if v.Note != "" {
+			fmt.Fprintf(w, "video of %s: %s\n", p(v.Device), p(v.Note))
+		}
+	}
 	if r.Replayed > 0 || len(r.HandedOver) > 0 {
 		fmt.Fprintf(w, "replay: %d steps replayed without the model\n", r.Replayed)
 		for _, h := range r.HandedOver {

@@ -31,6 +31,7 @@ type runFlags struct {
 	quiet    bool
 	view     viewFlags
 	loop     string
+	video    bool
 }
 
 // registerLoop registers --loop: the agent loop of tasks that do not set
@@ -57,7 +58,14 @@ func (rf *runFlags) register(e *env, name, args, summary string) *flag.FlagSet {
 	fs.BoolVar(&rf.noWorker, "no-worker", false, "start no local worker (devices are served by 'pcflow worker' processes)")
 	fs.BoolVar(&rf.quiet, "quiet", false, "print only the result")
 	registerLoop(fs, &rf.loop)
+	registerVideo(fs, &rf.video)
 	return fs
+}
+
+// registerVideo registers --video: record every device's screen.
+func registerVideo(fs *flag.FlagSet, v *bool) {
+	fs.BoolVar(v, "video", false, "record every device's screen during the task (ffmpeg, "+
+		"a fragmented MP4 in the artifact store, played on the report's run page); a task with sensitive variables is not recorded")
 }
 
 func cmdRun(ctx context.Context, e *env, args []string) int {
@@ -149,7 +157,7 @@ OpenAI-compatible endpoint. Without a key, pcflow plays a scripted model
 		fmt.Fprintln(e.stderr, "pcflow run:", err)
 		return 1
 	}
-	opts := workflows.Options{DeviceTimeout: rf.devTO, Loop: rf.loop, SearchAttributes: hasSearchAttributes(ctx, sess.eng.client), Approvers: who}
+	opts := workflows.Options{DeviceTimeout: rf.devTO, Loop: rf.loop, SearchAttributes: hasSearchAttributes(ctx, sess.eng.client), Approvers: who, Video: rf.video}
 	if len(who) > 0 && !rf.quiet {
 		fmt.Fprintf(e.stdout, "approvers: %s (%s)\n", strings.Join(who, ", "), whoFrom)
 	}

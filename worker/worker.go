@@ -66,6 +66,9 @@ func RegisterDeviceActivities(r sdkworker.ActivityRegistry, a *activities.Activi
 	r.RegisterActivityWithOptions(activities.Exclusive(a, a.Reset), activity.RegisterOptions{Name: activities.ResetName})
 	r.RegisterActivityWithOptions(activities.ExclusiveErr(a, a.Requires), activity.RegisterOptions{Name: activities.RequiresName})
 	r.RegisterActivityWithOptions(activities.Exclusive(a, a.Zoom), activity.RegisterOptions{Name: activities.ZoomName})
+	// The recording runs beside all of them for the whole task.
+	r.RegisterActivityWithOptions(a.Record, activity.RegisterOptions{Name: activities.RecordName})
+	r.RegisterActivityWithOptions(a.Video, activity.RegisterOptions{Name: activities.VideoName})
 }
 
 // New builds (but does not start) the workers.
@@ -100,9 +103,10 @@ func New(cfg Config) (*Worker, error) {
 		}
 		// A device has one mouse and one keyboard: its activities take
 		// turns at it (activities.useDevice), while the pipelined loop's
-		// Reflection and next Decision wait for the model side by side.
+		// Reflection and next Decision wait for the model side by side; a
+		// run's video (the Record activity) takes one more slot throughout.
 		opts := sdkworker.Options{
-			MaxConcurrentActivityExecutionSize: 3,
+			MaxConcurrentActivityExecutionSize: 4,
 			Interceptors:                       ics,
 		}
 		if cfg.Activities != nil && cfg.Activities.AfterReset != nil {

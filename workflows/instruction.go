@@ -26,14 +26,33 @@ func ChildID(parent, subtask string) string { return parent + "/" + subtask }
 // when the task has no subtasks, the subtask DAG as child workflows
 // (independent subtasks in parallel, each on its device, instructions
 // rendered with their predecessors' outputs), then the task's checks.
+//
+// With video asked for (Options.Video, the task's video = true) every
+// device is recorded from before the setup to after the checks, however
+// the run ends (video.go).
 func InstructionWorkflow(ctx workflow.Context, in InstructionInput) (*InstructionResult, error) {
 	o := in.Options.withDefaults()
-	p := in.Plan
-	start := workflow.Now(ctx)
-	deadline := start.Add(time.Duration(p.Timeout))
-	if p.Timeout == 0 {
-		deadline = start.Add(24 * time.Hour)
+	recs := startVideo(ctx, in, o, taskDeadline(ctx, in.Plan))
+	res, err := instruction(ctx, in)
+	if videos := stopVideo(ctx, o, recs); res != nil {
+		res.Videos = videos
 	}
+	return res, err
+}
+
+// taskDeadline is when the task's time limit ends (a day without one).
+func taskDeadline(ctx workflow.Context, p plan.Plan) time.Time {
+	if p.Timeout == 0 {
+		return workflow.Now(ctx).Add(24 * time.Hour)
+	}
+	return workflow.Now(ctx).Add(time.Duration(p.Timeout))
+}
+
+// instruction is InstructionWorkflow's run of the task.
+func instruction(ctx workflow.Context, in InstructionInput) (*InstructionResult, error) {
+	o := in.Options.withDefaults()
+	p := in.Plan
+	deadline := taskDeadline(ctx, p)
 	live := Live{Task: p.Task, Phase: "setup", Subtasks: map[string]string{}, Reasons: map[string]string{}, Children: map[string]string{}}
 	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (Live, error) { return live, nil }); err != nil {
 		return nil, err

@@ -76,6 +76,8 @@ type Options struct {
 	// Loop is the agent loop of tasks that do not say (plan.Loops; empty:
 	// pipelined).
 	Loop string `json:"loop,omitempty"`
+	// Video records every device's screen during each task (see Video).
+	Video bool `json:"video,omitempty"`
 }
 
 // queue returns the run's task queue.
@@ -239,6 +241,9 @@ type InstructionResult struct {
 	Dropped int            `json:"dropped,omitempty"`
 	// PostRun says what each post_run step did, in order.
 	PostRun []StepNotes `json:"post_run,omitempty"`
+	// Videos are the devices' recordings of the run, when it asked for
+	// video.
+	Videos []Video `json:"videos,omitempty"`
 	// Replayed sums the subtasks' replayed steps; HandedOver lists where a
 	// replay handed over to the agent ("SUBTASK step N: why").
 	Replayed   int      `json:"replayed,omitempty"`
