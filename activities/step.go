@@ -47,6 +47,9 @@ type DecideResult struct {
 	// computer tool): the action runs only after a person approves them,
 	// and the next call acknowledges them.
 	SafetyChecks []SafetyCheck `json:"safety_checks,omitempty"`
+	// Escalated is why the cascade's large profiles made this decision
+	// (set by the workflow; "": the task's own profiles did).
+	Escalated string `json:"escalated,omitempty"`
 }
 
 // SafetyCheck is a provider's pending safety check on a proposed action.
@@ -81,7 +84,7 @@ func (a *Activities) Decide(ctx context.Context, in DecideInput) (*DecideResult,
 	}
 	d, err := model.Decide(ctx, agent.DecisionInput{
 		Turn: in.Turn, ActiveWindow: s.ActiveWindow, Windows: s.Windows, Clipboard: s.Clipboard,
-		Elements: s.Elements, Image: ann, Locate: locate, Record: a.recorder(&res.Exchanges),
+		Elements: s.Elements, Image: ann, Screenshot: s.Image, Locate: locate, Record: a.recorder(&res.Exchanges),
 		Acknowledged: in.Acknowledged, Zoom: zoom, InvalidBudget: in.InvalidBudget,
 	}, &res.Usage)
 	if d != nil {

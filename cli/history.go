@@ -209,6 +209,22 @@ type Step struct {
 	// a recorded step, or stopped where the screen drifted and handed over
 	// to the agent.
 	Replay string `json:"replay,omitempty"`
+	// Grounded says how a grounder placed the step's targets named by
+	// description: the description, the grounder's answer, the point.
+	Grounded []screen.Grounding `json:"grounded,omitempty"`
+	// Models are the models that answered the step's calls, with how
+	// many calls each (a cascade's small and large ones apart).
+	Models map[string]int `json:"models,omitempty"`
+}
+
+// addModels counts the calls of u by model.
+func (s *Step) addModels(u screen.Usage) {
+	for m, mu := range u.ByModel {
+		if s.Models == nil {
+			s.Models = map[string]int{}
+		}
+		s.Models[m] += mu.Calls
+	}
 }
 
 // History is a run's record, read from Temporal.
@@ -251,6 +267,8 @@ func (t *runTrace) steps(store artifacts.Dir) *History {
 						s.Action += fmt.Sprintf(" (+%d more in a batch)", len(out.Batch))
 					}
 					s.Tokens += out.Usage.Total()
+					s.addModels(out.Usage)
+					s.Grounded = out.Action.Grounded
 					if out.Observation.Annotated != "" {
 						s.Artifacts["before"] = store.Path(out.Observation.Annotated)
 					}
@@ -276,6 +294,7 @@ func (t *runTrace) steps(store artifacts.Dir) *History {
 					s := st(in.Step)
 					s.Verdict, s.Reason = out.Verdict, out.Reason
 					s.Tokens += out.Usage.Total()
+					s.addModels(out.Usage)
 					if out.After.Annotated != "" {
 						s.Artifacts["after"] = store.Path(out.After.Annotated)
 					}
@@ -294,6 +313,7 @@ func (t *runTrace) steps(store artifacts.Dir) *History {
 						s.Person = append(s.Person, in.Person)
 					}
 					s.Tokens += out.Usage.Total()
+					s.addModels(out.Usage)
 				}
 			case activities.ReplayStepName:
 				var in activities.ReplayStepInput
@@ -385,6 +405,9 @@ func printHistory(w io.Writer, h *History, t *runTrace) {
 			fmt.Fprintf(w, "    thought:  %s\n", oneLine(s.Thought, 160))
 		}
 		fmt.Fprintf(w, "    action:   %s\n", p(s.Action))
+		for _, g := range s.Grounded {
+			fmt.Fprintf(w, "    grounder: %s (%s) placed %q at (%d,%d), answering %s\n", p(g.Profile), p(g.Model), p(g.Describe), g.X, g.Y, oneLine(g.Answer, 160))
+		}
 		for i, b := range s.Batch {
 			fmt.Fprintf(w, "      %d. %s\n", i+1, p(b))
 		}
@@ -405,6 +428,14 @@ func printHistory(w io.Writer, h *History, t *runTrace) {
 		}
 		if s.Memory != "" {
 			fmt.Fprintf(w, "    memory:   %s\n", oneLine(s.Memory, 160))
+		}
+		if len(s.Models) > 1 {
+			ms := make([]string, 0, len(s.Models))
+			for m, n := range s.Models {
+				ms = append(ms, fmt.Sprintf("%s ×%d", p(m), n))
+			}
+			sort.Strings(ms)
+			fmt.Fprintf(w, "    models:   %s\n", strings.Join(ms, ", "))
 		}
 		keys := make([]string, 0, len(s.Artifacts))
 		for k := range s.Artifacts {

@@ -14,6 +14,7 @@ import (
 	"github.com/pcflow/pcflow/activities/agents"
 	"github.com/pcflow/pcflow/activities/agents/profile"
 	"github.com/pcflow/pcflow/activities/agents/scripted"
+	"github.com/pcflow/pcflow/activities/x11"
 )
 
 // modelSpecEnv carries a modelSpec (JSON) from a process to the device
@@ -272,6 +273,7 @@ func resolveModel(e *env, spec modelSpec, o modelOpts) (*resolvedModel, error) {
 			script.LatencyMS = spec.LatencyMS
 		}
 		r.srv, r.kind = scripted.New(*script), "scripted"
+		r.srv.SetOCR(x11.OCR) // the scripted grounder reads the screenshot
 		if chosen || o.answerInProfile {
 			r.srv.SetProfile(r.cfg.DecisionProfile())
 		}
@@ -421,6 +423,7 @@ func cmdModel(ctx context.Context, e *env, args []string) int {
 		return 1
 	}
 	srv := scripted.New(s)
+	srv.SetOCR(x11.OCR)
 	if chosen {
 		srv.SetProfile(prof)
 	}

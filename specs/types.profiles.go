@@ -4,13 +4,15 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/pcflow/pcflow/specs/plan"
 )
 
 // profileAgents are the agents a profiles block names, in order.
-var profileAgents = []string{"decision", "reflection", "progress", "manager"}
+var profileAgents = []string{"decision", "reflection", "progress", "manager", "grounder"}
 
 var profilesSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "decision"}, {Name: "reflection"}, {Name: "progress"}, {Name: "manager"},
+	{Name: "decision"}, {Name: "reflection"}, {Name: "progress"}, {Name: "manager"}, {Name: "grounder"},
 }}
 
 // taskProfiles decodes the task's profiles block (at most one): the model
@@ -29,24 +31,76 @@ func (p *parser) taskProfiles(st *scope, blocks hcl.Blocks) map[string]string {
 				if !ok {
 					continue
 				}
-				name, isString := p.static(st, a.Expr).(string)
-				switch {
-				case !isString || !safeName(name):
-					p.diags = append(p.diags, exprDiag(a.Expr.Range(), "Invalid profile name",
-						fmt.Sprintf("%s takes the name of a model profile as a string, such as \"uitars-1.5\" or \"qwen2.5-vl\" (docs/profiles.md).", agent)))
-					continue
-				case p.opts.Profile != nil:
-					if err := p.opts.Profile(agent, name); err != nil {
-						p.diags = append(p.diags, exprDiag(a.Expr.Range(), "Profile not available", err.Error()))
-						continue
+				names := p.cascade(st, agent, a)
+				for key, name := range names {
+					if out == nil {
+						out = map[string]string{}
 					}
+					out[key] = name
 				}
-				if out == nil {
-					out = map[string]string{}
-				}
-				out[agent] = name
 			}
 		})
+	}
+	return out
+}
+
+// cascade decodes one agent's profile: a name, or a cascade { small =
+// NAME, large = NAME } (the small one answers until a monitor of the
+// agent loop fires, then the large one: docs/profiles.md). It returns the
+// names by their key in the plan's Profiles (plan.LargeProfile).
+func (p *parser) cascade(st *scope, agent string, a *hcl.Attribute) map[string]string {
+	one := func(e hcl.Expression, key string) (string, bool) {
+		name, isString := p.static(st, e).(string)
+		switch {
+		case !isString || !safeName(name):
+			p.diags = append(p.diags, exprDiag(e.Range(), "Invalid profile name",
+				fmt.Sprintf("%s takes the name of a model profile as a string, such as \"uitars-1.5\" or \"qwen2.5-vl\", or a cascade { small = \"…\", large = \"…\" } (docs/profiles.md).", key)))
+			return "", false
+		case p.opts.Profile != nil:
+			if err := p.opts.Profile(agent, name); err != nil {
+				p.diags = append(p.diags, exprDiag(e.Range(), "Profile not available", err.Error()))
+				return "", false
+			}
+		}
+		return name, true
+	}
+	pairs, d := hcl.ExprMap(a.Expr)
+	if d.HasErrors() {
+		// Not an object: one profile's name.
+		if name, ok := one(a.Expr, agent); ok {
+			return map[string]string{agent: name}
+		}
+		return nil
+	}
+	out := map[string]string{}
+	bad := false
+	for _, kv := range pairs {
+		k := hcl.ExprAsKeyword(kv.Key)
+		var key string
+		switch k {
+		case "small":
+			key = agent
+		case "large":
+			key = plan.LargeProfile(agent)
+		default:
+			p.diags = append(p.diags, exprDiag(kv.Key.Range(), "Invalid cascade",
+				fmt.Sprintf("A cascade names two profiles, small and large, e.g. %s = { small = \"qwen2.5-vl\", large = \"my-qwen-72b\" }; %q is neither.", agent, k)))
+			bad = true
+			continue
+		}
+		if name, ok := one(kv.Value, agent+"."+k); ok {
+			out[key] = name
+		} else {
+			bad = true
+		}
+	}
+	if bad {
+		return nil
+	}
+	if out[agent] == "" || out[plan.LargeProfile(agent)] == "" {
+		p.diags = append(p.diags, exprDiag(a.Expr.Range(), "Invalid cascade",
+			fmt.Sprintf("A cascade names both profiles, small and large: %s = { small = \"…\", large = \"…\" }.", agent)))
+		return nil
 	}
 	return out
 }

@@ -71,22 +71,24 @@ func (l *subtaskLoop) reflectAhead(turn agent.Turn, d activities.DecideResult, s
 	if verdict == "" {
 		by = activities.ByModel
 		out.Verdict, out.Reason = screen.VerdictPending, "Reflection is judging this step while the next is decided; its verdict comes with the next step"
-		rf = workflow.ExecuteActivity(withSummary(dctx, fmt.Sprintf("step %d: reflect on %s", step, summary)), a.Reflect, activities.ReflectInput{
+		profiles, why := l.profilesFor("", agent.RoleReflection)
+		rf = workflow.ExecuteActivity(withSummary(dctx, fmt.Sprintf("step %d: reflect on %s%s", step, summary, largeLabel(why))), a.Reflect, activities.ReflectInput{
 			Subtask: l.s.Name, Instruction: l.in.Instruction, Step: step, Action: d.Action, Thought: d.Thought,
-			Outcome: ar, Before: d.Observation, Profiles: l.in.Profiles, After: &ob.After,
+			Outcome: ar, Before: d.Observation, Profiles: profiles, After: &ob.After,
 		})
 	}
 	l.live.Phase = "reflecting, updating progress and deciding ahead"
 	pf := l.startProgress(turn, out)
 	// The next decision, unless this was the last step allowed.
 	var df workflow.Future
+	var aheadWhy string
 	var dropAhead workflow.CancelFunc
 	if step < l.s.MaxSteps {
 		next := agent.Turn{Goal: l.goal, Step: step + 1, State: st.State}
 		next.LastAction, next.LastVerdict, next.LastReason, next.LastThought = summary, out.Verdict, out.Reason, d.Thought
 		actx, cancel := workflow.WithCancel(l.ctx)
 		defer cancel()
-		df = l.startDecide(actx, next, now, &ob.After, fmt.Sprintf("step %d: decide ahead on the screen after step %d", step+1, step))
+		df, aheadWhy = l.startDecide(actx, next, now, &ob.After, fmt.Sprintf("step %d: decide ahead on the screen after step %d", step+1, step), "")
 		dropAhead = cancel
 	}
 
@@ -104,6 +106,7 @@ func (l *subtaskLoop) reflectAhead(turn agent.Turn, d activities.DecideResult, s
 	st.Judged[by]++
 	st.LastBy = by
 	st.Verdicts[verdict]++
+	l.noteVerdict(summary, verdict)
 	st.LastAction, st.LastVerdict, st.LastReason, st.LastThought = summary, verdict, reason, d.Thought
 	l.live.Verdict, l.live.LastAction, l.live.Done = verdict, summary, step
 	if err := l.progressed(pf); err != nil {
@@ -130,6 +133,7 @@ func (l *subtaskLoop) reflectAhead(turn agent.Turn, d activities.DecideResult, s
 	}
 	var nd activities.DecideResult
 	err := df.Get(l.ctx, &nd)
+	nd.Escalated = aheadWhy
 	if e := l.decided(&nd, err); e != nil {
 		return e
 	}

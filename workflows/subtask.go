@@ -134,6 +134,18 @@ func (l *subtaskLoop) step() *ending {
 		return nil
 	}
 	l.st.Step = step
+	if d.Action.Kind == screen.ActDone && d.Escalated == "" && l.cascades(agent.RoleDecision) {
+		// The milestone done: the large model decides on the same screen,
+		// and what it decides stands.
+		f, why := l.startDecide(l.ctx, turn, now, &d.Observation, fmt.Sprintf("step %d: decide again on the same screen", step), whyDone)
+		var ld activities.DecideResult
+		err := f.Get(l.ctx, &ld)
+		ld.Escalated = why
+		if e := l.decided(&ld, err); e != nil {
+			return e
+		}
+		d = ld
+	}
 	act := d.Action
 	summary := act.Summary()
 	switch act.Kind {
@@ -240,8 +252,9 @@ func (l *subtaskLoop) progress(turn agent.Turn, out agent.Outcome) error {
 
 func (l *subtaskLoop) startProgress(turn agent.Turn, out agent.Outcome) workflow.Future {
 	mctx := workflow.WithActivityOptions(l.ctx, modelOptions(l.o, l.in.Deadline, workflow.Now(l.ctx)))
-	return workflow.ExecuteActivity(withSummary(mctx, fmt.Sprintf("step %d: progress (%s)", turn.Step, out.Verdict)), a.Progress, activities.ProgressInput{
-		Turn: turn, Outcome: out, Profiles: l.in.Profiles,
+	profiles, why := l.profilesFor("", agent.RoleProgress)
+	return workflow.ExecuteActivity(withSummary(mctx, fmt.Sprintf("step %d: progress (%s)%s", turn.Step, out.Verdict, largeLabel(why))), a.Progress, activities.ProgressInput{
+		Turn: turn, Outcome: out, Profiles: profiles,
 	})
 }
 
@@ -300,18 +313,22 @@ func (l *subtaskLoop) decide(turn agent.Turn, now time.Time) (activities.DecideR
 		label = fmt.Sprintf("step %d: decide again (Reflection rejected the decision made ahead)", turn.Step)
 	}
 	var d activities.DecideResult
-	err := l.startDecide(l.ctx, turn, now, ahead, label).Get(l.ctx, &d)
+	f, why := l.startDecide(l.ctx, turn, now, ahead, label, "")
+	err := f.Get(l.ctx, &d)
+	d.Escalated = why
 	return d, l.decided(&d, err)
 }
 
 // startDecide schedules the Decide activity in ctx; observed, when set,
-// is the observation to decide on.
-func (l *subtaskLoop) startDecide(ctx workflow.Context, turn agent.Turn, now time.Time, observed *screen.Observation, label string) workflow.Future {
+// is the observation to decide on. It returns why the cascade's large
+// profiles decide ("": they do not); why, when given, is a milestone's.
+func (l *subtaskLoop) startDecide(ctx workflow.Context, turn agent.Turn, now time.Time, observed *screen.Observation, label, why string) (workflow.Future, string) {
 	dctx := workflow.WithActivityOptions(ctx, deviceOptions(l.o, l.s.Device, l.in.Deadline, now))
-	return workflow.ExecuteActivity(withSummary(dctx, label), a.Decide,
-		activities.DecideInput{Turn: turn, Acknowledged: l.st.Acknowledged, Profiles: l.in.Profiles, Observed: observed,
+	profiles, why := l.profilesFor(why, decisionRoles...)
+	return workflow.ExecuteActivity(withSummary(dctx, label+largeLabel(why)), a.Decide,
+		activities.DecideInput{Turn: turn, Acknowledged: l.st.Acknowledged, Profiles: profiles, Observed: observed,
 			// The call may take what is left of max_invalid in a row.
-			InvalidBudget: max(1, l.maxInvalid-l.st.ConsecutiveBad)})
+			InvalidBudget: max(1, l.maxInvalid-l.st.ConsecutiveBad)}), why
 }
 
 // decided counts a decision's tokens and invalid answers; it ends the
@@ -508,9 +525,10 @@ func (l *subtaskLoop) reflect(turn agent.Turn, d activities.DecideResult, summar
 	dctx := workflow.WithActivityOptions(l.ctx, deviceOptions(l.o, l.s.Device, l.in.Deadline, workflow.Now(l.ctx)))
 	l.live.Phase = "reflecting"
 	var r activities.ReflectResult
-	err := workflow.ExecuteActivity(withSummary(dctx, fmt.Sprintf("step %d: reflect on %s", step, summary)), a.Reflect, activities.ReflectInput{
+	profiles, why := l.profilesFor("", agent.RoleReflection)
+	err := workflow.ExecuteActivity(withSummary(dctx, fmt.Sprintf("step %d: reflect on %s%s", step, summary, largeLabel(why))), a.Reflect, activities.ReflectInput{
 		Subtask: l.s.Name, Instruction: l.in.Instruction, Step: step, Action: d.Action, Thought: d.Thought,
-		Outcome: ar, Before: d.Observation, Profiles: l.in.Profiles,
+		Outcome: ar, Before: d.Observation, Profiles: profiles,
 	}).Get(l.ctx, &r)
 	st.Usage.Add(r.Usage)
 	st.Usage.Add(failedUsage(err))
@@ -518,6 +536,7 @@ func (l *subtaskLoop) reflect(turn agent.Turn, d activities.DecideResult, summar
 		return l.fail(err)
 	}
 	st.Verdicts[r.Verdict]++
+	l.noteVerdict(summary, r.Verdict)
 	st.LastAction, st.LastVerdict, st.LastReason, st.LastObservation = summary, r.Verdict, r.Reason, r.After
 	l.live.Verdict, l.live.LastAction, l.live.Done = r.Verdict, summary, step
 

@@ -178,6 +178,9 @@ type LoopState struct {
 	Dropped int            `json:"dropped,omitempty"`
 	// LastBy is who gave the last step's verdict.
 	LastBy string `json:"last_by,omitempty"`
+	// SameNoEffect counts the same action in a row with no effect (the
+	// cascade's monitor, cascade.go).
+	SameNoEffect int `json:"same_no_effect,omitempty"`
 	// Replayed counts the recorded steps replayed (and checked); HandedOver
 	// says where and why the replay handed over to the agent.
 	Replayed   int    `json:"replayed,omitempty"`

@@ -21,6 +21,10 @@ const (
 	RoleReflection = "reflection"
 	RoleProgress   = "progress"
 	RoleManager    = "manager"
+	// RoleGrounder places a target the Decision agent named by
+	// description on the screenshot (a model with a coordinate space:
+	// UI-TARS, Qwen-VL, a computer-use model).
+	RoleGrounder = "grounder"
 )
 
 // Goal is what a subtask asks of the agent; it does not change between steps.
@@ -102,6 +106,7 @@ type Exchange struct {
 	Role     string          `json:"role"`
 	Subtask  string          `json:"subtask,omitempty"`
 	Step     int             `json:"step,omitempty"`
+	Model    string          `json:"model,omitempty"` // the model asked
 	Request  json.RawMessage `json:"request"`
 	Response json.RawMessage `json:"response,omitempty"`
 	Error    string          `json:"error,omitempty"`
@@ -115,6 +120,9 @@ type DecisionInput struct {
 	Clipboard    string
 	Elements     []screen.Element
 	Image        image.Image // annotated screenshot
+	// Screenshot is the screen without marks (secrets painted over), for
+	// the grounder; nil: the annotated one.
+	Screenshot image.Image
 	// Locate finds on-screen text for select (OCR); nil disables select.
 	Locate func(text string) ([]screen.Rect, error)
 	Record func(Exchange)

@@ -47,6 +47,9 @@ type TurnFacts struct {
 	Earlier string `json:"earlier,omitempty"`
 	// Target is the calibration target asked for.
 	Target int `json:"target,omitempty"`
+	// Describe is what the grounder is asked to find on the screenshot
+	// (the Decision agent's description of its target).
+	Describe string `json:"describe,omitempty"`
 }
 
 // ScreenFacts is a screen as a prompt shows it.

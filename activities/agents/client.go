@@ -17,6 +17,7 @@ import (
 
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/agent"
+	"github.com/pcflow/pcflow/activities/agents/profile"
 	"github.com/pcflow/pcflow/activities/screen"
 )
 
@@ -175,12 +176,17 @@ func ask[T any](ctx context.Context, c *Client, x exchange[T], u *screen.Usage) 
 
 // send sends one chat request and accounts for it.
 func (c *Client) send(ctx context.Context, call agent.Call, req openai.ChatCompletionRequest, u *screen.Usage, rec func(agent.Exchange)) (openai.ChatCompletionResponse, error) {
+	api, model := c.endpoint(call.Role)
+	if model != "" {
+		req.Model = model
+	}
 	start := time.Now()
-	resp, err := c.api.CreateChatCompletion(context.WithValue(ctx, callKey{}, call), req)
+	resp, err := api.CreateChatCompletion(context.WithValue(ctx, callKey{}, call), req)
 	u.Calls++
 	u.LatencyMS += time.Since(start).Milliseconds()
+	u.AddModel(req.Model, screen.ModelUsage{Calls: 1, PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens})
 	if rec != nil {
-		ex := agent.Exchange{Role: call.Role, Subtask: call.Subtask, Step: call.Step}
+		ex := agent.Exchange{Role: call.Role, Subtask: call.Subtask, Step: call.Step, Model: req.Model}
 		ex.Request, _ = json.Marshal(redactImages(req))
 		if err == nil {
 			ex.Response, _ = json.Marshal(resp)
@@ -199,6 +205,33 @@ func (c *Client) send(ctx context.Context, call agent.Call, req openai.ChatCompl
 			Msg: fmt.Sprintf("model %s at %s returned no choices", req.Model, c.cfg.BaseURL)}
 	}
 	return resp, nil
+}
+
+// roleProfile is the profile role speaks (the zero Profile: none chosen).
+func (c *Client) roleProfile(role string) profile.Profile {
+	if role == agent.RoleDecision {
+		return c.cfg.Profile
+	}
+	return c.cfg.Roles[role]
+}
+
+// endpoint is where role's requests go and the model they ask for ("":
+// the role's own setting): a profile with its own base_url gets its own
+// client, with the key in the variable its api_key_env names (never
+// OPENAI_API_KEY, which is the main endpoint's).
+func (c *Client) endpoint(role string) (*openai.Client, string) {
+	p := c.roleProfile(role)
+	if p.BaseURL == "" {
+		return c.api, p.Model
+	}
+	key := ""
+	if p.APIKeyEnv != "" && c.cfg.Getenv != nil {
+		key = c.cfg.Getenv(p.APIKeyEnv)
+	}
+	oc := openai.DefaultConfig(key)
+	oc.BaseURL = strings.TrimRight(p.BaseURL, "/")
+	oc.HTTPClient = c.cfg.httpClient()
+	return openai.NewClientWithConfig(oc), p.Model
 }
 
 // redactImages drops image bytes from a recorded request (they are stored

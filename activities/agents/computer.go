@@ -56,8 +56,19 @@ func (c *Client) computerBody(w wire, sys, prompt string, outKeys []string, acke
 	hdr = http.Header{"Content-Type": {"application/json"}}
 	base := strings.TrimRight(c.cfg.BaseURL, "/")
 	key := c.cfg.APIKey
+	model := c.cfg.DecisionModel
+	if w.p.Model != "" {
+		model = w.p.Model
+	}
+	if w.p.BaseURL != "" {
+		// The profile's own endpoint gets the key its api_key_env names.
+		base, key = strings.TrimRight(w.p.BaseURL, "/"), ""
+		if w.p.APIKeyEnv != "" && c.cfg.Getenv != nil {
+			key = c.cfg.Getenv(w.p.APIKeyEnv)
+		}
+	}
 	if w.p.Protocol == profile.ProtoAnthropicComputer {
-		if c.cfg.AnthropicAPIKey != "" {
+		if c.cfg.AnthropicAPIKey != "" && w.p.BaseURL == "" {
 			key, base = c.cfg.AnthropicAPIKey, strings.TrimRight(c.cfg.AnthropicBaseURL, "/")
 		}
 		hdr.Set("x-api-key", key)
@@ -83,7 +94,7 @@ func (c *Client) computerBody(w wire, sys, prompt string, outKeys []string, acke
 				map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": z.mime, "data": base64.StdEncoding.EncodeToString(z.img)}})
 		}
 		return base + "/messages", hdr, map[string]any{
-			"model": c.cfg.DecisionModel, "max_tokens": c.cfg.MaxTokens, "system": sys, "tools": tools,
+			"model": model, "max_tokens": c.cfg.MaxTokens, "system": sys, "tools": tools,
 			"messages": []any{map[string]any{"role": "user", "content": content}},
 		}
 	}
@@ -93,7 +104,7 @@ func (c *Client) computerBody(w wire, sys, prompt string, outKeys []string, acke
 		tools = append(tools, map[string]any{"type": "function", "name": t.Name, "description": t.Description, "parameters": t.Schema})
 	}
 	return base + "/responses", hdr, map[string]any{
-		"model": c.cfg.DecisionModel, "instructions": sys, "tools": tools, "truncation": "auto",
+		"model": model, "instructions": sys, "tools": tools, "truncation": "auto",
 		"input": append(acknowledgements(acked, dataURL(w.img, w.mime)), map[string]any{"role": "user", "content": responsesContent(w, prompt)}),
 	}
 }
@@ -151,6 +162,7 @@ func (c *Client) computerAsk(ctx context.Context, call agent.Call, w wire, sys, 
 	u.LatencyMS += time.Since(start).Milliseconds()
 	if record != nil {
 		ex := agent.Exchange{Role: call.Role, Subtask: call.Subtask, Step: call.Step}
+		ex.Model, _ = body["model"].(string)
 		ex.Request, _ = json.Marshal(redactComputer(body, len(data)))
 		if err == nil {
 			ex.Response = raw
@@ -180,6 +192,8 @@ func (c *Client) computerAsk(ctx context.Context, call agent.Call, w wire, sys, 
 	}
 	u.PromptTokens += ans.Usage.InputTokens
 	u.CompletionTokens += ans.Usage.OutputTokens
+	model, _ := body["model"].(string)
+	u.AddModel(model, screen.ModelUsage{Calls: 1, PromptTokens: ans.Usage.InputTokens, CompletionTokens: ans.Usage.OutputTokens})
 	if w.p.Protocol == profile.ProtoAnthropicComputer {
 		a, err := profile.AnthropicAnswer(ans.Content)
 		return a, nil, err

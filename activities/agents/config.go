@@ -48,6 +48,12 @@ type Config struct {
 	// the anthropic-computer profile goes (else BaseURL and APIKey).
 	AnthropicAPIKey  string
 	AnthropicBaseURL string
+	// GrounderModel is the grounder's model (PCFLOW_MODEL_GROUNDER;
+	// default the Decision agent's), unless its profile names one.
+	GrounderModel string
+	// Getenv reads the variable a profile's api_key_env names (os.Getenv
+	// in production; nil: no key is sent to a profile's own endpoint).
+	Getenv func(string) string `json:"-"`
 	// Scripted says the endpoint is pcflow's scripted model (tests, the
 	// example, scripted suites), never a real model: requests carry the
 	// turn in X-Pcflow-Turn; real endpoints never get it.
@@ -86,6 +92,11 @@ func ConfigFromEnv(getenv func(string) string) Config {
 	if m := getenv("PCFLOW_MODEL_MANAGER"); m != "" {
 		c.ManagerModel = m
 	}
+	c.GrounderModel = c.DecisionModel
+	if m := getenv("PCFLOW_MODEL_GROUNDER"); m != "" {
+		c.GrounderModel = m
+	}
+	c.Getenv = getenv
 	if v := getenv("PCFLOW_MODEL_TIMEOUT"); v != "" {
 		if d, err := time.ParseDuration(v); err == nil {
 			c.Timeout = d
@@ -116,7 +127,7 @@ func ConfigFromEnv(getenv func(string) string) Config {
 func (c Config) RoleProfile(role string) profile.Profile { return c.Roles[role] }
 
 // ProfileRoles are the roles besides Decision that take a profile.
-var ProfileRoles = []string{agent.RoleReflection, agent.RoleProgress, agent.RoleManager}
+var ProfileRoles = []string{agent.RoleReflection, agent.RoleProgress, agent.RoleManager, agent.RoleGrounder}
 
 // CheckRoleProfile says whether role (decision, reflection, progress or
 // manager) can speak profile p: the computer-use protocols are the
@@ -124,6 +135,10 @@ var ProfileRoles = []string{agent.RoleReflection, agent.RoleProgress, agent.Role
 func CheckRoleProfile(role string, p profile.Profile) error {
 	switch role {
 	case agent.RoleDecision:
+		return nil
+	case agent.RoleGrounder:
+		// Every profile has a coordinate space; a computer-use one
+		// answers with its computer tool's click.
 		return nil
 	case agent.RoleReflection, agent.RoleProgress, agent.RoleManager:
 	default:

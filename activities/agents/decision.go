@@ -128,6 +128,9 @@ func (c *Client) Decide(ctx context.Context, in agent.DecisionInput, u *screen.U
 				return choice{thought: a.Thought}, err
 			}
 			acts, err := w.actions(a, in, outKeys)
+			for i := 0; err == nil && i < len(acts); i++ {
+				err = c.ground(ctx, in, &acts[i], u)
+			}
 			return choice{a.Thought, acts}, err
 		},
 	}, u)
@@ -156,6 +159,8 @@ type rawArgs struct {
 	Seconds   float64        `json:"seconds"`
 	Outputs   map[string]any `json:"outputs"`
 	Reason    string         `json:"reason"`
+	Target    string         `json:"target"`
+	To        string         `json:"to"`
 }
 
 // buildAction validates the model's tool call and maps it to screen space.
@@ -185,6 +190,12 @@ func buildAction(name string, args json.RawMessage, in agent.DecisionInput, toSc
 			var err error
 			a.X, a.Y, err = toScreen(*r.X, *r.Y)
 			return err
+		}
+		if d := strings.TrimSpace(r.Target); d != "" {
+			// Named by description: the grounder places it (ground).
+			a.Target = d
+			a.Grounded = []screen.Grounding{{Describe: d}}
+			return nil
 		}
 		if required {
 			return fmt.Errorf("%s needs an element id or x and y", name)
@@ -239,7 +250,31 @@ func buildAction(name string, args json.RawMessage, in agent.DecisionInput, toSc
 		}
 		return a, point(false)
 	case screen.ActDrag:
-		return a, span("drag needs")
+		from, to := strings.TrimSpace(r.Target), strings.TrimSpace(r.To)
+		if from == "" && to == "" {
+			return a, span("drag needs")
+		}
+		// Named by description, one end or both: the grounder places
+		// what is described, in order (ground).
+		if (from == "") != (r.X != nil && r.Y != nil) || (to == "") != (r.X2 != nil && r.Y2 != nil) {
+			return a, fmt.Errorf("drag needs its start as target or x and y, and its end as to or x2 and y2")
+		}
+		var err error
+		a.Target, a.To = from, to
+		if from == "" {
+			a.X, a.Y, err = toScreen(*r.X, *r.Y)
+		} else {
+			a.Grounded = append(a.Grounded, screen.Grounding{Describe: from})
+		}
+		if err != nil {
+			return a, err
+		}
+		if to == "" {
+			a.X2, a.Y2, err = toScreen(*r.X2, *r.Y2)
+		} else {
+			a.Grounded = append(a.Grounded, screen.Grounding{Describe: to})
+		}
+		return a, err
 	case screen.ActZoom:
 		if err := span("zoom needs a region:"); err != nil {
 			return a, err

@@ -95,6 +95,9 @@ type wire struct {
 	mime  string
 	hint  string
 	zoom  *zoomPart // the previous step's zoom, sent beside the screenshot
+	// grounded says a grounder is configured: targets may be named by
+	// description.
+	grounded bool
 }
 
 // zoomPart is a zoom's crop as sent: its label and image.
@@ -146,7 +149,7 @@ func (c *Client) newWire(shot image.Image) (wire, error) {
 	if err != nil {
 		return wire{}, fmt.Errorf("encode screenshot: %w", err)
 	}
-	return wire{p: p, frame: f, img: data, mime: mime, hint: p.CoordinateHint(f)}, nil
+	return wire{p: p, frame: f, img: data, mime: mime, hint: p.CoordinateHint(f), grounded: c.cfg.Roles[agent.RoleGrounder].Name != ""}, nil
 }
 
 // text reports whether the answer comes as text rather than tool calls.
@@ -162,11 +165,19 @@ func (w wire) computer() bool {
 // for text protocols, its answer format.
 func (w wire) system(base string) string {
 	s := strings.Replace(base, "are pixels of the image you see", "are "+w.hint, 1)
+	if w.grounded {
+		s += describedTargets
+	}
 	if w.text() {
 		s += profile.FormatInstructions(w.p.Format, w.hint)
 	}
 	return s
 }
+
+// describedTargets is what the Decision system prompt adds when a grounder
+// is configured.
+const describedTargets = `
+When no element in the list fits (a canvas, an icon the list does not name), name the target by description instead: give target (and, for a drag, to) in place of element or x and y, e.g. click {"target": "the bold B icon in the toolbar"}; a grounder model finds it on the screen.`
 
 // elements lists the elements with their boxes in the model's space, so the
 // list and the answers share one coordinate system.
@@ -187,7 +198,7 @@ func (w wire) tools(outKeys []string) []openai.Tool {
 	if w.text() {
 		return nil
 	}
-	ts := actionTools(outKeys)
+	ts := describedTools(outKeys, w.grounded)
 	for i, t := range ts {
 		if t.Function == nil {
 			continue

@@ -17,13 +17,32 @@ func tool(name, desc, params string) openai.Tool {
 }
 
 // actionTools is pcflow's own action space (screen.Table's offered kinds)
-// as function-calling tools; done's outputs are the declared ones.
-func actionTools(outputs []string) []openai.Tool {
+// as function-calling tools; done's outputs are the declared ones. Targets
+// named by description are left out: see describedTools.
+func actionTools(outputs []string) []openai.Tool { return describedTools(outputs, false) }
+
+// describedTools is actionTools with, when described is set (a grounder
+// is configured), the arguments that name a target by description
+// (target, a drag's to).
+func describedTools(outputs []string, described bool) []openai.Tool {
 	var ts []openai.Tool
 	for _, k := range screen.Table() {
-		if k.Offered {
-			ts = append(ts, tool(k.Kind, k.Doc, paramsSchema(k.Params, outputs)))
+		if !k.Offered {
+			continue
 		}
+		var ps []screen.Param
+		for _, p := range k.Params {
+			switch {
+			case p.Name == "target" || p.Name == "to":
+				if !described {
+					continue
+				}
+			case described && k.Kind == screen.ActDrag:
+				p.Required = false // a description may stand for a point
+			}
+			ps = append(ps, p)
+		}
+		ts = append(ts, tool(k.Kind, k.Doc, paramsSchema(ps, outputs)))
 	}
 	return ts
 }

@@ -125,9 +125,14 @@ const TypeOutputs = "outputs"
 // pointParams are the arguments of an action at an element or a pixel.
 var pointParams = []Param{
 	{Name: "element", Type: "integer", Doc: "id from the element list"},
+	targetParam,
 	{Name: "x", Type: "integer", Doc: "pixel x in the image, when no element fits"},
 	{Name: "y", Type: "integer", Doc: "pixel y in the image"},
 }
+
+// targetParam names an action's target by description, for a grounder
+// model to place on the screen, where no element of the list fits.
+var targetParam = Param{Name: "target", Type: "string", Doc: "a description of what to act on (\"the bold B icon in the toolbar\"), when no element fits; a grounder model finds it on the screen"}
 
 // kinds is the one table of action kinds, pcflow's own action space first
 // in the order the tool schema offers it. Read it through Table, Lookup
@@ -145,7 +150,7 @@ var kinds = []KindInfo{
 		Doc: "Right-click an element (or pixel).", Params: pointParams},
 	{Kind: ActType, Offered: true, Device: true, Point: PointOptional, Focused: true,
 		Doc: "Type text, optionally into an element first clicked, optionally pressing Enter after.",
-		Params: []Param{{Name: "text", Type: "string", Required: true}, {Name: "element", Type: "integer"},
+		Params: []Param{{Name: "text", Type: "string", Required: true}, {Name: "element", Type: "integer"}, targetParam,
 			{Name: "enter", Type: "boolean"}},
 		summary: func(a Action, target string) string {
 			s := fmt.Sprintf("type %q%s", text.Trunc(a.Text, 40), target)
@@ -164,8 +169,16 @@ var kinds = []KindInfo{
 	{Kind: ActDrag, Offered: true, Device: true, Point: PointSpan, HoldsKeys: true,
 		Doc: "Drag from one point to another (pixels of the image).",
 		Params: []Param{{Name: "x", Type: "integer", Required: true}, {Name: "y", Type: "integer", Required: true},
-			{Name: "x2", Type: "integer", Required: true}, {Name: "y2", Type: "integer", Required: true}},
-		summary: func(a Action, _ string) string { return fmt.Sprintf("drag (%d,%d)→(%d,%d)", a.X, a.Y, a.X2, a.Y2) }},
+			{Name: "x2", Type: "integer", Required: true}, {Name: "y2", Type: "integer", Required: true},
+			{Name: "target", Type: "string", Doc: "a description of what to drag, instead of x and y; a grounder model finds it"},
+			{Name: "to", Type: "string", Doc: "a description of where to drop it, instead of x2 and y2"}},
+		summary: func(a Action, _ string) string {
+			s := fmt.Sprintf("drag (%d,%d)→(%d,%d)", a.X, a.Y, a.X2, a.Y2)
+			if a.Target != "" || a.To != "" {
+				s += fmt.Sprintf(" %q→%q", text.Trunc(a.Target, 30), text.Trunc(a.To, 30))
+			}
+			return s
+		}},
 	{Kind: ActScroll, Offered: true, Device: true, Point: PointOptional, HoldsKeys: true,
 		Doc: "Scroll, over an element if given.",
 		Params: []Param{{Name: "direction", Type: "string", Enum: []string{"up", "down", "left", "right"}, Required: true},
@@ -281,6 +294,9 @@ func (a Action) Summary() string {
 		if a.Target != "" {
 			target += fmt.Sprintf(" %q", text.Trunc(a.Target, 30))
 		}
+	} else if len(a.Grounded) > 0 && k.Point != PointSpan {
+		// Named by description and placed by a grounder.
+		target = fmt.Sprintf(" %q at (%d,%d)", text.Trunc(a.Target, 40), a.X, a.Y)
 	} else if k.Point == PointAt {
 		target = fmt.Sprintf(" (%d,%d)", a.X, a.Y)
 	}

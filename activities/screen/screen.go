@@ -119,7 +119,28 @@ type Action struct {
 	Seconds   float64           `json:"seconds,omitempty"`
 	Outputs   map[string]string `json:"outputs,omitempty"`
 	Reason    string            `json:"reason,omitempty"`
-	Target    string            `json:"target,omitempty"` // element label, for summaries
+	// Target is the element's label (for summaries), or, for an action
+	// named by description, the description a grounder placed it by.
+	Target string `json:"target,omitempty"`
+	// To describes a drag's end when the drag is named by description.
+	To string `json:"to,omitempty"`
+	// Grounded says how a grounder model placed an action named by
+	// description: one entry per description (a drag's start, then its
+	// end), with its answer and the point on the screen.
+	Grounded []Grounding `json:"grounded,omitempty"`
+}
+
+// Grounding is one description a grounder model placed on the screen.
+type Grounding struct {
+	Describe string `json:"describe"`
+	Profile  string `json:"profile"`
+	Model    string `json:"model"`
+	// Answer is the grounder's answer, as it gave it (cut to 300 bytes).
+	Answer string `json:"answer"`
+	// X and Y are the point on the screen, mapped through the grounder's
+	// coordinate space.
+	X int `json:"x"`
+	Y int `json:"y"`
 }
 
 // Usage is the token and latency account of model calls.
@@ -128,6 +149,16 @@ type Usage struct {
 	PromptTokens     int   `json:"prompt_tokens"`
 	CompletionTokens int   `json:"completion_tokens"`
 	LatencyMS        int64 `json:"latency_ms"`
+	// ByModel splits the calls and tokens by the model that answered
+	// them (the model name each request asked for).
+	ByModel map[string]ModelUsage `json:"by_model,omitempty"`
+}
+
+// ModelUsage is one model's share of a Usage.
+type ModelUsage struct {
+	Calls            int `json:"calls"`
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
 }
 
 // Add adds o to u.
@@ -136,6 +167,22 @@ func (u *Usage) Add(o Usage) {
 	u.PromptTokens += o.PromptTokens
 	u.CompletionTokens += o.CompletionTokens
 	u.LatencyMS += o.LatencyMS
+	for m, mu := range o.ByModel {
+		u.AddModel(m, mu)
+	}
+}
+
+// AddModel accounts o to model m (and only to m's share: the totals are
+// the caller's).
+func (u *Usage) AddModel(m string, o ModelUsage) {
+	if u.ByModel == nil {
+		u.ByModel = map[string]ModelUsage{}
+	}
+	mu := u.ByModel[m]
+	mu.Calls += o.Calls
+	mu.PromptTokens += o.PromptTokens
+	mu.CompletionTokens += o.CompletionTokens
+	u.ByModel[m] = mu
 }
 
 // Total is prompt plus completion tokens.

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pcflow/pcflow/activities/screen"
 	"github.com/pcflow/pcflow/workflows"
 )
 
@@ -51,6 +52,9 @@ type Row struct {
 	// rejected (the pipelined loop).
 	Judged  map[string]int `json:"judged,omitempty"`
 	Dropped int            `json:"dropped,omitempty"`
+	// Models are the run's calls and tokens by the model that answered
+	// (a cascade's small and large models apart).
+	Models map[string]screen.ModelUsage `json:"models,omitempty"`
 }
 
 // Aggregate sums a group of rows.
@@ -66,6 +70,8 @@ type Aggregate struct {
 	ModelCalls  int            `json:"model_calls"`
 	WallSeconds float64        `json:"wall_seconds"`
 	Reasons     map[string]int `json:"reasons"`
+	// Models sums the rows' calls and tokens by model.
+	Models map[string]screen.ModelUsage `json:"models,omitempty"`
 }
 
 // PassK holds pass@k (a task passed in at least one of its k runs) and
@@ -158,6 +164,7 @@ func RowOf(run workflows.SuiteRun) Row {
 		row.SR, row.SSR, row.CR, row.EE, row.CE, row.PC = m.SR, round(m.SSR), round(m.CR), round(m.EE), round(m.CE), round(m.PC)
 		row.Steps, row.Tokens, row.ModelCalls = res.Steps, res.Usage.Total(), res.Usage.Calls
 		row.Judged, row.Dropped = res.Judged, res.Dropped
+		row.Models = res.Usage.ByModel
 	}
 	if !run.Started.IsZero() && !run.Ended.IsZero() {
 		row.WallSeconds = round(run.Ended.Sub(run.Started).Seconds())
@@ -185,6 +192,11 @@ func aggregate(rows []Row) Aggregate {
 		a.Steps += r.Steps
 		a.Tokens += r.Tokens
 		a.ModelCalls += r.ModelCalls
+		for m, mu := range r.Models {
+			u := screen.Usage{ByModel: a.Models}
+			u.AddModel(m, mu)
+			a.Models = u.ByModel
+		}
 		a.WallSeconds += r.WallSeconds
 		a.Reasons[r.Reason]++
 	}

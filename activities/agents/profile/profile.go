@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"sort"
 	"strings"
@@ -61,6 +62,16 @@ type Profile struct {
 	// its protocol has one: anthropic-computer with the computer_20251124
 	// tool (Claude Opus 4.5 and later), enable_zoom.
 	Zoom bool `json:"zoom,omitempty"`
+	// Model is the model name the profile's requests ask for (a user
+	// profile's; empty: the agent's PCFLOW_MODEL_*), so a cascade's small
+	// and large profiles can name two models.
+	Model string `json:"model,omitempty"`
+	// BaseURL is the OpenAI-compatible endpoint of the profile's model
+	// (a local vLLM serving a grounder, say); empty: the agent's.
+	// APIKeyEnv names the environment variable holding its key: a
+	// profile with its own endpoint never gets OPENAI_API_KEY.
+	BaseURL   string `json:"base_url,omitempty"`
+	APIKeyEnv string `json:"api_key_env,omitempty"`
 }
 
 // Default is the profile used when none is chosen.
@@ -147,6 +158,20 @@ func (p Profile) Validate() error {
 	}
 	if _, _, err := p.Sizing.Size(1920, 1080); err != nil {
 		return fmt.Errorf("%s: sizing: %w", where, err)
+	}
+	if p.BaseURL != "" {
+		u, err := url.Parse(p.BaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+			return fmt.Errorf("%s: base_url %q is not an http(s) URL without credentials, such as http://localhost:8000/v1 (put a key in the variable api_key_env names)", where, p.BaseURL)
+		}
+	}
+	if p.APIKeyEnv != "" && p.BaseURL == "" {
+		return fmt.Errorf("%s: api_key_env is the key of the profile's own endpoint: give base_url too", where)
+	}
+	for _, r := range p.APIKeyEnv {
+		if !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_') {
+			return fmt.Errorf("%s: api_key_env %q is not an environment variable's name (upper-case letters, digits, _)", where, p.APIKeyEnv)
+		}
 	}
 	return nil
 }

@@ -159,6 +159,8 @@ type Server struct {
 	// checks it carried, until a request acknowledges them.
 	pending map[string][]string
 	calls   int
+	// ocr reads screenshots for the grounder (SetOCR; nil: it cannot).
+	ocr OCR
 }
 
 // SetProfile makes the server answer as a model of profile p does: in its

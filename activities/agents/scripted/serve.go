@@ -1,6 +1,7 @@
 package scripted
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -85,7 +86,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.replay != nil {
 		status, body = s.replayed(rec)
 	} else {
-		status, body = s.answer(rec, req, fault)
+		status, body = s.answer(r.Context(), rec, req, fault)
 	}
 	rec.Status = status
 	s.mu.Lock()
@@ -245,7 +246,7 @@ func faultStatus(fault *Fault, model string) (int, apiError, bool) {
 }
 
 // answer plays the script for a request: by its role, from its turn.
-func (s *Server) answer(rec Request, req openai.ChatCompletionRequest, fault *Fault) (int, any) {
+func (s *Server) answer(ctx context.Context, rec Request, req openai.ChatCompletionRequest, fault *Fault) (int, any) {
 	if status, body, ok := faultStatus(fault, req.Model); ok {
 		return status, body
 	}
@@ -268,6 +269,12 @@ func (s *Server) answer(rec Request, req openai.ChatCompletionRequest, fault *Fa
 		return 200, resp
 	case agent.RoleDecision:
 		return 200, s.decision(rec, fault)
+	case agent.RoleGrounder:
+		resp, err := s.grounder(ctx, rec, req, fault)
+		if err != nil {
+			return 400, errBody(400, err.Error())
+		}
+		return 200, resp
 	case agent.RoleReflection:
 		verdict, reason := s.reflection(rec)
 		return 200, roleAnswer(rec, "verdict", map[string]any{"verdict": verdict, "reason": reason}, fault)
