@@ -330,7 +330,7 @@ func TestComputerProfilesAreTheDecisionAgentsOnly(t *testing.T) {
 			t.Errorf("CheckRoleProfile(progress, %s) = %v, want a refusal", name, err)
 		}
 	}
-	if err := agents.CheckRoleProfile("planner", profile.Profile{}); err == nil || !strings.Contains(err.Error(), "decision, reflection, progress and manager") {
+	if err := agents.CheckRoleProfile("planner", profile.Profile{}); err == nil || !strings.Contains(err.Error(), "decision, reflection, progress, manager") {
 		t.Errorf("CheckRoleProfile(planner) = %v, want the roles listed", err)
 	}
 }
