@@ -142,7 +142,7 @@ func CheckRoleProfile(role string, p profile.Profile) error {
 		return nil
 	case agent.RoleReflection, agent.RoleProgress, agent.RoleManager:
 	default:
-		return fmt.Errorf("unknown agent %q: profiles are for decision, reflection, progress and manager", role)
+		return fmt.Errorf("unknown agent %q: profiles are for decision, reflection, progress, manager and grounder", role)
 	}
 	switch p.Protocol {
 	case profile.ProtoOpenAIComputer, profile.ProtoAnthropicComputer:
