@@ -351,6 +351,9 @@ func roleProfiles(cfg agents.Config) map[string]string {
 	out := map[string]string{agent.RoleDecision: cfg.DecisionProfile().Name}
 	for _, role := range agents.ProfileRoles {
 		name := "openai-tools"
+		if role == agent.RoleGrounder {
+			name = "none" // no grounder unless one is chosen
+		}
 		if p, ok := cfg.Roles[role]; ok && p.Name != "" {
 			name = p.Name
 		}
