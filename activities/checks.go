@@ -47,6 +47,10 @@ type CheckInput struct {
 	Expected   *string `json:"expected,omitempty"`
 	Threshold  float64 `json:"threshold,omitempty"`
 	IgnoreCase bool    `json:"ignore_case,omitempty"`
+	// Judge is a judge check's rubric and evidence (its threshold is
+	// Threshold); Profiles the task's profiles block, for the judge's.
+	Judge    *JudgeCheck       `json:"judge,omitempty"`
+	Profiles map[string]string `json:"profiles,omitempty"`
 }
 
 // CheckResult is the outcome of one check.
@@ -63,6 +67,11 @@ type CheckResult struct {
 	// Score is how close a similarity check found its file, from 0 to 1;
 	// it is the check's share of its weight in the task's partial credit.
 	Score *float64 `json:"score,omitempty"`
+	// Usage, Exchanges and Prompt are a judge check's model calls: what
+	// they cost, the recorded exchanges and the judge prompt's version.
+	Usage     *screen.Usage `json:"usage,omitempty"`
+	Exchanges []string      `json:"exchanges,omitempty"`
+	Prompt    string        `json:"prompt,omitempty"`
 }
 
 // MaxCaptured bounds a captured value, to keep history small.
@@ -126,6 +135,24 @@ func NewCheckInput(ck plan.Check, outs plan.Outputs) (CheckInput, error) {
 		o.Gold = nil
 		in.Office = &o
 	}
+	if j := ck.Judge; j != nil {
+		rubric, err := j.Rubric.EvalString(outs)
+		if err != nil {
+			return in, fmt.Errorf("check %s: %w", ck.Name, err)
+		}
+		in.Judge = &JudgeCheck{Rubric: rubric, Score: j.Score}
+		in.Threshold = j.Threshold
+		for _, d := range j.Devices {
+			in.Judge.Screens = append(in.Judge.Screens, JudgeScreen{Device: d, Self: d == ck.Device})
+		}
+		for _, f := range j.Files {
+			v, err := f.EvalString(outs)
+			if err != nil {
+				return in, fmt.Errorf("check %s: %w", ck.Name, err)
+			}
+			in.Judge.Files = append(in.Judge.Files, v)
+		}
+	}
 	if s := ck.Similarity; s != nil {
 		in.Threshold, in.IgnoreCase = s.Threshold, s.IgnoreCase
 		if in.Expected, err = str(s.Expected); err != nil {
@@ -169,6 +196,7 @@ func checkKinds() map[string]checkKind {
 		plan.CheckDirectory:    (*Activities).checkDirectory,
 		plan.CheckElement:      (*Activities).checkElement,
 		plan.CheckSimilarity:   (*Activities).checkSimilarity,
+		plan.CheckJudge:        (*Activities).checkJudge,
 	}
 }
 

@@ -35,6 +35,16 @@ type Model interface {
 	Manage(ctx context.Context, in agent.ManagerInput, u *screen.Usage) (*agent.Plan, error)
 }
 
+// JudgeModel is a Model that can judge a judge check.
+type JudgeModel interface {
+	Judge(ctx context.Context, in agent.JudgeInput, u *screen.Usage) (*agent.Judgement, error)
+}
+
+// UserModel is a Model that can play a task's simulated user.
+type UserModel interface {
+	AnswerAsUser(ctx context.Context, in agent.UserInput, u *screen.Usage) (*agent.UserReply, error)
+}
+
 // ProfiledModel is a Model that speaks the model profiles a task names
 // (its profiles block, agent → profile name): ForTask returns the Model to
 // use for that task.

@@ -16,7 +16,7 @@ func TestActivityNamesArePinned(t *testing.T) {
 		DecideName: a.Decide, ActName: a.Act, ReflectName: a.Reflect, ProgressName: a.Progress,
 		ManageName: a.Manage, SetupName: a.Setup, CheckName: a.Check,
 		ResetName: a.Reset, RequiresName: a.Requires, ZoomName: a.Zoom, ObserveName: a.Observe,
-		RecordName: a.Record, VideoName: a.Video, ReplayStepName: a.ReplayStep,
+		RecordName: a.Record, VideoName: a.Video, AnswerAsUserName: a.AnswerAsUser, ReplayStepName: a.ReplayStep,
 	} {
 		full := runtime.FuncForPC(reflect.ValueOf(fn).Pointer()).Name()
 		got := strings.TrimSuffix(full[strings.LastIndex(full, ".")+1:], "-fm")

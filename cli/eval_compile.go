@@ -98,6 +98,7 @@ func compileSuite(e *env, args []string, f *evalFlags) (*compiledSuite, int) {
 		}
 	}
 	cs := &compiledSuite{name: name, plans: map[string]plan.Plan{}, secrets: map[string]string{}, repro: report.Repro{Pcflow: version, Commit: commit(), PromptVersion: agents.PromptVersion,
+		JudgePromptVersion: agents.JudgePromptVersion, UserPromptVersion: agents.UserPromptVersion,
 		Budgets: map[string]string{}, Loops: map[string]string{}, Files: map[string]string{}, Command: append([]string{"pcflow", "eval"}, os.Args[min(2, len(os.Args)):]...)}}
 	if suiteFile != "" {
 		cs.repro.Files[suiteFile] = hashFile(suiteFile)

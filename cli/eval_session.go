@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -82,7 +83,8 @@ func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteReco
 	cfg := m.cfg
 	s.model, s.cfg = m, cfg
 	s.endpoint = cfg.BaseURL
-	s.models = map[string]string{"decision": cfg.DecisionModel, "reflection": cfg.ReflectionModel, "progress": cfg.ProgressModel, "manager": cfg.ManagerModel}
+	s.models = map[string]string{"decision": cfg.DecisionModel, "reflection": cfg.ReflectionModel, "progress": cfg.ProgressModel, "manager": cfg.ManagerModel,
+		"judge": cmp.Or(cfg.JudgeModel, cfg.DecisionModel), "user": cmp.Or(cfg.UserModel, cfg.DecisionModel)}
 	if f.newID != "" {
 		// Before any device comes up: a second suite under the same id
 		// would serve the first one's device queues.

@@ -84,7 +84,7 @@ func (m *modelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.spec.Script, "script", "", "play the scripted-model `FILE` instead of calling a real model (default when OPENAI_API_KEY is unset: TASK.script.json beside the task)")
 	fs.StringVar(&m.spec.Replay, "replay", "", "drive the model from the exchanges recorded by the run (or suite run) `RUN` (see --record): no model is called")
 	fs.BoolVar(&m.spec.Record, "record", false, "record every model request and answer as artifacts, for --replay")
-	fs.Func("profile", "the Decision model's profile `NAME` (protocol, coordinates, image size, answer format; default $PCFLOW_PROFILE, else openai-tools), or ROLE=NAME for the reflection, progress or manager agent (default $PCFLOW_PROFILE_ROLE, else openai-tools; repeatable); user profiles come from the JSON file $PCFLOW_PROFILES", m.setProfile)
+	fs.Func("profile", "the Decision model's profile `NAME` (protocol, coordinates, image size, answer format; default $PCFLOW_PROFILE, else openai-tools), or ROLE=NAME for the reflection, progress, manager, judge, user or grounder agent (default $PCFLOW_PROFILE_ROLE, else openai-tools; repeatable); user profiles come from the JSON file $PCFLOW_PROFILES", m.setProfile)
 }
 
 // withEnv completes a spec from the environment: $PCFLOW_MODEL_SPEC (what

@@ -50,6 +50,13 @@
 //     (.png .jpg .jpeg .gif .bmp .webp) takes only an image reference and
 //     no expected text or ignore_case; a literal text path takes no image
 //     reference.
+//   - A judge check has a rubric (a template without sensitive variables,
+//     not empty, at most 8,000 bytes), devices (declared, each once; default
+//     the check's device) and files (up to 8 paths without sensitive
+//     variables), at least one of the two; threshold needs score = true.
+//   - The task's user block (at most one) has a persona (required, not
+//     empty) and knows, wants, style: fixed text, no sensitive variable;
+//     approves names confirm rules of the task's own policy.
 //   - setup and post_run steps share one decoder: write_file, command and
 //     commands (run in order), launch, wait_for_window with wait_timeout,
 //     press { window, keys }, close_window and sleep; a step with none of

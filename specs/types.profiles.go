@@ -9,10 +9,10 @@ import (
 )
 
 // profileAgents are the agents a profiles block names, in order.
-var profileAgents = []string{"decision", "reflection", "progress", "manager", "grounder"}
+var profileAgents = []string{"decision", "reflection", "progress", "manager", "judge", "user", "grounder"}
 
 var profilesSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "decision"}, {Name: "reflection"}, {Name: "progress"}, {Name: "manager"}, {Name: "grounder"},
+	{Name: "decision"}, {Name: "reflection"}, {Name: "progress"}, {Name: "manager"}, {Name: "judge"}, {Name: "user"}, {Name: "grounder"},
 }}
 
 // taskProfiles decodes the task's profiles block (at most one): the model

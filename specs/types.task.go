@@ -32,6 +32,7 @@ var taskSchema = &hcl.BodySchema{
 		{Type: "check", LabelNames: []string{"name"}},
 		{Type: "policy"},
 		{Type: "profiles"},
+		{Type: "user"},
 	},
 }
 
@@ -110,6 +111,7 @@ func (p *parser) task(b *hcl.Block) *plan.Plan {
 
 	pl.Policy = p.taskPolicy(st, c.Blocks)
 	pl.Profiles = p.taskProfiles(st, c.Blocks)
+	pl.User = p.taskUser(st, c.Blocks, pl.Policy)
 
 	// Setup steps run before the agents, post_run steps after them and
 	// before the task's checks (OSWorld's post-config: save, close, wait).

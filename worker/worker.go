@@ -51,6 +51,7 @@ func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
 func RegisterSharedActivities(r sdkworker.ActivityRegistry, a *activities.Activities) {
 	r.RegisterActivityWithOptions(a.Progress, activity.RegisterOptions{Name: activities.ProgressName})
 	r.RegisterActivityWithOptions(a.Manage, activity.RegisterOptions{Name: activities.ManageName})
+	r.RegisterActivityWithOptions(a.AnswerAsUser, activity.RegisterOptions{Name: activities.AnswerAsUserName})
 }
 
 // RegisterDeviceActivities registers the activities that touch a device.

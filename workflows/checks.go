@@ -35,7 +35,7 @@ func failedChecks(rs []activities.CheckResult) string {
 // runChecks evaluates checks in graph order: a check whose `after`
 // predecessors did not all pass is skipped (and counts as not passed).
 // Device checks run on their device; expect checks are evaluated here.
-func runChecks(ctx workflow.Context, checks []plan.Check, outs plan.Outputs, device string, o Options, deadline time.Time) ([]activities.CheckResult, bool) {
+func runChecks(ctx workflow.Context, checks []plan.Check, outs plan.Outputs, device string, o Options, deadline time.Time, profiles map[string]string) ([]activities.CheckResult, bool) {
 	if len(checks) == 0 {
 		return nil, true
 	}
@@ -96,6 +96,13 @@ func runChecks(ctx workflow.Context, checks []plan.Check, outs plan.Outputs, dev
 			if !deadline.After(now.Add(time.Minute)) {
 				deadline = now.Add(time.Minute)
 			}
+			if in.Judge != nil {
+				in.Profiles = profiles
+				if msg := judgeScreens(ctx, &in, dev, o, deadline); msg != "" {
+					r.Detail = msg
+					break
+				}
+			}
 			cctx := workflow.WithActivityOptions(ctx, deviceOptions(o, dev, deadline, now))
 			var cr activities.CheckResult
 			if err := workflow.ExecuteActivity(withSummary(cctx, fmt.Sprintf("check %s (%s) on %s", ck.Name, ck.Kind, dev)), a.Check, in).Get(ctx, &cr); err != nil {
@@ -115,4 +122,30 @@ func runChecks(ctx workflow.Context, checks []plan.Check, outs plan.Outputs, dev
 		results = append(results, r)
 	}
 	return results, all
+}
+
+// judgeScreens observes the final screen of every device a judge check
+// names other than dev, where the check runs (which observes its own):
+// the Observe activity on that device's queue stores the screenshot, and
+// the check reads it by reference. It returns why a screen could not be
+// had ("" when all were).
+func judgeScreens(ctx workflow.Context, in *activities.CheckInput, dev string, o Options, deadline time.Time) string {
+	for i, s := range in.Judge.Screens {
+		in.Judge.Screens[i].Self = s.Device == dev
+		if s.Device == dev {
+			continue
+		}
+		now := workflow.Now(ctx)
+		if !deadline.After(now.Add(time.Minute)) {
+			deadline = now.Add(time.Minute)
+		}
+		octx := withSummary(workflow.WithActivityOptions(ctx, deviceOptions(o, s.Device, deadline, now)), fmt.Sprintf("check %s: the screen of %s for the judge", in.Name, s.Device))
+		var or activities.ObserveResult
+		if err := workflow.ExecuteActivity(octx, a.Observe, activities.ObserveInput{}).Get(ctx, &or); err != nil {
+			_, msg := reasonFor(err, s.Device, o)
+			return fmt.Sprintf("the judge cannot see device %s: %s", s.Device, msg)
+		}
+		in.Judge.Screens[i].Screenshot, in.Judge.Screens[i].ActiveWindow = or.After.Screenshot, or.After.ActiveWindow
+	}
+	return ""
 }

@@ -190,7 +190,7 @@ func instruction(ctx workflow.Context, in InstructionInput) (*InstructionResult,
 				si := SubtaskInput{
 					Subtask: sub, Instruction: instr, Knowledge: append(append([]string(nil), p.Knowledge...), s.Knowledge...),
 					MaxInvalid: p.MaxInvalid, Deadline: sd, TokenBudget: budget, Upstream: upstream(outputs, s.DependsOn), Options: in.Options,
-					Policy: p.Policy, Profiles: p.Profiles, Loop: p.Loop, Reflection: p.Reflection,
+					Policy: p.Policy, Profiles: p.Profiles, User: p.User, Loop: p.Loop, Reflection: p.Reflection,
 				}
 				if in.Replay != nil {
 					if rs, ok := in.Replay.Subtasks[s.Name]; ok {
@@ -277,7 +277,7 @@ func instruction(ctx workflow.Context, in InstructionInput) (*InstructionResult,
 
 	// Task-level checks: the final state.
 	live.Phase = "checking"
-	checks, ok := runChecks(ctx, p.Checks, outputs, defaultDevice(p), o, deadline)
+	checks, ok := runChecks(ctx, p.Checks, outputs, defaultDevice(p), o, deadline, p.Profiles)
 	res.Checks = checks
 	if !ok {
 		return fail(ReasonCheckFailed, failedChecks(checks))

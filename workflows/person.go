@@ -75,6 +75,9 @@ type person struct {
 	tookFor time.Duration
 	// approvers are who may approve, reject and answer (Options.Approvers).
 	approvers []string
+	// user starts the task's simulated user's answer or decision (nil: the
+	// task has none; its result nil: it may not decide this one).
+	user func(ctx workflow.Context, q userAsk) workflow.Future
 }
 
 // register installs the control signal's receiver and the approve and
@@ -101,6 +104,9 @@ func (p *person) register(ctx workflow.Context) (workflow.ReceiveChannel, error)
 			if err := CheckApprover(p.approvers, ap.By, ap.UID); err != nil {
 				return err
 			}
+			if reservedName(ap.By) {
+				return fmt.Errorf("%q is the simulated user's name: a person decides under their own", ap.By)
+			}
 			return p.check(WaitApproval, ap.Request)
 		}})
 	if err != nil {
@@ -114,6 +120,9 @@ func (p *person) register(ctx workflow.Context) (workflow.ReceiveChannel, error)
 		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, an Answer) error {
 			if err := CheckApprover(p.approvers, an.By, an.UID); err != nil {
 				return err
+			}
+			if reservedName(an.By) {
+				return fmt.Errorf("%q is the simulated user's name: a person answers under their own", an.By)
 			}
 			if strings.TrimSpace(an.Text) == "" {
 				return fmt.Errorf("the answer is empty: give the text the agent asked for")
@@ -218,6 +227,10 @@ func (p *person) handedBack() (agent.Outcome, bool) {
 type approvalRequest struct {
 	id, action, rule, message, element, screenshot string
 	timeout                                        time.Duration
+	// step, and the bare name and source of the confirm rule that asks
+	// (empty for a provider's safety check), for the simulated user.
+	step             int
+	ruleName, source string
 }
 
 // ruling is what became of an action at the gate.
@@ -258,6 +271,7 @@ func (p *person) gate(ctx workflow.Context, live *SubtaskLive, pol *plan.Compile
 		return ruling{verdict: screen.VerdictDenied, reason: why + "; it was not run: choose another action"}, nil
 	case plan.PolicyConfirm:
 		req.rule, req.message = rule+from, v.Message
+		req.ruleName, req.source = v.Rule, v.Source
 		if v.Timeout > 0 {
 			req.timeout = time.Duration(v.Timeout)
 		}
@@ -267,6 +281,7 @@ func (p *person) gate(ctx workflow.Context, live *SubtaskLive, pol *plan.Compile
 		}
 	}
 	if len(checks) > 0 {
+		req.ruleName = "" // a provider's safety check is a person's to decide
 		var msgs []string
 		for _, c := range checks {
 			msgs = append(msgs, strings.TrimSpace(c.Code+": "+c.Message))
@@ -281,6 +296,8 @@ func (p *person) gate(ctx workflow.Context, live *SubtaskLive, pol *plan.Compile
 }
 
 // askApproval waits for a person to approve or reject, or the timeout.
+// With a simulated user that may decide the rule (p.user), its decision is
+// asked for at once and taken when it comes before a person's.
 func (p *person) askApproval(ctx workflow.Context, live *SubtaskLive, req approvalRequest, deadline time.Time) (ruling, error) {
 	now := workflow.Now(ctx)
 	timeout := req.timeout
@@ -294,20 +311,59 @@ func (p *person) askApproval(ctx workflow.Context, live *SubtaskLive, req approv
 	if req.message != "" {
 		rule += ": " + req.message
 	}
-	p.approval = nil
-	var ap *Approval
-	w := &Waiting{ID: req.id, Kind: WaitApproval, Since: now, Action: req.action, Rule: rule,
-		Element: req.element, Screenshot: req.screenshot, Deadline: now.Add(timeout)}
-	ok, waited, err := p.await(ctx, live, w, "waiting for approval",
-		fmt.Sprintf("approval %s: %s (%s)", req.id, req.action, req.rule), timeout,
-		func() bool { ap = p.approval; return ap != nil })
-	if err != nil {
-		return ruling{waited: waited}, err
+	sctx, cancel := workflow.WithCancel(ctx)
+	defer cancel()
+	var fut workflow.Future
+	if p.user != nil && req.ruleName != "" {
+		fut = p.user(sctx, userAsk{step: req.step, action: req.action, rule: req.ruleName, source: req.source, message: req.message})
 	}
-	if !ok {
+	var ap *Approval
+	var sim *activities.UserResult
+	simErr := ""
+	var waited time.Duration
+	for {
+		left := timeout - workflow.Now(ctx).Sub(now)
+		if left <= 0 {
+			break
+		}
+		p.approval = nil
+		w := &Waiting{ID: req.id, Kind: WaitApproval, Since: now, Action: req.action, Rule: rule,
+			Element: req.element, Screenshot: req.screenshot, Deadline: now.Add(timeout)}
+		ok, w2, err := p.await(ctx, live, w, "waiting for approval",
+			fmt.Sprintf("approval %s: %s (%s)", req.id, req.action, req.rule), left,
+			func() bool { ap = p.approval; return ap != nil || fut != nil && fut.IsReady() })
+		waited = w2
+		if err != nil {
+			return ruling{waited: waited}, err
+		}
+		if !ok || ap != nil {
+			break
+		}
+		if sim, simErr = userReply(ctx, fut); sim != nil {
+			break
+		}
+		fut = nil // a person may still decide
+	}
+	if sim != nil {
+		why := ""
+		if t := text.Trunc(oneLine(sim.Text), maxPersonText); t != "" {
+			why = ": " + t
+		}
+		if sim.Approve {
+			return ruling{run: true, waited: waited, person: fmt.Sprintf("%s approved %s (%s)%s", SimulatedUser, req.action, req.rule, why)}, nil
+		}
+		return ruling{verdict: screen.VerdictRejected, waited: waited,
+			reason: fmt.Sprintf("the user rejected it%s; it was not run: choose another action", why),
+			person: fmt.Sprintf("%s rejected %s (%s)%s", SimulatedUser, req.action, req.rule, why)}, nil
+	}
+	if ap == nil {
+		failed := ""
+		if simErr != "" {
+			failed = fmt.Sprintf(" (%s could not decide: %s)", SimulatedUser, text.Trunc(simErr, 300))
+		}
 		return ruling{verdict: screen.VerdictRejected, waited: waited,
 			reason: fmt.Sprintf("a person had to approve it (%s) and nobody did within %s, which counts as a rejection; it was not run: choose another action", rule, timeout),
-			person: fmt.Sprintf("nobody approved %s within %s: rejected", req.action, timeout)}, nil
+			person: fmt.Sprintf("nobody approved %s within %s: rejected%s", req.action, timeout, failed)}, nil
 	}
 	by := ap.By
 	if by == "" {
@@ -326,24 +382,48 @@ func (p *person) askApproval(ctx workflow.Context, live *SubtaskLive, req approv
 }
 
 // ask puts the agent's question to a person and waits for the answer, at
-// most timeout. It returns the answer (nil: none came) and how long it
-// waited.
-func (p *person) ask(ctx workflow.Context, live *SubtaskLive, id, question string, timeout time.Duration) (*Answer, time.Duration, error) {
-	now := workflow.Now(ctx)
+// most timeout. With a simulated user (p.user), its answer is asked for
+// at once and taken when it comes before a person's; a person who answers
+// first wins, and a simulated user that fails (its model unreachable)
+// leaves the question to a person for the rest of the time, what went
+// wrong in simErr. It returns the person's answer or the simulated user's
+// (both nil: none came) and how long it waited.
+func (p *person) ask(ctx workflow.Context, live *SubtaskLive, id, question string, step int, timeout time.Duration) (an *Answer, sim *activities.UserResult, simErr string, waited time.Duration, err error) {
+	start := workflow.Now(ctx)
 	if timeout < time.Second {
 		timeout = time.Second
 	}
-	p.answer = nil
-	w := &Waiting{ID: id, Kind: WaitAnswer, Since: now, Question: question, Deadline: now.Add(timeout)}
-	var an *Answer
-	ok, waited, err := p.await(ctx, live, w, "waiting for an answer",
-		fmt.Sprintf("question %s: %s", id, text.Trunc(question, 80)), timeout,
-		func() bool { an = p.answer; return an != nil })
-	if err != nil || !ok {
-		return nil, waited, err
+	sctx, cancel := workflow.WithCancel(ctx)
+	defer cancel()
+	var fut workflow.Future
+	if p.user != nil {
+		fut = p.user(sctx, userAsk{step: step, question: question})
 	}
-	copied := *an
-	return &copied, waited, nil
+	for {
+		waited = workflow.Now(ctx).Sub(start)
+		left := timeout - waited
+		if left <= 0 {
+			return nil, nil, simErr, waited, nil
+		}
+		p.answer = nil
+		w := &Waiting{ID: id, Kind: WaitAnswer, Since: start, Question: question, Deadline: start.Add(timeout)}
+		var got *Answer
+		ok, w2, err := p.await(ctx, live, w, "waiting for an answer",
+			fmt.Sprintf("question %s: %s", id, text.Trunc(question, 80)), left,
+			func() bool { got = p.answer; return got != nil || fut != nil && fut.IsReady() })
+		waited = w2
+		switch {
+		case err != nil || !ok:
+			return nil, nil, simErr, waited, err
+		case got != nil:
+			copied := *got
+			return &copied, nil, simErr, waited, nil
+		}
+		if sim, simErr = userReply(ctx, fut); sim != nil {
+			return nil, sim, "", waited, nil
+		}
+		fut = nil // a person may still answer
+	}
 }
 
 // await shows w as what the subtask waits for (in its live state, as

@@ -88,6 +88,7 @@ func newSubtaskLoop(ctx workflow.Context, in SubtaskInput) (*subtaskLoop, error)
 	l.pp = &person{hold: &st.Hold, approvers: l.o.Approvers, where: func() string {
 		return fmt.Sprintf("subtask %s is at step %d, %s", s.Name, l.live.Step, l.live.Phase)
 	}}
+	l.pp.user = l.simulatedUser()
 	var err error
 	if l.signals, err = l.pp.register(ctx); err != nil {
 		return nil, err
@@ -384,7 +385,7 @@ func (l *subtaskLoop) gateAt(d activities.DecideResult, step, i int, act screen.
 		reqID += fmt.Sprintf("/%d", i+1)
 	}
 	g, err := l.pp.gate(l.ctx, &l.live, l.pol, act, facts, checks, approvalRequest{id: reqID, action: act.Summary(),
-		element: element, screenshot: d.Observation.Annotated}, l.in.Deadline)
+		element: element, screenshot: d.Observation.Annotated, step: step}, l.in.Deadline)
 	l.wait(g.waited)
 	return g, checks, err
 }
@@ -410,7 +411,7 @@ func (l *subtaskLoop) done(act screen.Action, summary string) *ending {
 	l.res.Outputs = act.Outputs
 	l.st.LastAction = summary
 	l.live.Phase = "checking"
-	checks, ok := runChecks(l.ctx, l.s.Checks, withOutputs(l.in.Upstream, l.s.Name, act.Outputs), l.s.Device, l.o, l.in.Deadline)
+	checks, ok := runChecks(l.ctx, l.s.Checks, withOutputs(l.in.Upstream, l.s.Name, act.Outputs), l.s.Device, l.o, l.in.Deadline, l.in.Profiles)
 	l.res.Checks = checks
 	if !ok {
 		return l.finish(ReasonCheckFailed, failedChecks(checks))
@@ -422,7 +423,7 @@ func (l *subtaskLoop) done(act screen.Action, summary string) *ending {
 // subtask's time, for an answer, which the next turns see.
 func (l *subtaskLoop) askHuman(turn agent.Turn, d activities.DecideResult, summary string) *ending {
 	act, st := d.Action, l.st
-	an, waited, err := l.pp.ask(l.ctx, &l.live, fmt.Sprintf("question-step-%d", turn.Step), act.Text, l.in.Deadline.Sub(workflow.Now(l.ctx)))
+	an, sim, simErr, waited, err := l.pp.ask(l.ctx, &l.live, fmt.Sprintf("question-step-%d", turn.Step), act.Text, turn.Step, l.in.Deadline.Sub(workflow.Now(l.ctx)))
 	l.wait(waited)
 	if err != nil {
 		return l.finish(ReasonCancelled, "cancelled while waiting for an answer")
@@ -430,14 +431,26 @@ func (l *subtaskLoop) askHuman(turn agent.Turn, d activities.DecideResult, summa
 	out := agent.Outcome{Action: summary, Thought: d.Thought, Verdict: screen.VerdictUnanswered,
 		Reason: fmt.Sprintf("nobody answered within %s", waited.Round(time.Second))}
 	out.Person = "nobody answered the question: " + out.Reason
-	if an != nil {
+	if simErr != "" {
+		out.Person += fmt.Sprintf(" (%s could not answer: %s)", SimulatedUser, text.Trunc(simErr, 300))
+	}
+	answer := ""
+	switch {
+	case sim != nil:
+		answer = sim.Text
+		out.Verdict, out.Reason = screen.VerdictAnswered, SimulatedUser+" answered: "+text.Trunc(oneLine(sim.Text), maxPersonText)
+		out.Person = out.Reason
+	case an != nil:
 		by := an.By
 		if by == "" {
 			by = "a person"
 		}
+		answer = an.Text
 		out.Verdict, out.Reason = screen.VerdictAnswered, by+" answered: "+text.Trunc(oneLine(an.Text), maxPersonText)
 		out.Person = out.Reason
-		st.Answers = append(st.Answers, answerLine(act.Text, an.Text))
+	}
+	if out.Verdict == screen.VerdictAnswered {
+		st.Answers = append(st.Answers, answerLine(act.Text, answer))
 		if len(st.Answers) > agent.MaxAnswers {
 			st.Answers = st.Answers[len(st.Answers)-agent.MaxAnswers:]
 		}

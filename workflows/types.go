@@ -137,6 +137,8 @@ type SubtaskInput struct {
 	Policy *plan.Policy `json:"policy,omitempty"`
 	// Profiles are the task's model profiles by agent (plan.Plan.Profiles).
 	Profiles map[string]string `json:"profiles,omitempty"`
+	// User is the task's simulated user (plan.Plan.User; nil: none).
+	User *plan.User `json:"user,omitempty"`
 	// Loop and Reflection are the task's (plan.Plan); an empty Loop takes
 	// Options.Loop.
 	Loop       string `json:"loop,omitempty"`

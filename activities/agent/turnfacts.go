@@ -50,6 +50,30 @@ type TurnFacts struct {
 	// Describe is what the grounder is asked to find on the screenshot
 	// (the Decision agent's description of its target).
 	Describe string `json:"describe,omitempty"`
+	// Judge is what a judge is asked to decide (the judge role).
+	Judge *JudgeFacts `json:"judge,omitempty"`
+	// User is what the simulated user is asked (the user role).
+	User *UserFacts `json:"user,omitempty"`
+}
+
+// JudgeFacts is a judge prompt's text: the check, the rubric, whether a
+// score is asked, the devices whose screenshots are attached (in order)
+// and the files' text as the prompt shows it. The screenshots themselves
+// are the request's images, never text here.
+type JudgeFacts struct {
+	Check   string      `json:"check"`
+	Rubric  string      `json:"rubric"`
+	Score   bool        `json:"score,omitempty"`
+	Devices []string    `json:"devices,omitempty"`
+	Files   []JudgeFile `json:"files,omitempty"`
+}
+
+// UserFacts is a simulated user's prompt: the persona and what is asked.
+type UserFacts struct {
+	Persona  UserPersona `json:"persona"`
+	Question string      `json:"question,omitempty"`
+	Action   string      `json:"action,omitempty"`
+	Rule     string      `json:"rule,omitempty"`
 }
 
 // ScreenFacts is a screen as a prompt shows it.

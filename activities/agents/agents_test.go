@@ -25,7 +25,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-func serve(t *testing.T, s scripted.Script) (*scripted.Server, agents.Config) {
+func serve(t testing.TB, s scripted.Script) (*scripted.Server, agents.Config) {
 	t.Helper()
 	srv := scripted.New(s)
 	if err := srv.Start("127.0.0.1:0"); err != nil {
@@ -326,6 +326,13 @@ func TestPromptGoldens(t *testing.T) {
 			Thought: "Save it.", Note: "click at (130,60)", Step: 4, BeforeWindow: "memo.txt - Mousepad", AfterWindow: "Save As", Before: els, After: els[:1]}),
 		"manager.txt": agents.ManagerPrompt(agent.ManagerInput{Instruction: "Note the product of 6 and 7 in a file.",
 			Devices: []string{"desktop: the local display"}, Knowledge: []string{"galculator is the calculator."}}, "subtask \"b\": unknown device"),
+		"judge.txt": agents.JudgePrompt(agent.JudgeInput{Check: "letter", Rubric: "The letter tells Ann the meeting moves to Friday.", Score: true,
+			Screens: []agent.JudgeScreen{{Device: "office", ActiveWindow: "letter.odt - LibreOffice Writer"}, {Device: "laptop"}},
+			Files:   []agent.JudgeFile{{Path: "/tmp/letter.txt", Text: "Dear Ann,\nthe meeting moves to Friday."}, {Path: "/tmp/gone.txt", Note: "cannot be read: no such file"}}}, ""),
+		"user.txt": agents.UserPrompt(agent.UserInput{Persona: agent.UserPersona{Persona: "Dana, who asked for the list.", Knows: "The list is milk, eggs and bread.",
+			Wants: "The list saved.", Style: "Short answers."}, Question: "What goes on the list?", Answers: []string{agent.AnswerLine("Which file?", "/tmp/list.txt")}}, ""),
+		"user_approval.txt": agents.UserPrompt(agent.UserInput{Persona: agent.UserPersona{Persona: "Dana", Wants: "The list mailed."},
+			Action: `click #4 "Send"`, Rule: "send_mail (test.hcl)", Message: "mail leaves the machine"}, "decision must be approve or reject"),
 	}
 	for name, text := range got {
 		path := "testdata/" + name
@@ -369,6 +376,26 @@ func TestEveryRoleReasksTheSameWay(t *testing.T) {
 			_, err := c.Manage(context.Background(), agent.ManagerInput{Instruction: "save"}, u)
 			return err
 		},
+		agent.RoleJudge: func(c *agents.Client, u *screen.Usage) error {
+			j, err := c.Judge(context.Background(), agent.JudgeInput{Check: "saved", Rubric: "memo.txt holds the memo.",
+				Files: []agent.JudgeFile{{Path: "/tmp/memo.txt", Text: "the memo"}}}, u)
+			if err == nil && (!j.Pass || j.PromptVersion != agents.JudgePromptVersion) {
+				return fmt.Errorf("judgement = %+v, want a pass from the file's text", j)
+			}
+			return err
+		},
+		agent.RoleUser: func(c *agents.Client, u *screen.Usage) error {
+			r, err := c.AnswerAsUser(context.Background(), agent.UserInput{Subtask: "save", Step: 1,
+				Persona: agent.UserPersona{Persona: "Dana", Knows: "The file name is memo.txt."}, Question: "Which file name?"}, u)
+			if err == nil && r.Text != "memo.txt" {
+				return fmt.Errorf("reply = %+v, want memo.txt from the persona", r)
+			}
+			return err
+		},
+	}
+	scriptJudgeAndUser := func(s *scripted.Script) {
+		s.Judges = map[string]scripted.JudgeScript{"saved": {Expect: []string{"memo"}}}
+		s.User = []scripted.UserRule{{Question: "file name", FromPersona: `name is (\S+\.txt)`}}
 	}
 	for role, call := range roles {
 		for _, fault := range []string{"malformed", "wrong_tool", "no_tool"} {
@@ -376,6 +403,7 @@ func TestEveryRoleReasksTheSameWay(t *testing.T) {
 				s := script(scripted.Step{Action: "click", Target: "Save", Memory: "saved as memo.txt"})
 				s.Manager = json.RawMessage(`{"subtasks": [{"name": "save", "instruction": "save it"}]}`)
 				s.Faults = []scripted.Fault{{Role: role, Kind: fault, Times: 1}}
+				scriptJudgeAndUser(&s)
 				srv, cfg := serve(t, s)
 				var u screen.Usage
 				if err := call(agents.New(cfg), &u); err != nil {
@@ -394,6 +422,7 @@ func TestEveryRoleReasksTheSameWay(t *testing.T) {
 			s := script(scripted.Step{Action: "click", Target: "Save"})
 			s.Manager = json.RawMessage(`{"subtasks": [{"name": "save", "instruction": "save it"}]}`)
 			s.Faults = []scripted.Fault{{Role: role, Kind: "wrong_tool"}}
+			scriptJudgeAndUser(&s)
 			srv, cfg := serve(t, s)
 			err := call(agents.New(cfg), &screen.Usage{})
 			var inv *agent.InvalidOutputError

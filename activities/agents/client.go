@@ -33,7 +33,11 @@ const (
 	HeaderTurn    = "X-Pcflow-Turn"
 )
 
-var _ activities.Model = (*Client)(nil)
+var (
+	_ activities.Model      = (*Client)(nil)
+	_ activities.JudgeModel = (*Client)(nil)
+	_ activities.UserModel  = (*Client)(nil)
+)
 
 // Client is an OpenAI-compatible chat client with pcflow's role prompts.
 type Client struct {

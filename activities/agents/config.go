@@ -18,9 +18,13 @@ type Config struct {
 	ReflectionModel string
 	ProgressModel   string
 	ManagerModel    string
-	Temperature     float32
-	MaxTokens       int
-	Timeout         time.Duration
+	// JudgeModel answers judge checks and UserModel plays a task's
+	// simulated user; "" is DecisionModel.
+	JudgeModel  string
+	UserModel   string
+	Temperature float32
+	MaxTokens   int
+	Timeout     time.Duration
 	// ImageMaxSide scales screenshots so the longest side is at most this
 	// many pixels (0: unscaled); ImageFormat is "png" or "jpeg".
 	ImageMaxSide int
@@ -97,6 +101,7 @@ func ConfigFromEnv(getenv func(string) string) Config {
 		c.GrounderModel = m
 	}
 	c.Getenv = getenv
+	c.JudgeModel, c.UserModel = getenv("PCFLOW_MODEL_JUDGE"), getenv("PCFLOW_MODEL_USER")
 	if v := getenv("PCFLOW_MODEL_TIMEOUT"); v != "" {
 		if d, err := time.ParseDuration(v); err == nil {
 			c.Timeout = d
@@ -127,10 +132,21 @@ func ConfigFromEnv(getenv func(string) string) Config {
 func (c Config) RoleProfile(role string) profile.Profile { return c.Roles[role] }
 
 // ProfileRoles are the roles besides Decision that take a profile.
-var ProfileRoles = []string{agent.RoleReflection, agent.RoleProgress, agent.RoleManager, agent.RoleGrounder}
+var ProfileRoles = []string{agent.RoleReflection, agent.RoleProgress, agent.RoleManager, agent.RoleJudge, agent.RoleUser, agent.RoleGrounder}
 
-// CheckRoleProfile says whether role (decision, reflection, progress or
-// manager) can speak profile p: the computer-use protocols are the
+// roleModel is the model a role other than Decision's asks: its own, or
+// the Decision agent's.
+func (c Config) roleModel(role string) string {
+	m := map[string]string{agent.RoleReflection: c.ReflectionModel, agent.RoleProgress: c.ProgressModel,
+		agent.RoleManager: c.ManagerModel, agent.RoleJudge: c.JudgeModel, agent.RoleUser: c.UserModel}[role]
+	if m == "" {
+		return c.DecisionModel
+	}
+	return m
+}
+
+// CheckRoleProfile says whether role (decision, reflection, progress,
+// manager, judge or user) can speak profile p: the computer-use protocols are the
 // Decision agent's alone.
 func CheckRoleProfile(role string, p profile.Profile) error {
 	switch role {
@@ -140,9 +156,9 @@ func CheckRoleProfile(role string, p profile.Profile) error {
 		// Every profile has a coordinate space; a computer-use one
 		// answers with its computer tool's click.
 		return nil
-	case agent.RoleReflection, agent.RoleProgress, agent.RoleManager:
+	case agent.RoleReflection, agent.RoleProgress, agent.RoleManager, agent.RoleJudge, agent.RoleUser:
 	default:
-		return fmt.Errorf("unknown agent %q: profiles are for decision, reflection, progress, manager and grounder", role)
+		return fmt.Errorf("unknown agent %q: profiles are for decision, reflection, progress, manager, judge, user and grounder", role)
 	}
 	switch p.Protocol {
 	case profile.ProtoOpenAIComputer, profile.ProtoAnthropicComputer:

@@ -21,12 +21,39 @@ import (
 // produced it.
 var PromptVersion = promptVersion()
 
+// JudgePromptVersion and UserPromptVersion name the judge's and the
+// simulated user's prompts alone ("pcflow-judge/…", "pcflow-user/…": the
+// first 12 hex digits of a SHA-256 over the prompt's templates and
+// tools), recorded with every judge check's result, so a score can be
+// traced to the prompt that gave it even when other prompts change.
+var (
+	JudgePromptVersion = digest("pcflow-judge/", []string{judgeSystem, judgeUser}, judgeTool)
+	UserPromptVersion  = digest("pcflow-user/", []string{userSystem, userUser}, replyTool, decideTool)
+)
+
+// digest names texts and tools: prefix and the first 12 hex digits of a
+// SHA-256 over them.
+func digest(prefix string, texts []string, tools ...openai.Tool) string {
+	h := sha256.New()
+	for _, t := range texts {
+		h.Write([]byte(t))
+		h.Write([]byte{0})
+	}
+	b, err := json.Marshal(tools)
+	if err != nil {
+		panic(err) // fixed schemas: a programming error
+	}
+	h.Write(b)
+	return prefix + hex.EncodeToString(h.Sum(nil))[:12]
+}
+
 // promptVersion hashes the prompts and tools in a fixed order.
 func promptVersion() string {
 	h := sha256.New()
 	texts := []string{
 		decisionSystem, decisionUser, reflectionSystem, reflectionUser, progressSystem, progressUser,
 		managerSystem, managerUser, calibrateSystem, calibrateUser, textToolPrompt, invalidFeedback,
+		judgeSystem, judgeUser, userSystem, userUser,
 	}
 	for _, f := range []string{profile.FormatActionJSON, profile.FormatUITARS, profile.FormatHermes} {
 		texts = append(texts, profile.FormatInstructions(f, "HINT"))
@@ -38,7 +65,7 @@ func promptVersion() string {
 		h.Write([]byte(t))
 		h.Write([]byte{0})
 	}
-	tools, err := json.Marshal(append(actionTools(nil), []openai.Tool{verdictTool, progressTool, managerTool}...))
+	tools, err := json.Marshal(append(actionTools(nil), []openai.Tool{verdictTool, progressTool, managerTool, judgeTool, replyTool, decideTool}...))
 	if err != nil {
 		panic(err) // fixed schemas: a programming error
 	}

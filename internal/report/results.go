@@ -108,10 +108,15 @@ type Repro struct {
 	Endpoint      string            `json:"endpoint"`
 	Scripted      bool              `json:"scripted"`
 	PromptVersion string            `json:"prompt_version"`
-	Temperature   float32           `json:"temperature"`
-	MaxTokens     int               `json:"max_tokens"`
-	Image         map[string]string `json:"image"`
-	TextActions   bool              `json:"text_actions"`
+	// JudgePromptVersion and UserPromptVersion name the judge's and the
+	// simulated user's prompts alone (each judge check's result names
+	// the one it was given too).
+	JudgePromptVersion string            `json:"judge_prompt_version,omitempty"`
+	UserPromptVersion  string            `json:"user_prompt_version,omitempty"`
+	Temperature        float32           `json:"temperature"`
+	MaxTokens          int               `json:"max_tokens"`
+	Image              map[string]string `json:"image"`
+	TextActions        bool              `json:"text_actions"`
 	// Profile is the Decision model's profile: protocol, coordinate space,
 	// image sizing.
 	Profile json.RawMessage `json:"profile,omitempty"`

@@ -46,6 +46,9 @@ type Plan struct {
 	// Reflection says when the Reflection agent is asked in the pipelined
 	// loop (Reflections; empty: on_doubt).
 	Reflection string `json:"reflection,omitempty"`
+	// User is the simulated user who answers the agent's questions (and
+	// the approvals it may decide) when no person does first; nil: none.
+	User *User `json:"user,omitempty"`
 }
 
 // The agent loop's shapes: Decision, action, Reflection, Progress one
@@ -190,6 +193,8 @@ type Check struct {
 	// Similarity holds a similarity check's expected text and threshold
 	// (its reference file is SameAs).
 	Similarity *Similarity `json:"similarity,omitempty"`
+	// Judge holds a judge check's rubric and evidence.
+	Judge *Judge `json:"judge,omitempty"`
 	// Weight is what the check counts for in the task's partial credit;
 	// 0 (a plan written before weights) counts as 1. See Credit.
 	Weight float64 `json:"weight,omitempty"`

@@ -30,6 +30,7 @@ package scripted
 import (
 	"encoding/json"
 	"fmt"
+	"image"
 	"net"
 	"net/http"
 	"os"
@@ -51,6 +52,10 @@ type Script struct {
 	// Manager is the plan_subtasks answer for free-text instructions.
 	Manager json.RawMessage `json:"manager,omitempty"`
 	Faults  []Fault         `json:"faults,omitempty"`
+	// Judges decide judge checks, by the check's name (see evaluate.go).
+	Judges map[string]JudgeScript `json:"judges,omitempty"`
+	// User is how the task's simulated user answers, first rule first.
+	User []UserRule `json:"user,omitempty"`
 }
 
 // SubtaskScript is one subtask's answers, in order. The scripted agents
@@ -105,7 +110,7 @@ const RoleModels = "models"
 
 // Fault makes the server misbehave for matching requests.
 type Fault struct {
-	Role    string `json:"role"`              // decision, reflection, progress, manager, models
+	Role    string `json:"role"`              // decision, reflection, progress, manager, judge, user, models
 	Subtask string `json:"subtask,omitempty"` // empty: any
 	Step    int    `json:"step,omitempty"`    // 0: any
 	// Kind: "429", "500", "401", "404", "400", "slow", "malformed",
@@ -159,6 +164,8 @@ type Server struct {
 	// checks it carried, until a request acknowledges them.
 	pending map[string][]string
 	calls   int
+	// reader reads the text of an image a judge is sent (nil: tesseract).
+	reader func(image.Image) (string, error)
 	// ocr reads screenshots for the grounder (SetOCR; nil: it cannot).
 	ocr OCR
 }

@@ -280,6 +280,16 @@ func (s *Server) answer(ctx context.Context, rec Request, req openai.ChatComplet
 		return 200, roleAnswer(rec, "verdict", map[string]any{"verdict": verdict, "reason": reason}, fault)
 	case agent.RoleProgress:
 		return 200, roleAnswer(rec, "update_progress", s.progress(rec), fault)
+	case agent.RoleJudge, agent.RoleUser:
+		play := func() (openai.ChatCompletionResponse, error) { return s.user(rec, fault) }
+		if rec.Role == agent.RoleJudge {
+			play = func() (openai.ChatCompletionResponse, error) { return s.judge(rec, req, fault) }
+		}
+		resp, err := play()
+		if err != nil {
+			return 400, errBody(400, err.Error())
+		}
+		return 200, resp
 	case agent.RoleManager:
 		if len(s.script.Manager) == 0 {
 			return 200, toolAnswer(rec, "", nil, "The script has no manager answer.", fault)
