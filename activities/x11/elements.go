@@ -336,6 +336,7 @@ func (a *a11y) elements(ctx context.Context, screenW, screenH int, active string
 	before := blank()
 	nameByLabels(els, layers)
 	obs.Named += before - blank()
+	spinTextBoxes(els)
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].z != out[j].z {
 			return out[i].z > out[j].z

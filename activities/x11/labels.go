@@ -93,3 +93,17 @@ func controlBetween(els []*screen.Element, layers []int, i int, label screen.Rec
 	}
 	return false
 }
+
+// spinTextBoxes narrows a wide spin button's box to its text: the
+// accessibility API gives the box of the whole control, whose − and +
+// buttons (each about as wide as the control is tall) sit at its right
+// end, so the box's centre — where a click on its mark lands — can fall
+// on "−" and change the value instead of focusing the field (LibreOffice's
+// dialogs: Impress's slide Width, Calc's Decimal places).
+func spinTextBoxes(els []*screen.Element) {
+	for _, e := range els {
+		if e.Role == "spin button" && e.Box.H > 0 && e.Box.W >= 3*e.Box.H {
+			e.Box.W -= 2 * e.Box.H
+		}
+	}
+}

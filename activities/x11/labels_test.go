@@ -84,3 +84,21 @@ func TestLabelBesideNamesAField(t *testing.T) {
 		}
 	}
 }
+
+// A wide spin button's mark covers its text, not its − and + buttons; a
+// narrow one (no room for both) keeps its box.
+func TestSpinTextBoxes(t *testing.T) {
+	els := []screen.Element{
+		{Role: "spin button", Box: screen.Rect{X: 417, Y: 288, W: 144, H: 34}},
+		{Role: "spin button", Box: screen.Rect{X: 10, Y: 10, W: 60, H: 24}},
+		{Role: "entry", Box: screen.Rect{X: 10, Y: 50, W: 144, H: 34}},
+	}
+	ptrs := []*screen.Element{&els[0], &els[1], &els[2]}
+	spinTextBoxes(ptrs)
+	if got := els[0].Box; got.W != 76 || got.X != 417 {
+		t.Errorf("wide spin button box = %+v, want its first 76 px", got)
+	}
+	if els[1].Box.W != 60 || els[2].Box.W != 144 {
+		t.Errorf("narrow spin button or entry changed: %+v %+v", els[1].Box, els[2].Box)
+	}
+}
