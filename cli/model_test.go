@@ -56,7 +56,7 @@ func TestRoleProfileFlags(t *testing.T) {
 		}
 	}
 
-	if _, _, err := parse(nil, "--profile", "planner=qwen3-vl"); err == nil || !strings.Contains(err.Error(), "decision, reflection, progress and manager") {
+	if _, _, err := parse(nil, "--profile", "planner=qwen3-vl"); err == nil || !strings.Contains(err.Error(), "decision, reflection, progress, manager") {
 		t.Errorf("--profile planner=… = %v, want the roles listed", err)
 	}
 	m, e, _ = parse(nil, "--profile", "progress=qwen9")
