@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -79,7 +81,9 @@ type TemplatePart struct {
 }
 
 // Templated turns the values of vars that occur in s back into
-// references to those variables, the longest value first.
+// references to those variables, the longest value first. A value counts
+// only as a whole: not next to a letter or digit on either side (a
+// variable "1" is not every 1 in "10:30").
 func Templated(s string, vars map[string]string) Template {
 	names := make([]string, 0, len(vars))
 	for n, v := range vars {
@@ -95,29 +99,50 @@ func Templated(s string, vars map[string]string) Template {
 	})
 	var t Template
 	lit := ""
-	for len(s) > 0 {
+	for i := 0; i < len(s); {
 		matched := false
 		for _, n := range names {
-			if strings.HasPrefix(s, vars[n]) {
-				if lit != "" {
-					t = append(t, TemplatePart{Text: lit})
-					lit = ""
-				}
-				t = append(t, TemplatePart{Var: n})
-				s = s[len(vars[n]):]
-				matched = true
-				break
+			v := vars[n]
+			if !strings.HasPrefix(s[i:], v) || alnumBefore(s, i) && alnumAt(v, 0) || alnumAt(s, i+len(v)) && alnumBefore(v, len(v)) {
+				continue
 			}
+			if lit != "" {
+				t = append(t, TemplatePart{Text: lit})
+				lit = ""
+			}
+			t = append(t, TemplatePart{Var: n})
+			i += len(v)
+			matched = true
+			break
 		}
 		if !matched {
-			lit += s[:1]
-			s = s[1:]
+			_, size := utf8.DecodeRuneInString(s[i:])
+			lit += s[i : i+size]
+			i += size
 		}
 	}
 	if lit != "" || len(t) == 0 {
 		t = append(t, TemplatePart{Text: lit})
 	}
 	return t
+}
+
+// alnumAt reports whether s has a letter or digit at byte i.
+func alnumAt(s string, i int) bool {
+	if i >= len(s) {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// alnumBefore reports whether s has a letter or digit just before byte i.
+func alnumBefore(s string, i int) bool {
+	if i <= 0 {
+		return false
+	}
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 // Render is the text with the values vars gives; a variable it lacks is
