@@ -15,6 +15,7 @@ import (
 	"github.com/pcflow/pcflow/activities/agents/profile"
 	"github.com/pcflow/pcflow/activities/agents/scripted"
 	"github.com/pcflow/pcflow/activities/x11"
+	"github.com/pcflow/pcflow/specs/plan"
 )
 
 // modelSpecEnv carries a modelSpec (JSON) from a process to the device
@@ -373,6 +374,9 @@ func profilesLine(cfg agents.Config, task map[string]string, remote bool) string
 		if !ok {
 			continue
 		}
+		if large := task[plan.LargeProfile(role)]; large != "" {
+			name += ", large " + large // a cascade
+		}
 		own := cfg.Roles[role].Name
 		if role == agent.RoleDecision {
 			own = cfg.Profile.Name
@@ -380,7 +384,7 @@ func profilesLine(cfg agents.Config, task map[string]string, remote bool) string
 		switch {
 		case remote:
 			parts = append(parts, fmt.Sprintf("%s %s (task file, unless its worker has its own)", role, name))
-		case own != "" && own != name:
+		case own != "" && own != task[role]:
 			parts = append(parts, fmt.Sprintf("%s %s (--profile or environment; the task file's %s is not used)", role, own, name))
 		default:
 			parts = append(parts, fmt.Sprintf("%s %s (task file)", role, name))
