@@ -319,3 +319,33 @@ func moveWindowMain(args []string) int {
 	fmt.Fprintf(os.Stderr, "no window titled %q\n", args[0])
 	return 1
 }
+
+// TestEvalReplayRun: pcflow eval --replay-run replays each task run of an
+// earlier suite run that succeeded, and says per task how many steps it
+// replayed.
+func TestEvalReplayRun(t *testing.T) {
+	t.Parallel() // its own desktops, state folder and ports
+	w := newEvalWorld(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "note.hcl"), []byte(replayNoteTask), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script, _ := json.Marshal(scripted.Script{Subtasks: map[string]scripted.SubtaskScript{"write_note": {Steps: noteSteps()}}})
+	if err := os.WriteFile(filepath.Join(dir, "note.script.json"), script, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := filepath.Join(dir, "note.hcl")
+	code, out := w.pcflow(w.flags("eval", spec, "--devices", "1", "--sandbox", "bind", "--out", filepath.Join(w.out, "1"), "--id", "recorded")...)
+	if code != 0 {
+		t.Fatalf("eval = %d\n%s", code, out)
+	}
+	code, out = w.pcflow(w.flags("eval", spec, "--devices", "1", "--sandbox", "bind", "--out", filepath.Join(w.out, "2"), "--id", "replayed",
+		"--replay-run", "recorded")...)
+	if code != 0 || !strings.Contains(out, "replaying suite run recorded: 1 of 1 task runs") ||
+		!strings.Contains(out, "replay note: 6 steps replayed without the model") {
+		t.Fatalf("eval --replay-run = %d, want each task replayed and said so:\n%s", code, out)
+	}
+	if r := readResults(t, filepath.Join(w.out, "2")); r.Overall.Passed != 1 {
+		t.Errorf("the replayed suite passed %d of 1", r.Overall.Passed)
+	}
+}
