@@ -17,6 +17,7 @@ import (
 	"github.com/pcflow/pcflow/activities/fakedevice"
 	"github.com/pcflow/pcflow/internal/control"
 	"github.com/pcflow/pcflow/internal/enginetest"
+	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/workflows"
 )
 
@@ -290,6 +291,36 @@ func TestSimulatedUserApprovals(t *testing.T) {
 	for _, q := range env.Model.Requests() {
 		if q.Role == "user" && q.Turn.User != nil && strings.Contains(q.Turn.User.Action, "Send") {
 			t.Errorf("the simulated user was asked about a rule it may not decide: %+v", q.Turn.User)
+		}
+	}
+}
+
+// TestSimulatedUserNeverDecidesOperatorRules: an operator's confirm rule
+// named as one the task lets its simulated user decide is still a
+// person's: the task file cannot hand the operator's approvals to a
+// model. Nobody approves within the rule's second: the deletion is
+// rejected, and the simulated user was never asked.
+func TestSimulatedUserNeverDecidesOperatorRules(t *testing.T) {
+	env := enginetest.Start(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{"s": {Steps: []scripted.Step{click("Delete"), done(nil)}}}, User: userRules})
+	dev := fakedevice.New("Delete")
+	env.Serve("desktop", env.Activities(dev, "desktop", env.ModelConfig()), true)
+	pl := mustPlan(t, fmt.Sprintf(userTask, "The code is K-4711."))
+	pl.Policy.Operator = &plan.Policy{Source: "/etc/pcflow/policy.hcl", Rules: []plan.PolicyRule{
+		{Name: "confirm_delete", Target: "^Delete$", Decision: plan.PolicyConfirm, Timeout: plan.Duration(time.Second)}}}
+	run, err := env.Client.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: "sim-operator", TaskQueue: workflows.TaskQueue},
+		workflows.InstructionWorkflowName, workflows.InstructionInput{Plan: pl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := result(t, run); res.Reason != workflows.ReasonSuccess {
+		t.Fatalf("run = %s (%s)", res.Reason, res.Error)
+	}
+	if n := kinds(dev.Actions())["Delete"]; n != 0 {
+		t.Errorf("Delete ran %d times: the simulated user decided an operator's rule", n)
+	}
+	for _, q := range env.Model.Requests() {
+		if q.Role == "user" {
+			t.Errorf("the simulated user was asked: %+v", q.Turn.User)
 		}
 	}
 }
