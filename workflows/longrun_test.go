@@ -79,7 +79,7 @@ func longTask(steps, maxTokens int) string {
 // continue-as-new boundaries.
 func TestLongRunAcrossContinueAsNew(t *testing.T) {
 	t.Parallel() // its own server (enginetest.Start); much of it waits
-	const steps, threshold = 90, 300
+	const steps, threshold = 90, 600
 	env := enginetest.Start(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{"s": {Steps: typingScript(steps)}}})
 	dev := typingDevice()
 	env.Serve("desktop", env.Activities(dev, "desktop", env.ModelConfig()), true)
