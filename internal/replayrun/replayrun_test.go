@@ -20,6 +20,7 @@ import (
 	"github.com/pcflow/pcflow/internal/enginetest"
 	"github.com/pcflow/pcflow/internal/replayrun"
 	"github.com/pcflow/pcflow/specs"
+	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/workflows"
 )
 
@@ -40,6 +41,8 @@ task "typing" {
 type engine struct {
 	env *enginetest.Env
 	dev *fakedevice.Device
+	// policy, when set, rules the next runs' actions.
+	policy *plan.Policy
 }
 
 func newEngine(tb testing.TB, steps []scripted.Step, latency int) *engine {
@@ -59,6 +62,7 @@ func (e *engine) run(tb testing.TB, id string, vars map[string]string, rp *workf
 	if diags.HasErrors() {
 		tb.Fatal(diags)
 	}
+	res.Plan.Policy = e.policy
 	e.dev.Elements[2].Value = "" // a fresh field
 	ctx := context.Background()
 	run, err := e.env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue},
@@ -131,6 +135,21 @@ func TestReplayTypesNewValuesAndHandsOverOnDrift(t *testing.T) {
 	}
 	if n := len(e.env.Model.Requests()) - before; n == 0 {
 		t.Error("no model request after the handover")
+	}
+	// The policy rules replayed actions as any: clicking B is denied, the
+	// replay hands over there, and B is never clicked.
+	e.dev.Elements[1].Box.X -= 200
+	e.policy = &plan.Policy{Rules: []plan.PolicyRule{{Name: "no_b", Target: "B", Decision: plan.PolicyDeny, Message: "B is off limits"}}}
+	acted = len(e.dev.Actions())
+	r = e.run(t, "denied", nil, rp)
+	e.policy = nil
+	if r.Replayed != 2 || len(r.HandedOver) != 1 || !strings.Contains(r.HandedOver[0], "denied") {
+		t.Errorf("replay under a policy denying B: %+v", r)
+	}
+	for _, a := range e.dev.Actions()[acted:] {
+		if a.Kind == "click" && a.Target == "B" {
+			t.Errorf("the device clicked B, which the policy denies: %+v", a)
+		}
 	}
 	if *record {
 		// workflows.TestReplay replays these against the workflow code.
