@@ -2,8 +2,8 @@ package worker
 
 import (
 	"cmp"
-	"path/filepath"
 	"log/slog"
+	"path/filepath"
 	"time"
 
 	"github.com/pcflow/pcflow/activities"
