@@ -29,16 +29,19 @@ var recorded = []struct {
 	{"evocua", "s2_left_click", "meituan/EvoCUA mm_agents/evocua/prompts.py (S2_SYSTEM_PROMPT, build_s2_tools_def) and mm_agents/evocua/evocua_agent.py (_parse_response_s2, adjust_coordinates) @ 4a0ad5fd4eb1d5b65966e1c7cc3feaa3b534eadd"},
 	{"evocua", "s2_key_down", "meituan/EvoCUA mm_agents/evocua/prompts.py"},
 	{"openai-computer", "community_screenshot", "https://community.openai.com/t/cua-how-to-acknowledge-confirming-action-with-user-when-no-pending-safety-checks-are-present/1267725"},
+	{"anthropic-computer", "quickstarts_zoom", "anthropics/anthropic-quickstarts computer-use-demo/tests/tools/computer_test.py @ 43f421dc8746af3952ffcf5a33f8c19213412b75"},
 }
 
 // unrecorded are the built-in profiles with no recorded answer in their
 // own wire format found in a public source, and why.
 var unrecorded = map[string]string{
-	"openai-tools":       "pcflow's own function tools: no model family publishes answers to them",
-	"gemini":             "Gemini's published computer-use answers call its click_at/type_text_at tool; this profile offers pcflow's tools on the OpenAI-compatible endpoint",
-	"anthropic-computer": "Anthropic's documentation shows tool definitions and requests, not a recorded tool_use answer with coordinates",
-	"qwen2.5-vl":         "Qwen2.5-VL's computer_use cookbook was not in the sources searched (only its tool definition, quoted by others)",
-	"qwen3-vl":           "Qwen3-VL's repository as stored holds the mobile_use cookbook, not the computer_use one",
+	"openai-tools": "pcflow's own function tools: no model family publishes answers to them",
+	"gemini": "Gemini's published computer-use answers (click_at, type_text_at on 0-999) come from its native " +
+		"Computer Use tool on the Gemini API; this profile offers pcflow's tools on the OpenAI-compatible endpoint",
+	"qwen2.5-vl": "QwenLM/Qwen2.5-VL's cookbooks/computer_use.ipynb is not in the stored snapshot (f0af299); " +
+		"the recorded output of cookbooks/mobile_agent.ipynb (f61c3cd) calls mobile_use, a phone tool pcflow does not offer",
+	"qwen3-vl": "QwenLM/Qwen3-VL's cookbooks/computer_use.ipynb is not in the stored snapshot (9658872); " +
+		"the recorded output of cookbooks/mobile_agent.ipynb (9e7b8cc) calls mobile_use, a phone tool pcflow does not offer",
 }
 
 func TestRecordedAnswers(t *testing.T) {

@@ -32,6 +32,10 @@ func TestSmartResize(t *testing.T) {
 		// Python rounds half to even: 42/28 = 1.5 → 2, 70/28 = 2.5 → 2.
 		{"half to even", profile.SmartResize{Factor: 28, MinPixels: 1, MaxPixels: 1 << 30}, 70, 42, 56, 56},
 		{"qwen3 factor 32", profile.QwenVL3Resize, 1440, 900, 1440, 896},
+		// QwenLM/Qwen2.5-VL cookbooks/mobile_agent.ipynb @ f61c3cd: its
+		// prompt for a 720x1280 screenshot says "The screen's resolution
+		// is 728x1288", the frame of the model's recorded answer.
+		{"720x1280 qwen2.5 cookbook", profile.QwenVL25Resize, 720, 1280, 728, 1288},
 		// EvoCUA: round(1080/32)=33.75→34: 1920×1088 is within 13107200 pixels.
 		{"evocua 1920x1080", profile.EvoCUAResize, 1920, 1080, 1920, 1088},
 	} {
