@@ -97,9 +97,9 @@ func printSuiteChanges(w io.Writer, live workflows.SuiteLive, seen map[string]st
 		case workflows.StatusRunning:
 			fmt.Fprintf(w, "▶ %-24s on %s\n", r.Key, devicesOf(r.Devices))
 		case workflows.StatusSucceeded:
-			fmt.Fprintf(w, "✓ %-24s %5.1fs\n", r.Key, r.Ended.Sub(r.Started).Seconds())
+			fmt.Fprintf(w, "✓ %-24s %6s\n", r.Key, runTime(r))
 		default:
-			fmt.Fprintf(w, "✗ %-24s %5.1fs  %s: %s\n", r.Key, r.Ended.Sub(r.Started).Seconds(), text.Printable(r.Reason), oneLine(r.Error, 120))
+			fmt.Fprintf(w, "✗ %-24s %6s  %s: %s\n", r.Key, runTime(r), text.Printable(r.Reason), oneLine(r.Error, 120))
 		}
 		printReplayed(w, r)
 	}
@@ -399,4 +399,14 @@ func restartRunning(ctx context.Context, e *env, c client.Client, id string) err
 	}
 	fmt.Fprintf(e.stdout, "starting again from their setup (their overlay sandboxes went with the killed eval): %s\n", strings.Join(keys, ", "))
 	return nil
+}
+
+// runTime is how long a task run took, or "-" for one that never started
+// (a task no device could take ends with no start time: its duration
+// printed as 9223372036.9s).
+func runTime(r workflows.SuiteRun) string {
+	if r.Started.IsZero() || r.Ended.Before(r.Started) {
+		return "-"
+	}
+	return fmt.Sprintf("%.1fs", r.Ended.Sub(r.Started).Seconds())
 }

@@ -125,6 +125,15 @@ func TestSuiteFinalLinesPrintWhatPollsMissed(t *testing.T) {
 		t.Errorf("final lines printed the already printed run again:\n%s", got)
 	}
 
+	// A task no device could take never started: no duration (it printed
+	// 9223372036.9s, the zero start time's overflow).
+	out.Reset()
+	never := workflows.SuiteRun{Key: "relay", Status: workflows.StatusFailed, Ended: start, Reason: "device_error", Error: "the task needs 2 devices"}
+	printSuiteChanges(&out, workflows.SuiteLive{Started: start, Runs: []workflows.SuiteRun{never}}, map[string]string{}, start)
+	if got := out.String(); !strings.Contains(got, "✗ relay") || !strings.Contains(got, " -  device_error") || strings.Contains(got, "9223372036") {
+		t.Errorf("a run that never started printed %q, want no duration", got)
+	}
+
 	// One task that starts and ends between two polls of a single-task eval.
 	out.Reset()
 	printSuiteChanges(&out, workflows.SuiteLive{Started: start, Runs: []workflows.SuiteRun{run("only", workflows.StatusSucceeded)}}, map[string]string{}, start)
