@@ -9,8 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	commonpb "go.temporal.io/api/common/v1"
-	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
@@ -18,6 +16,7 @@ import (
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/artifacts"
 	"github.com/pcflow/pcflow/activities/screen"
+	"github.com/pcflow/pcflow/internal/runhistory"
 	"github.com/pcflow/pcflow/internal/text"
 	"github.com/pcflow/pcflow/workflows"
 )
@@ -48,22 +47,8 @@ type childTrace struct {
 	Calls   []activityCall
 }
 
-// activityCall is one completed activity: its type, queue, input, result.
-type activityCall struct {
-	Type   string
-	Queue  string
-	Input  *commonpb.Payloads
-	Result *commonpb.Payloads
-}
-
-// decode decodes an activity's input or result; false when it does not fit.
-func (a activityCall) decode(input bool, v any) bool {
-	p := a.Result
-	if input {
-		p = a.Input
-	}
-	return p != nil && converter.GetDefaultDataConverter().FromPayloads(p, v) == nil
-}
+// activityCall is one completed activity of a run.
+type activityCall = runhistory.Call
 
 // readRun reads a run's history, and with children its subtasks' too.
 func readRun(ctx context.Context, c client.Client, id string, children bool) (*runTrace, error) {
@@ -123,43 +108,10 @@ func readRun(ctx context.Context, c client.Client, id string, children bool) (*r
 	return t, nil
 }
 
-// walkCalls reads a workflow's events, following its continue-as-new chain
-// from the first run, and pairs each completed activity with its
-// scheduling event. fn, when set, sees every event.
+// walkCalls reads a workflow's completed activities, across its
+// continue-as-new chain; fn, when set, sees every event.
 func walkCalls(ctx context.Context, c client.Client, id string, fn func(*historypb.HistoryEvent)) ([]activityCall, error) {
-	var calls []activityCall
-	runID := ""
-	for {
-		// Event ids restart with each continued run; a completion always
-		// follows its own scheduling event within the run.
-		scheduled := map[int64]*historypb.ActivityTaskScheduledEventAttributes{}
-		next := ""
-		it := c.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-		for it.HasNext() {
-			ev, err := it.Next()
-			if err != nil {
-				return nil, fmt.Errorf("run %s: %w", id, err)
-			}
-			if fn != nil {
-				fn(ev)
-			}
-			if a := ev.GetWorkflowExecutionContinuedAsNewEventAttributes(); a != nil {
-				next = a.NewExecutionRunId
-			}
-			if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil {
-				scheduled[ev.EventId] = a
-			}
-			if a := ev.GetActivityTaskCompletedEventAttributes(); a != nil {
-				if sch := scheduled[a.ScheduledEventId]; sch != nil {
-					calls = append(calls, activityCall{Type: sch.ActivityType.GetName(), Queue: sch.TaskQueue.GetName(), Input: sch.Input, Result: a.Result})
-				}
-			}
-		}
-		if next == "" {
-			return calls, nil
-		}
-		runID = next
-	}
+	return runhistory.Walk(ctx, c, id, fn)
 }
 
 // exchanges lists the recorded model exchanges (artifact references) of
@@ -171,7 +123,7 @@ func (t *runTrace) exchanges() []string {
 			var r struct {
 				Exchanges []string `json:"exchanges"`
 			}
-			if a.decode(false, &r) {
+			if a.Decode(false, &r) {
 				refs = append(refs, r.Exchanges...)
 			}
 		}
@@ -258,7 +210,7 @@ func (t *runTrace) steps(store artifacts.Dir) *History {
 			case activities.DecideName:
 				var in activities.DecideInput
 				var out activities.DecideResult
-				if a.decode(true, &in) && a.decode(false, &out) {
+				if a.Decode(true, &in) && a.Decode(false, &out) {
 					s := st(in.Step)
 					// A run's own device queue is device.NAME@RUN~TAG.
 					s.Device, _, _ = strings.Cut(strings.TrimPrefix(a.Queue, "device."), "@")
@@ -276,7 +228,7 @@ func (t *runTrace) steps(store artifacts.Dir) *History {
 			case activities.ActName:
 				var in activities.ActInput
 				var out activities.ActResult
-				if a.decode(true, &in) && a.decode(false, &out) {
+				if a.Decode(true, &in) && a.Decode(false, &out) {
 					s := st(stepOf(in.ID))
 					s.Batch = append(s.Batch, in.Action.Summary()+" → "+out.Outcome)
 					s.Outcome = out.Outcome
@@ -290,7 +242,7 @@ func (t *runTrace) steps(store artifacts.Dir) *History {
 			case activities.ReflectName:
 				var in activities.ReflectInput
 				var out activities.ReflectResult
-				if a.decode(true, &in) && a.decode(false, &out) {
+				if a.Decode(true, &in) && a.Decode(false, &out) {
 					s := st(in.Step)
 					s.Verdict, s.Reason = out.Verdict, out.Reason
 					s.Tokens += out.Usage.Total()
@@ -302,7 +254,7 @@ func (t *runTrace) steps(store artifacts.Dir) *History {
 			case activities.ProgressName:
 				var in activities.ProgressInput
 				var out activities.ProgressResult
-				if a.decode(true, &in) && a.decode(false, &out) {
+				if a.Decode(true, &in) && a.Decode(false, &out) {
 					s := st(in.Step)
 					s.Progress, s.Memory = out.Summary, out.Memory
 					if !screen.Reflected(in.Verdict) && in.Verdict != "" {
@@ -318,18 +270,18 @@ func (t *runTrace) steps(store artifacts.Dir) *History {
 			case activities.ReplayStepName:
 				var in activities.ReplayStepInput
 				var out activities.ReplayStepResult
-				if a.decode(true, &in) && a.decode(false, &out) {
+				if a.Decode(true, &in) && a.Decode(false, &out) {
 					replayedStep(st, store, in, out)
 				}
 			case activities.ZoomName:
 				var in activities.ZoomInput
 				var out activities.ZoomResult
-				if a.decode(true, &in) && a.decode(false, &out) {
+				if a.Decode(true, &in) && a.Decode(false, &out) {
 					st(in.Step).Artifacts["zoom"] = store.Path(out.Zoom.Image)
 				}
 			case activities.CheckName:
 				var out activities.CheckResult
-				if a.decode(false, &out) {
+				if a.Decode(false, &out) {
 					h.Checks[name] = append(h.Checks[name], out)
 				}
 			}

@@ -36,9 +36,7 @@ logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 (
 	rc=0
-	# -parallel 4: of these only the engine's tests run in parallel, each
-	# on its own embedded server, mostly waiting (retries, timeouts).
-	go test -short -p 2 -parallel 4 -count=1 -timeout 20m "${other_pkgs[@]}" "$@" >"$logs/other" 2>&1 || rc=$?
+	go test -short -p 2 -count=1 -timeout 20m "${other_pkgs[@]}" "$@" >"$logs/other" 2>&1 || rc=$?
 	echo "$rc" >"$logs/other.rc"
 	rc=0
 	go test -short -p 1 -count=1 -timeout 20m "${desktop_pkgs[@]}" "$@" >"$logs/desktop" 2>&1 || rc=$?

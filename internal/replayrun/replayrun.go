@@ -18,8 +18,6 @@ import (
 	"sort"
 	"strings"
 
-	commonpb "go.temporal.io/api/common/v1"
-	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
@@ -27,22 +25,11 @@ import (
 
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/screen"
+	"github.com/pcflow/pcflow/internal/runhistory"
 	"github.com/pcflow/pcflow/workflows"
 )
 
-// call is one completed activity of a workflow: type, input, result.
-type call struct {
-	typ           string
-	input, result *commonpb.Payloads
-}
-
-func (c call) decode(input bool, v any) bool {
-	p := c.result
-	if input {
-		p = c.input
-	}
-	return p != nil && converter.GetDefaultDataConverter().FromPayloads(p, v) == nil
-}
+type call = runhistory.Call
 
 // Build reads run id's history through c and the observations it stored
 // in store, and returns the replay of it for a run of the same task
@@ -89,7 +76,7 @@ func Build(ctx context.Context, c client.Client, store activities.ArtifactStore,
 	if len(subtasks) == 0 {
 		for _, cl := range calls {
 			var mr activities.ManageResult
-			if cl.typ == activities.ManageName && cl.decode(false, &mr) {
+			if cl.Type == activities.ManageName && cl.Decode(false, &mr) {
 				subtasks, rp.Plan = mr.Subtasks, mr.Subtasks
 			}
 		}
@@ -148,11 +135,11 @@ func subtask(calls []call, store activities.ArtifactStore, vars map[string]strin
 	last := 0 // the step that acted last, whose effect the next observation shows
 	var rs workflows.ReplaySubtask
 	for _, cl := range calls {
-		switch cl.typ {
+		switch cl.Type {
 		case activities.DecideName:
 			var in activities.DecideInput
 			var out activities.DecideResult
-			if !cl.decode(true, &in) || !cl.decode(false, &out) {
+			if !cl.Decode(true, &in) || !cl.Decode(false, &out) {
 				continue
 			}
 			if s := steps[last]; last > 0 && s.after == nil {
@@ -164,7 +151,7 @@ func subtask(calls []call, store activities.ArtifactStore, vars map[string]strin
 			rs.Done = out.Action.Kind == screen.ActDone
 		case activities.ActName:
 			var ac actCall
-			if cl.decode(true, &ac.in) && cl.decode(false, &ac.out) {
+			if cl.Decode(true, &ac.in) && cl.Decode(false, &ac.out) {
 				n := stepOf(ac.in.ID)
 				at(n).acts[ac.in.ID] = ac
 				last = n
@@ -172,13 +159,13 @@ func subtask(calls []call, store activities.ArtifactStore, vars map[string]strin
 			}
 		case activities.ObserveName:
 			var out activities.ObserveResult
-			if s := steps[last]; last > 0 && cl.decode(false, &out) {
+			if s := steps[last]; last > 0 && cl.Decode(false, &out) {
 				s.after = &out.After
 			}
 		case activities.ReflectName:
 			var in activities.ReflectInput
 			var out activities.ReflectResult
-			if cl.decode(true, &in) && cl.decode(false, &out) && in.After == nil {
+			if cl.Decode(true, &in) && cl.Decode(false, &out) && in.After == nil {
 				if s := steps[in.Step]; s != nil {
 					s.after = &out.After
 				}
@@ -186,7 +173,7 @@ func subtask(calls []call, store activities.ArtifactStore, vars map[string]strin
 		case activities.ProgressName:
 			var in activities.ProgressInput
 			var out activities.ProgressResult
-			if cl.decode(true, &in) && cl.decode(false, &out) {
+			if cl.Decode(true, &in) && cl.Decode(false, &out) {
 				progress[in.Step] = out
 			}
 		}
@@ -288,45 +275,15 @@ func actionIndex(id string) int {
 	return 1
 }
 
-// walk reads a workflow's events, following its continue-as-new chain,
-// and pairs each completed activity with its scheduling event; fn sees
-// every event.
+// walk reads a workflow's completed activities, across its
+// continue-as-new chain; fn sees every event.
 func walk(ctx context.Context, c client.Client, id string, fn func(*historypb.HistoryEvent)) ([]call, error) {
-	var calls []call
-	runID := ""
-	for {
-		scheduled := map[int64]*historypb.ActivityTaskScheduledEventAttributes{}
-		next := ""
-		it := c.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-		for it.HasNext() {
-			ev, err := it.Next()
-			if err != nil {
-				var nf *serviceerror.NotFound
-				if errors.As(err, &nf) {
-					return nil, fmt.Errorf("no run %s on this server: give the id of an earlier run (pcflow status lists them)", id)
-				}
-				return nil, fmt.Errorf("run %s: %w", id, err)
-			}
-			if fn != nil {
-				fn(ev)
-			}
-			if a := ev.GetWorkflowExecutionContinuedAsNewEventAttributes(); a != nil {
-				next = a.NewExecutionRunId
-			}
-			if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil {
-				scheduled[ev.EventId] = a
-			}
-			if a := ev.GetActivityTaskCompletedEventAttributes(); a != nil {
-				if sch := scheduled[a.ScheduledEventId]; sch != nil {
-					calls = append(calls, call{typ: sch.ActivityType.GetName(), input: sch.Input, result: a.Result})
-				}
-			}
-		}
-		if next == "" {
-			return calls, nil
-		}
-		runID = next
+	calls, err := runhistory.Walk(ctx, c, id, fn)
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return nil, fmt.Errorf("no run %s on this server: give the id of an earlier run (pcflow status lists them)", id)
 	}
+	return calls, err
 }
 
 // Count is the replay's number of recorded steps, over every subtask.
