@@ -9,7 +9,8 @@
 # other runs first every package that never touches a display, two at a
 # time (specs, the engine, the agents, office files), then the other
 # desktop packages (the device on real applications, calibration, the live
-# view), then the CLI's two longest tests (the smoke suite, the chaos run).
+# view), then four of the CLI's longest tests (the smoke suite, the chaos
+# run, the PC-Eval example, the video kill test).
 # Every package runs with -short: the benchmarks among the tests (the
 # grounding set, every profile end to end, 300-task suites) run their short
 # versions; `go test ./...` without -short runs them whole (README).
