@@ -138,32 +138,38 @@ func TestDoneOutputs(t *testing.T) {
 func TestComputerProtocolFixtures(t *testing.T) {
 	eachFixture(t, "testdata/computer/*.txtar", "protocol", func(t *testing.T, proto string, files map[string][]byte) {
 		w := wantAnswer(t, files)
-		var got profile.Answer
-		var checks []profile.SafetyCheck
-		var err error
-		switch proto {
-		case profile.ProtoAnthropicComputer:
-			var m struct {
-				Content []profile.AnthropicBlock `json:"content"`
-			}
-			if err := json.Unmarshal(files["answer.json"], &m); err != nil {
-				t.Fatal(err)
-			}
-			got, err = profile.AnthropicAnswer(m.Content)
-		case profile.ProtoOpenAIComputer:
-			var r struct {
-				Output []profile.ResponsesItem `json:"output"`
-			}
-			if err := json.Unmarshal(files["answer.json"], &r); err != nil {
-				t.Fatal(err)
-			}
-			got, checks, err = profile.ResponsesAnswer(r.Output)
-		default:
-			t.Fatalf("unknown protocol %q", proto)
-		}
+		got, checks, err := computerAnswer(t, proto, files["answer.json"])
 		if err != nil {
 			t.Fatal(err)
 		}
 		w.check(t, got, checks)
 	})
+}
+
+// computerAnswer reads a computer-use protocol's answer as its API
+// delivers it: a Messages API response's content, or a Responses API
+// response's output.
+func computerAnswer(t *testing.T, proto string, body []byte) (profile.Answer, []profile.SafetyCheck, error) {
+	t.Helper()
+	switch proto {
+	case profile.ProtoAnthropicComputer:
+		var m struct {
+			Content []profile.AnthropicBlock `json:"content"`
+		}
+		if err := json.Unmarshal(body, &m); err != nil {
+			t.Fatal(err)
+		}
+		a, err := profile.AnthropicAnswer(m.Content)
+		return a, nil, err
+	case profile.ProtoOpenAIComputer:
+		var r struct {
+			Output []profile.ResponsesItem `json:"output"`
+		}
+		if err := json.Unmarshal(body, &r); err != nil {
+			t.Fatal(err)
+		}
+		return profile.ResponsesAnswer(r.Output)
+	}
+	t.Fatalf("unknown protocol %q", proto)
+	return profile.Answer{}, nil, nil
 }

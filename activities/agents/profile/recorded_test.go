@@ -125,22 +125,8 @@ func answerIn(t *testing.T, p profile.Profile, files map[string][]byte) profile.
 	switch p.Protocol {
 	case profile.ProtoText:
 		a, err = profile.ParseText(p.Format, strings.TrimSuffix(string(files["answer"]), "\n"))
-	case profile.ProtoAnthropicComputer:
-		var m struct {
-			Content []profile.AnthropicBlock `json:"content"`
-		}
-		if err := json.Unmarshal(files["answer.json"], &m); err != nil {
-			t.Fatal(err)
-		}
-		a, err = profile.AnthropicAnswer(m.Content)
-	case profile.ProtoOpenAIComputer:
-		var r struct {
-			Output []profile.ResponsesItem `json:"output"`
-		}
-		if err := json.Unmarshal(files["answer.json"], &r); err != nil {
-			t.Fatal(err)
-		}
-		a, _, err = profile.ResponsesAnswer(r.Output)
+	case profile.ProtoAnthropicComputer, profile.ProtoOpenAIComputer:
+		a, _, err = computerAnswer(t, p.Protocol, files["answer.json"])
 	default:
 		t.Fatalf("no recorded-answer reader for protocol %s", p.Protocol)
 	}
