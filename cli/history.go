@@ -229,7 +229,7 @@ func (t *runTrace) steps(store artifacts.Dir) *History {
 				var in activities.ActInput
 				var out activities.ActResult
 				if a.Decode(true, &in) && a.Decode(false, &out) {
-					s := st(stepOf(in.ID))
+					s := st(runhistory.StepOf(in.ID))
 					s.Batch = append(s.Batch, in.Action.Summary()+" → "+out.Outcome)
 					s.Outcome = out.Outcome
 					if out.Note != "" {
@@ -295,16 +295,6 @@ func (t *runTrace) steps(store artifacts.Dir) *History {
 		}
 	}
 	return h
-}
-
-func stepOf(actionID string) int {
-	i := strings.LastIndex(actionID, "/step-")
-	if i < 0 {
-		return 0
-	}
-	var n int
-	fmt.Sscanf(actionID[i+6:], "%d", &n)
-	return n
 }
 
 func cmdHistory(ctx context.Context, e *env, args []string) int {

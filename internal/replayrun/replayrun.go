@@ -152,7 +152,7 @@ func subtask(calls []call, store activities.ArtifactStore, vars map[string]strin
 		case activities.ActName:
 			var ac actCall
 			if cl.Decode(true, &ac.in) && cl.Decode(false, &ac.out) {
-				n := stepOf(ac.in.ID)
+				n := runhistory.StepOf(ac.in.ID)
 				at(n).acts[ac.in.ID] = ac
 				last = n
 				steps[n].after = nil
@@ -250,17 +250,6 @@ func elements(store activities.ArtifactStore, obs screen.Observation) ([]screen.
 		return nil, fmt.Errorf("the recorded observation %s is not in this state folder's artifact store (%v): replay with the --state of the machine whose device made the run", obs.Elements, err)
 	}
 	return els, nil
-}
-
-// stepOf is the step of an action id (WORKFLOW/step-N[/I]).
-func stepOf(id string) int {
-	i := strings.LastIndex(id, "/step-")
-	if i < 0 {
-		return 0
-	}
-	var n int
-	fmt.Sscanf(id[i+6:], "%d", &n)
-	return n
 }
 
 // actionIndex is an action's place in its step (1 for the first).

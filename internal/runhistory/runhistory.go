@@ -7,6 +7,7 @@ package runhistory
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
@@ -71,4 +72,16 @@ func Walk(ctx context.Context, c client.Client, id string, fn func(*historypb.Hi
 		}
 		runID = next
 	}
+}
+
+// StepOf is the step of an action id (WORKFLOW/step-N[/I]); 0 when the id
+// names no step.
+func StepOf(actionID string) int {
+	i := strings.LastIndex(actionID, "/step-")
+	if i < 0 {
+		return 0
+	}
+	var n int
+	fmt.Sscanf(actionID[i+6:], "%d", &n)
+	return n
 }
