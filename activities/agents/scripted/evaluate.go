@@ -165,24 +165,9 @@ func requestImages(req openai.ChatCompletionRequest) []image.Image {
 	return out
 }
 
-// SetReader makes the server read the text of the images it is sent with
-// read instead of tesseract.
-func (s *Server) SetReader(read func(image.Image) (string, error)) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.reader = read
-}
-
-// read is the text an image shows: by the reader given, else by
-// tesseract as the devices read screens (twice the size, in grey, sparse
-// text).
+// read is the text an image shows, read by tesseract as the devices read
+// screens (twice the size, in grey, sparse text).
 func (s *Server) read(im image.Image) (string, error) {
-	s.mu.Lock()
-	reader := s.reader
-	s.mu.Unlock()
-	if reader != nil {
-		return reader(im)
-	}
 	b := im.Bounds()
 	gray := image.NewGray(image.Rect(0, 0, b.Dx()*2, b.Dy()*2))
 	draw.BiLinear.Scale(gray, gray.Bounds(), im, b, draw.Src, nil)

@@ -30,7 +30,6 @@ package scripted
 import (
 	"encoding/json"
 	"fmt"
-	"image"
 	"net"
 	"net/http"
 	"os"
@@ -164,8 +163,6 @@ type Server struct {
 	// checks it carried, until a request acknowledges them.
 	pending map[string][]string
 	calls   int
-	// reader reads the text of an image a judge is sent (nil: tesseract).
-	reader func(image.Image) (string, error)
 	// ocr reads screenshots for the grounder (SetOCR; nil: it cannot).
 	ocr OCR
 }
