@@ -53,7 +53,9 @@ type ReplayStepInput struct {
 	Targets []*ReplayTarget `json:"targets,omitempty"`
 	// Confirms is the step whose effect Expect is (0: none), for history.
 	Confirms int `json:"confirms,omitempty"`
-	// Wait is how long the screen may take to show Expect (0: 3 s).
+	// Wait is how long the screen may take to show Expect (0: 10 s: a
+	// loaded machine can take seconds to close a dialog, and a drift
+	// costs only this wait before the agent takes over).
 	Wait time.Duration `json:"wait,omitempty"`
 }
 
@@ -78,7 +80,7 @@ func (a *Activities) ReplayStep(ctx context.Context, in ReplayStepInput) (*Repla
 	defer heartbeat(ctx)()
 	wait := in.Wait
 	if wait <= 0 {
-		wait = 3 * time.Second
+		wait = 10 * time.Second
 	}
 	now := time.Now
 	if a.Now != nil {

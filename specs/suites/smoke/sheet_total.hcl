@@ -16,6 +16,10 @@ task "sheet_total" {
     }
     launch          = ["soffice", "-env:UserInstallation=file:///tmp/pcflow-task/lo", "--norestore", "--calc"]
     wait_for_window = "LibreOffice Calc"
+    # A first start makes a new LibreOffice profile: on a loaded machine
+    # its splash can stay over a minute (seen in CI under the overlay
+    # sandbox). The wait ends as soon as the window shows.
+    wait_timeout = "3m"
   }
 
   subtask "fill_sheet" {
