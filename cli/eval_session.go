@@ -107,7 +107,7 @@ func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteReco
 			if i < len(rec.Displays) {
 				display = rec.Displays[i]
 			}
-			desk, err := x11.Up(ctx, x11.DesktopOptions{Display: display, StateDir: f.eng.state, NoSHM: rec.Sandbox == sandboxOverlay})
+			desk, err := x11.Up(ctx, x11.DesktopOptions{Display: display, StateDir: f.eng.state})
 			if err != nil {
 				return fail(fmt.Errorf("device %s: %w", name, err))
 			}
@@ -148,7 +148,7 @@ func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteReco
 				// Its own desktop again, never one another program
 				// started on the number meanwhile (the device would drive
 				// that one's screen).
-				nd, err := x11.Up(ctx, x11.DesktopOptions{Display: desk.Display, StateDir: f.eng.state, Fresh: true, NoSHM: rec.Sandbox == sandboxOverlay})
+				nd, err := x11.Up(ctx, x11.DesktopOptions{Display: desk.Display, StateDir: f.eng.state, Fresh: true})
 				if err != nil {
 					return nil, false, "", err
 				}

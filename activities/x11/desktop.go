@@ -39,12 +39,6 @@ type DesktopOptions struct {
 	// joins a desktop already there: bringing back a desktop that died,
 	// whose display another program may have taken in the meantime.
 	Fresh bool
-	// NoSHM starts the X server without the MIT-SHM extension, for a
-	// desktop whose clients run in an IPC namespace of their own (eval's
-	// overlay sandbox): the server cannot attach their shared memory, and
-	// ffmpeg's x11grab, which uses it whenever the server offers it,
-	// recorded no frame there ("Cannot get the image data").
-	NoSHM bool
 	// from is the first display number tried when Display is empty.
 	from int
 }
@@ -169,11 +163,7 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 	// -nolisten local: no abstract socket, which every process sharing the
 	// network namespace reaches (the access control is off, -ac): an eval
 	// sandbox sees only its own desktop's socket file.
-	args := []string{o.Display, "-screen", "0", fmt.Sprintf("%dx%dx24", o.Width, o.Height), "-nolisten", "tcp", "-nolisten", "local", "-ac", "-noreset"}
-	if o.NoSHM {
-		args = append(args, "-extension", "MIT-SHM")
-	}
-	xvfb := exec.Command("Xvfb", args...)
+	xvfb := exec.Command("Xvfb", o.Display, "-screen", "0", fmt.Sprintf("%dx%dx24", o.Width, o.Height), "-nolisten", "tcp", "-nolisten", "local", "-ac", "-noreset")
 	xvfb.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	var xlog bytes.Buffer
 	xvfb.Stdout, xvfb.Stderr = &xlog, &xlog
