@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -97,14 +98,17 @@ func TestEvalOverlaySandbox(t *testing.T) {
 // none of it (CI: no terminal ever opened a window in the overlay sandbox:
 // xterm could neither hand its terminal to the tty group nor set its
 // shell's groups without capabilities). As root the overlay is eval's
-// default: the suite runs without --sandbox.
+// default: the suite runs without --sandbox. With --video, every task's
+// recording plays from its report page (CI: under overlay ffmpeg recorded
+// nothing: the server offered shared memory its sandbox could not share,
+// and the file's path named the worker's own state descriptor).
 func TestEvalTerminalTasksInOverlay(t *testing.T) {
 	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	if os.Geteuid() != 0 {
 		t.Skip("the overlay sandbox mounts an overlay file system: needs root")
 	}
 	w := newEvalWorld(t)
-	code, out := w.pcflow(w.flags("eval", "cli/testdata/eval_terminal", "--devices", "1", "--out", w.out, "--no-report")...)
+	code, out := w.pcflow(w.flags("eval", "cli/testdata/eval_terminal", "--devices", "1", "--out", w.out, "--video")...)
 	if code != 0 {
 		t.Fatalf("eval exited %d:\n%s", code, out)
 	}
@@ -118,6 +122,20 @@ func TestEvalTerminalTasksInOverlay(t *testing.T) {
 	for _, row := range r.Runs {
 		if row.Status != "succeeded" {
 			t.Errorf("%s: %s (%s): %s", row.Key, row.Status, row.Reason, row.Error)
+		}
+		page, err := os.ReadFile(filepath.Join(w.out, "runs", row.Key+".html"))
+		if err != nil {
+			t.Errorf("%s: no report page: %v", row.Key, err)
+			continue
+		}
+		srcs := regexp.MustCompile(`<video controls preload="metadata" src="\.\./(video/sha256-[0-9a-f]+\.mp4)">`).FindAllStringSubmatch(string(page), -1)
+		if len(srcs) == 0 {
+			t.Errorf("%s: its report page plays no video", row.Key)
+		}
+		for _, m := range srcs {
+			if n := videoFrames(t, filepath.Join(w.out, m[1])); n < 3 {
+				t.Errorf("%s: the report's %s decodes to %d frames, want ≥ 3", row.Key, m[1], n)
+			}
 		}
 	}
 }

@@ -19,6 +19,10 @@ var _ activities.Recorder = (*Device)(nil)
 // enough to follow a GUI agent (a few actions a minute), little CPU.
 const VideoFPS = 3
 
+// videoMin is the shortest recording: ffmpeg needs about a second to
+// start and write its first frames.
+const videoMin = 3 * time.Second
+
 // videoStop is how long ffmpeg gets to finish its file after SIGINT
 // before it is killed (the file stays playable either way).
 const videoStop = 10 * time.Second
@@ -44,9 +48,18 @@ func (d *Device) Record(ctx context.Context, path string, fps int) error {
 	if fps <= 0 {
 		fps = VideoFPS
 	}
-	cmd := exec.Command(bin, videoArgs(display, path, fps)...)
+	// The worker opens the file and ffmpeg writes to it as its standard
+	// output: path may name the file through the worker's own state
+	// descriptor (/proc/self/fd/N/…, the sandboxed worker's way to its
+	// state folder), which means nothing in ffmpeg's process.
+	out, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("record video: %w", err)
+	}
+	defer out.Close()
+	cmd := exec.Command(bin, videoArgs(display, "pipe:1", fps)...)
 	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	cmd.Stdout, cmd.Stderr = out, &stderr
 	// ffmpeg dies with the worker: SIGINT lets it finish the fragment it
 	// holds. It never belongs to the task's programs (no Confine), so a
 	// reset does not count it among them.
@@ -54,12 +67,23 @@ func (d *Device) Record(ctx context.Context, path string, fps int) error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start ffmpeg: %w", err)
 	}
+	started := time.Now()
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	select {
 	case err := <-exited:
 		return fmt.Errorf("ffmpeg stopped recording %s by itself (%v): %s", display, err, ffmpegLastLine(stderr.String()))
 	case <-ctx.Done():
+	}
+	// A task done in a second (a scripted agent's) still gets a video
+	// showing its end: ffmpeg stopped within a second of its start writes
+	// no frame.
+	if rest := videoMin - time.Since(started); rest > 0 {
+		select {
+		case err := <-exited:
+			return fmt.Errorf("ffmpeg stopped recording %s by itself (%v): %s", display, err, ffmpegLastLine(stderr.String()))
+		case <-time.After(rest):
+		}
 	}
 	_ = cmd.Process.Signal(syscall.SIGINT)
 	select {
@@ -68,13 +92,18 @@ func (d *Device) Record(ctx context.Context, path string, fps int) error {
 		_ = cmd.Process.Kill()
 		<-exited
 	}
+	if st, err := out.Stat(); err == nil && st.Size() == 0 {
+		return fmt.Errorf("ffmpeg recorded nothing of %s: %s", display, ffmpegLastLine(stderr.String()))
+	}
 	return nil
 }
 
 // videoArgs is ffmpeg's command line: x11grab of the whole screen at fps,
 // x264's fastest preset on one thread, a keyframe every two seconds, and
-// fragmented MP4 (empty_moov: the index first; a fragment per keyframe).
-func videoArgs(display, path string, fps int) []string {
+// fragmented MP4 (empty_moov: the index first; a fragment per keyframe),
+// which needs no seeking back: it can be written to a pipe or a
+// descriptor (out: "pipe:1").
+func videoArgs(display, out string, fps int) []string {
 	return []string{
 		"-hide_banner", "-loglevel", "error", "-nostdin", "-y",
 		"-f", "x11grab", "-draw_mouse", "1", "-framerate", fmt.Sprint(fps), "-i", display,
@@ -88,7 +117,7 @@ func videoArgs(display, path string, fps int) []string {
 		// Each fragment reaches the file when it is complete, not when
 		// ffmpeg's output buffer fills.
 		"-flush_packets", "1",
-		"-f", "mp4", path,
+		"-f", "mp4", out,
 	}
 }
 

@@ -58,6 +58,27 @@ func TestRecordShowsTheScreen(t *testing.T) {
 	}
 }
 
+// TestRecordShortTask: a recording stopped a fraction of a second after
+// it started (a task a scripted agent finishes at once) still plays,
+// showing the screen (CI: such a recording held no frame, and eval's
+// report said "no frame was recorded" for every short task).
+func TestRecordShortTask(t *testing.T) {
+	needFFmpeg(t)
+	dev := desktop(t)
+	path := filepath.Join(t.TempDir(), "short.mp4")
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- dev.Record(ctx, path, 4) }()
+	time.Sleep(300 * time.Millisecond)
+	stop()
+	if err := <-done; err != nil {
+		t.Fatalf("Record = %v, want nil after its context ended", err)
+	}
+	if n := len(decodeFrames(t, path)); n < 4 {
+		t.Errorf("a recording stopped after 0.3 s decodes to %d frames, want ≥ 4 (it lasts its minimum, 3 s at 4 fps)", n)
+	}
+}
+
 // TestRecordKilledStillPlays: a recorder whose worker is killed outright
 // (SIGKILL, as a crash or an OOM kill) stops through its parent-death
 // signal and leaves a file that plays; one killed itself outright leaves
@@ -136,7 +157,8 @@ func recorderOf(path string) int {
 		if err != nil || !strings.HasPrefix(string(cmd), "ffmpeg") && !strings.Contains(string(cmd), "/ffmpeg\x00") {
 			continue
 		}
-		if strings.Contains(string(cmd), "\x00"+path+"\x00") {
+		// ffmpeg writes the recording to its standard output, the file.
+		if out, _ := os.Readlink(filepath.Join("/proc", e.Name(), "fd", "1")); out == path {
 			var pid int
 			for _, ch := range e.Name() {
 				pid = pid*10 + int(ch-'0')
