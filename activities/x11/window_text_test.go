@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/specs/plan"
@@ -18,7 +19,7 @@ func TestScreenTextOfOneTerminal(t *testing.T) {
 	dev := desktop(t)
 	ctx := context.Background()
 	term := func(title, out, geometry string) {
-		app(t, dev, title, "xterm", "-T", title, "-fa", "DejaVu Sans Mono", "-fs", "14", "-geometry", geometry,
+		appWindow(t, dev, title, "xterm", "-T", title, "-fa", "DejaVu Sans Mono", "-fs", "14", "-geometry", geometry,
 			"-e", "sh", "-c", "printf '%s\\n' '"+out+"'; sleep 600")
 	}
 	term("Build One", "make: build SUCCEEDED", "36x8+40+80")
@@ -34,6 +35,15 @@ func TestScreenTextOfOneTerminal(t *testing.T) {
 		return r
 	}
 	s := func(v string) *string { return &v }
+	// Each terminal has drawn its line (a window can show before its text).
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(250 * time.Millisecond) {
+		if check("Build One", s("SUCCEEDED"), nil).Passed && check("Build Two", s("FAILED"), nil).Passed {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the terminals' text never showed")
+		}
+	}
 	for _, tt := range []struct {
 		window, contains, notContains string
 		passed                        bool

@@ -31,8 +31,17 @@ func desktop(t testing.TB) *Device {
 	return dev
 }
 
-// app starts a program in its own process group and stops it at cleanup.
+// app starts a program in its own process group and stops it at cleanup,
+// and waits for its window and its accessibility tree.
 func app(t testing.TB, dev *Device, titleHas string, argv ...string) {
+	t.Helper()
+	appWindow(t, dev, titleHas, argv...)
+	settle(dev, 30*time.Second)
+}
+
+// appWindow is app for a program without an accessibility tree (xterm):
+// its window is enough (settle would wait its whole time for a tree).
+func appWindow(t testing.TB, dev *Device, titleHas string, argv ...string) {
 	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -44,7 +53,6 @@ func app(t testing.TB, dev *Device, titleHas string, argv ...string) {
 		cmd.Wait()
 	})
 	waitWindow(t, dev, titleHas, 60*time.Second)
-	settle(dev, 30*time.Second)
 }
 
 // settle waits until the accessibility tree stops changing: applications
