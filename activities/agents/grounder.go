@@ -240,6 +240,8 @@ func groundFormat(p profile.Profile) string {
 		return "\nAnswer in this format, with no other text:\nAction: click(start_box='(x,y)')"
 	case profile.FormatActionJSON:
 		return "\nAnswer with one line: Action: click {\"x\": X, \"y\": Y}"
+	case profile.FormatPyAutoGUI:
+		return "\nAnswer with the click in a code block:\n```python\npyautogui.click(x=X, y=Y)\n```"
 	}
 	return "\nAnswer with the call as JSON within <tool_call></tool_call> tags:\n<tool_call>\n{\"name\": \"click\", \"arguments\": {\"x\": X, \"y\": Y}}\n</tool_call>"
 }

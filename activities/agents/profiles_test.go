@@ -26,8 +26,8 @@ import (
 // computer-use protocols alike).
 func chatProfiles(t *testing.T) []profile.Profile {
 	ps := profile.Builtins()
-	if len(ps) != 9 {
-		t.Fatalf("%d built-in profiles, want 9", len(ps))
+	if len(ps) != 10 {
+		t.Fatalf("%d built-in profiles, want 10", len(ps))
 	}
 	return ps
 }

@@ -55,7 +55,7 @@ func promptVersion() string {
 		managerSystem, managerUser, calibrateSystem, calibrateUser, textToolPrompt, invalidFeedback,
 		judgeSystem, judgeUser, userSystem, userUser,
 	}
-	for _, f := range []string{profile.FormatActionJSON, profile.FormatUITARS, profile.FormatHermes} {
+	for _, f := range []string{profile.FormatActionJSON, profile.FormatUITARS, profile.FormatHermes, profile.FormatPyAutoGUI} {
 		texts = append(texts, profile.FormatInstructions(f, "HINT"))
 	}
 	for _, p := range profile.Builtins() {

@@ -43,6 +43,8 @@ func ParseText(format, content string) (Answer, error) {
 		}
 	case FormatActionJSON, "":
 		a, err = parseActionJSON(text)
+	case FormatPyAutoGUI:
+		a, err = parsePyAutoGUI(text)
 	case FormatAuto:
 		switch {
 		case strings.Contains(text, "<tool_call>"):

@@ -40,6 +40,10 @@ const (
 	// plain text (Qwen, Hermes and others on vLLM without a tool parser),
 	// with pcflow's tools or Qwen's computer_use tool.
 	FormatHermes = "hermes"
+	// FormatPyAutoGUI is OpenCUA's `## Thought: … ## Action: … ## Code:`
+	// with pyautogui calls in a ```python block (pyautogui.click(x=…, y=…),
+	// computer.terminate(status='success')).
+	FormatPyAutoGUI = "pyautogui"
 	// FormatAuto tries hermes, then action-json, then uitars.
 	FormatAuto = "auto"
 )
@@ -112,6 +116,10 @@ func Builtins() []Profile {
 			Sizing: Sizing{Mode: SizeSmartResize, Resize: EvoCUAResize},
 			Fits:   "EvoCUA-32B/8B (Meituan, on Qwen3-VL): Action: … then Qwen's computer_use <tool_call>, x and y on 0–999",
 			Serve:  "vLLM (vllm serve meituan/EvoCUA-32B-20260105); <tool_call> answers are parsed from the text"},
+		{Name: "opencua", Protocol: ProtoText, Format: FormatPyAutoGUI, Space: SpaceSmartResize, Resize: QwenVL25Resize,
+			Sizing: Sizing{Mode: SizeSmartResize, Resize: QwenVL25Resize},
+			Fits:   "OpenCUA-7B/32B (XLANG, on Qwen2.5-VL): ## Thought / ## Action / ## Code with pyautogui calls in pixels of the smart-resized image",
+			Serve:  "vLLM with --trust-remote-code, or its Hugging Face transformers code; no tool parser needed"},
 		{Name: "gemini", Protocol: ProtoOpenAITools, Format: FormatAuto, Space: SpaceNormalized999,
 			Sizing: Sizing{Mode: SizeLongestSide, MaxSide: 1440},
 			Fits:   "Gemini 2.5 / 3 (x and y on a 1000×1000 grid, 0–999)",
@@ -137,14 +145,14 @@ func (p Profile) Validate() error {
 			ProtoOpenAITools, ProtoText, ProtoOpenAIComputer, ProtoAnthropicComputer)
 	}
 	switch p.Format {
-	case "", FormatActionJSON, FormatUITARS, FormatHermes, FormatAuto:
+	case "", FormatActionJSON, FormatUITARS, FormatHermes, FormatPyAutoGUI, FormatAuto:
 	default:
-		return fmt.Errorf("%s: unknown format %q; use %s, %s, %s or %s", where, p.Format,
-			FormatActionJSON, FormatUITARS, FormatHermes, FormatAuto)
+		return fmt.Errorf("%s: unknown format %q; use %s, %s, %s, %s or %s", where, p.Format,
+			FormatActionJSON, FormatUITARS, FormatHermes, FormatPyAutoGUI, FormatAuto)
 	}
 	if p.Protocol == ProtoText && p.Format == "" {
-		return fmt.Errorf("%s: the text protocol needs a format (%s, %s, %s or %s)", where,
-			FormatActionJSON, FormatUITARS, FormatHermes, FormatAuto)
+		return fmt.Errorf("%s: the text protocol needs a format (%s, %s, %s, %s or %s)", where,
+			FormatActionJSON, FormatUITARS, FormatHermes, FormatPyAutoGUI, FormatAuto)
 	}
 	switch p.Space {
 	case SpaceImage, SpaceRelative1000, SpaceRelative999, SpaceNormalized999:

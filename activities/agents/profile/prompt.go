@@ -88,6 +88,8 @@ finished(content='the value of the declared output, or a JSON object of all outp
 call_user() # ask the person for help and wait for the answer; say in Thought what you need
 pcflow's other actions (open_app, switch_window, select, copy, paste, fail) may be written as: Action: NAME {JSON arguments}
 Coordinates are ` + hint + `.`
+	case FormatPyAutoGUI:
+		return pyautoguiInstructions + hint + "."
 	case FormatHermes, FormatAuto:
 		return `
 Call the tool by answering with one line of thought, then the call as JSON within <tool_call></tool_call> tags:

@@ -28,6 +28,10 @@ var recorded = []struct {
 	{"uitars-1.0", "desktop_think_point", "bytedance/UI-TARS-desktop packages/ui-tars/action-parser/test/actionParser.test.ts @ 16ed23344bcf85725d50ee345f26790ad578cbcb"},
 	{"evocua", "s2_left_click", "meituan/EvoCUA mm_agents/evocua/prompts.py (S2_SYSTEM_PROMPT, build_s2_tools_def) and mm_agents/evocua/evocua_agent.py (_parse_response_s2, adjust_coordinates) @ 4a0ad5fd4eb1d5b65966e1c7cc3feaa3b534eadd"},
 	{"evocua", "s2_key_down", "meituan/EvoCUA mm_agents/evocua/prompts.py"},
+	{"opencua", "readme_grounding_click", "xlang-ai/OpenCUA model/README.md (\"Expected result\" of the GUI grounding example, and \"Important Notes on Coordinate Systems\": OpenCUA-7B/32B give absolute coordinates after smart resize) @ 1d70f20663dcaa01f10c7fed5669887286545866"},
+	{"opencua", "agentnet_write_quote", "xlang-ai/OpenCUA evaluation/agentnetbench/sample_data/s_5473959e0f6e21f7.json (step 5"},
+	{"opencua", "agentnet_write_enter", "xlang-ai/OpenCUA evaluation/agentnetbench/sample_data/s_7f27a11115e596eb.json (step 1"},
+	{"opencua", "agentnet_terminate", "xlang-ai/OpenCUA evaluation/agentnetbench/sample_data/s_7f27a11115e596eb.json (step 13"},
 	{"openai-computer", "community_screenshot", "https://community.openai.com/t/cua-how-to-acknowledge-confirming-action-with-user-when-no-pending-safety-checks-are-present/1267725"},
 	{"anthropic-computer", "quickstarts_zoom", "anthropics/anthropic-quickstarts computer-use-demo/tests/tools/computer_test.py @ 43f421dc8746af3952ffcf5a33f8c19213412b75"},
 }

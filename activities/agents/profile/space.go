@@ -46,7 +46,9 @@ type SmartResize struct {
 // Qwen's published defaults.
 var (
 	// QwenVL25Resize is Qwen2.5-VL's image processor default
-	// (min_pixels 56×56, max_pixels 16384×28×28).
+	// (min_pixels 56×56, max_pixels 16384×28×28). OpenCUA-7B/32B map
+	// their answers with the same (factor 28, min_pixels 3136, max_pixels
+	// 12845056: OpenCUA's model/README.md, OSWorld's mm_agents/opencua).
 	QwenVL25Resize = SmartResize{Factor: 28, MinPixels: 56 * 56, MaxPixels: 16384 * 28 * 28}
 	// UITARS15Resize is UI-TARS-1.5's coordinate processing
 	// (MIN_PIXELS 100×28×28, MAX_PIXELS 16384×28×28).

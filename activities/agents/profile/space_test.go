@@ -91,6 +91,9 @@ func TestToScreen(t *testing.T) {
 		// The image sent is 1428×896 (itself smart-resized), so the frame is 1428×896.
 		{"uitars-1.5 smart", "uitars-1.5", [2]int{1428, 896}, 714, 448, 720, 450},
 		{"uitars-1.5 README example", "uitars-1.5", [2]int{1428, 896}, 197, 525, 198, 527},
+		// OpenCUA-7B/32B (model/README.md, qwen25_smart_resize_to_absolute):
+		// int(x / resized_width * width), smart_resize(900, 1440) = 896×1428.
+		{"opencua README mapping", "opencua", [2]int{1428, 896}, 1000, 300, 1008, 301},
 		// Qwen2.5-VL sent a longest-side 1280×800 image: the server resizes it to
 		// smart_resize(800, 1280) = 1288×812; answers are in that frame.
 		{"qwen2.5 server resize", "qwen2.5-vl", [2]int{1280, 800}, 644, 406, 720, 450},
@@ -193,7 +196,7 @@ func TestSizing(t *testing.T) {
 }
 
 func TestBuiltins(t *testing.T) {
-	want := []string{"anthropic-computer", "evocua", "gemini", "openai-computer", "openai-tools", "qwen2.5-vl", "qwen3-vl", "uitars-1.0", "uitars-1.5"}
+	want := []string{"anthropic-computer", "evocua", "gemini", "openai-computer", "openai-tools", "opencua", "qwen2.5-vl", "qwen3-vl", "uitars-1.0", "uitars-1.5"}
 	s, err := profile.NewSet()
 	if err != nil {
 		t.Fatal(err)

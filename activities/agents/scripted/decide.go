@@ -143,6 +143,10 @@ func (s *Server) batch(rec Request, prof *profile.Profile, k int, st Step, fault
 					text = append(text, uitarsAction(b.Action, args, p.Space == profile.SpaceRelative1000))
 					continue
 				}
+				if p.Format == profile.FormatPyAutoGUI { // the calls of one code block
+					text = append(text, pyautoguiCode(b.Action, args)...)
+					continue
+				}
 				c, _ := json.Marshal(qwenCall(b.Action, args)) // Hermes: one <tool_call> per action
 				text = append(text, "<tool_call>\n"+string(c)+"\n</tool_call>")
 				continue
@@ -155,6 +159,9 @@ func (s *Server) batch(rec Request, prof *profile.Profile, k int, st Step, fault
 	if len(text) > 0 {
 		if prof.Format == profile.FormatUITARS {
 			return toolAnswer(rec, "", nil, "Thought: "+thought+"\nAction: "+strings.Join(text, "\n"), fault)
+		}
+		if prof.Format == profile.FormatPyAutoGUI {
+			return toolAnswer(rec, "", nil, opencuaAnswer(thought, fmt.Sprintf("Do %d actions.", len(st.Batch)), text), fault)
 		}
 		return toolAnswer(rec, "", nil, thought+"\n"+strings.Join(text, "\n"), fault)
 	}

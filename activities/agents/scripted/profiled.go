@@ -52,6 +52,8 @@ func profiled(p profile.Profile, rec Request, marks []agent.Mark, st Step, args 
 		case profile.FormatActionJSON:
 			b, _ := json.Marshal(args)
 			content = "Thought: " + thought + "\nAction: " + action + " " + string(b)
+		case profile.FormatPyAutoGUI:
+			content = opencuaAnswer(thought, opencuaAction(action, args), pyautoguiCode(action, args))
 		default:
 			call := qwenCall(action, args)
 			b, _ := json.Marshal(call)
