@@ -290,7 +290,7 @@ func (r *pyReader) number(fn string) (any, error) {
 	return f, nil
 }
 
-// str reads a quoted string, '…', "…", ”'…”' or """…""", with
+// str reads a quoted string ('…' or "…", or either tripled), with
 // Python's escapes.
 func (r *pyReader) str(fn string) (any, error) {
 	q, end, triple := r.quote()
