@@ -34,3 +34,12 @@ func BenchmarkToScreenSmartResize(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkParsePyAutoGUI(b *testing.B) {
+	ans := "## Thought:\nThe 7 key is in the middle of the keypad.\n\n## Action:\nClick the 7 key.\n\n## Code:\n```python\npyautogui.click(x=412, y=655)\npyautogui.write(message='it\\'s 84\\n')\n```"
+	for b.Loop() {
+		if _, err := profile.ParseText(profile.FormatPyAutoGUI, ans); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
