@@ -206,6 +206,9 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 	// wrap puts the worker's command in its sandbox for the desktop's
 	// environment (a desktop brought back has a new D-Bus socket).
 	wrap := func([]string) ([]string, error) { return argv, nil }
+	// marker is an argument only this device's sandbox has (see
+	// sweepSandbox).
+	marker := ""
 	switch rec.Sandbox {
 	case sandboxBind:
 		tmp := filepath.Join(dir, "tmp")
@@ -220,6 +223,7 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 		if err := os.MkdirAll(ScratchDir, 0o755); err != nil {
 			return nil, err
 		}
+		marker = scratch
 		wrap = func(env []string) ([]string, error) {
 			return bindSandbox{Tmp: tmp, Scratch: scratch, Keep: keepUnderTmp(exe, f.eng.state, env)}.argv(argv), nil
 		}
@@ -235,6 +239,7 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 		inner[slices.Index(inner, "--state")+1] = fmt.Sprintf("/proc/self/fd/%d", stateFD)
 		wrap = func(env []string) ([]string, error) {
 			sb, err := deviceSandbox(exe, f.eng.state, rec, name, dir, display, env, inner)
+			marker = filepath.Join(sb.Layers, "root")
 			return sb.argv(), err
 		}
 		extra = append(extra, activities.ScratchEnv+"="+ScratchDir, restartEnv+"=1")
@@ -249,6 +254,11 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 		argv, err := wrap(env)
 		if err != nil {
 			return nil, err
+		}
+		if marker != "" {
+			if n := sweepSandbox(marker); n > 0 {
+				fmt.Fprintf(logf, "pcflow eval: killed %d process(es) left of an earlier sandbox of %s\n", n, name)
+			}
 		}
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Env = env

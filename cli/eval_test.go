@@ -315,13 +315,26 @@ func TestEvalKillAndResume(t *testing.T) {
 	// The killed eval's device workers (in their bwrap sandboxes) die
 	// with it: none is left to take work from the suite's queues.
 	// (Waiting up to 30 s: on a loaded machine the kernel takes seconds
-	// to tear down a sandbox's namespaces.)
-	for i := 0; len(suiteWorkers("crashy-d")) > 0; i++ {
+	// to tear down a sandbox's namespaces.) A sandbox that was starting
+	// when eval died may leave a bubblewrap process that never runs the
+	// worker (see sweepSandbox): the resume must clear it.
+	workers := func() []string {
+		var out []string
+		for _, w := range suiteWorkers("crashy-d") {
+			if filepath.Base(strings.Fields(w)[0]) != "bwrap" {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
+	for i := 0; len(workers()) > 0; i++ {
 		if i > 300 {
-			t.Fatalf("device workers outlived the killed eval: %v", suiteWorkers("crashy-d"))
+			t.Fatalf("device workers outlived the killed eval: %v", workers())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	stuck := suiteWorkers("crashy-d")
+	t.Logf("sandbox processes left by the killed eval: %d", len(stuck))
 
 	// The resume writes its results where --out says (the suite was
 	// started with another).
@@ -332,6 +345,13 @@ func TestEvalKillAndResume(t *testing.T) {
 		t.Fatalf("eval resume exited %d", code)
 	}
 	checkSmoke(t, readResults(t, out2), want)
+	// Nothing of either eval's sandboxes is left once the resume ended.
+	for i := 0; len(suiteWorkers("crashy-d")) > 0; i++ {
+		if i > 300 {
+			t.Fatalf("sandbox processes left after the resume ended (%d left by the killed eval): %v", len(stuck), suiteWorkers("crashy-d"))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 
 	// The devices' action logs: each action started once, and nothing of a
 	// task that had finished before the kill happened after it.
