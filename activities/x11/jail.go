@@ -34,6 +34,11 @@ func NewTaskJail() (*TaskJail, error) {
 		}
 	}
 	h := exec.Command("sleep", "infinity")
+	// Not the worker's environment: a reset stops every process whose
+	// environment names the display (procs.TermApps), and the jail must
+	// outlive resets — without it every confined command after one failed
+	// ("nsenter: cannot open /proc/N/ns/net").
+	h.Env = []string{"PATH=/usr/bin:/bin"}
 	h.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET, Pdeathsig: syscall.SIGKILL, Setsid: true}
 	if err := h.Start(); err != nil {
 		return nil, fmt.Errorf("make the task's network namespace (needs CAP_SYS_ADMIN): %w", err)
