@@ -112,8 +112,16 @@ func New(cfg Config) (*Worker, error) {
 		}
 		if cfg.Activities != nil && cfg.Activities.AfterReset != nil {
 			// The worker stops after a reset: Stop must wait for the
-			// reset's result to reach the server.
+			// reset's result to reach the server, and nothing may start
+			// here after it (retireInterceptor).
 			opts.WorkerStopTimeout = 30 * time.Second
+			r := &retireInterceptor{device: cfg.Device}
+			after := cfg.Activities.AfterReset
+			cfg.Activities.AfterReset = func() {
+				r.retired.Store(true)
+				after()
+			}
+			opts.Interceptors = append(append([]interceptor.WorkerInterceptor{}, opts.Interceptors...), r)
 		}
 		dw := sdkworker.New(cfg.Client, plan.DeviceQueue(cfg.Device), opts)
 		RegisterDeviceActivities(dw, cfg.Activities)
