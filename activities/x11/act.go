@@ -155,8 +155,9 @@ func (d *Device) act(ctx context.Context, a screen.Action) (string, error) {
 // a spare keycode and pressing that key; an application reads the
 // keycode's keysym when it handles the event, so a next remap that lands
 // first turns the earlier character into the later one ("東京" typed as
-// "京京" on a loaded machine).
-const remapGap = 100 * time.Millisecond
+// "京京" on a loaded machine; at 100 ms CI still saw "brûlée" typed as
+// "brélée" into mousepad). A pause costs only characters off the map.
+const remapGap = 300 * time.Millisecond
 
 // typeText types s, running the characters of the keyboard map together
 // and pausing before each one that is not, but the first (the spare
