@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/pcflow/pcflow/activities/x11/procs"
 )
 
 // restartExitCode is how a device worker in an overlay sandbox asks the
@@ -315,7 +317,7 @@ func sweepSandbox(marker string) int {
 			continue
 		}
 		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-		if filepath.Base(args[0]) != "bwrap" || !slices.Contains(args[1:], marker) || parentOf(pid) == os.Getpid() {
+		if filepath.Base(args[0]) != "bwrap" || !slices.Contains(args[1:], marker) || procs.ParentOf(pid) == os.Getpid() {
 			continue
 		}
 		if syscall.Kill(pid, syscall.SIGKILL) == nil {
@@ -323,25 +325,6 @@ func sweepSandbox(marker string) int {
 		}
 	}
 	return n
-}
-
-// parentOf is the parent process of pid (0: unknown).
-func parentOf(pid int) int {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return 0
-	}
-	// pid (comm) state ppid …; comm may hold spaces and parentheses.
-	rest := string(b)
-	if i := strings.LastIndexByte(rest, ')'); i >= 0 {
-		rest = rest[i+1:]
-	}
-	f := strings.Fields(rest)
-	if len(f) < 2 {
-		return 0
-	}
-	ppid, _ := strconv.Atoi(f[1])
-	return ppid
 }
 
 // childrenOf lists the child processes of pid (Linux: /proc/PID/task/*/children).

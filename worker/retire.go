@@ -8,6 +8,8 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/temporal"
+
+	"github.com/pcflow/pcflow/activities"
 )
 
 // ErrTypeRetired is the error of an activity a device worker refused
@@ -26,6 +28,18 @@ type retireInterceptor struct {
 	interceptor.WorkerInterceptorBase
 	device  string
 	retired atomic.Bool
+}
+
+// retireAfterReset makes a's AfterReset retire the worker before it runs,
+// and returns the interceptor that refuses work from then on.
+func retireAfterReset(a *activities.Activities, device string) *retireInterceptor {
+	r := &retireInterceptor{device: device}
+	after := a.AfterReset
+	a.AfterReset = func() {
+		r.retired.Store(true)
+		after()
+	}
+	return r
 }
 
 func (i *retireInterceptor) InterceptActivity(ctx context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {

@@ -115,13 +115,7 @@ func New(cfg Config) (*Worker, error) {
 			// reset's result to reach the server, and nothing may start
 			// here after it (retireInterceptor).
 			opts.WorkerStopTimeout = 30 * time.Second
-			r := &retireInterceptor{device: cfg.Device}
-			after := cfg.Activities.AfterReset
-			cfg.Activities.AfterReset = func() {
-				r.retired.Store(true)
-				after()
-			}
-			opts.Interceptors = append(append([]interceptor.WorkerInterceptor{}, opts.Interceptors...), r)
+			opts.Interceptors = append(append([]interceptor.WorkerInterceptor{}, opts.Interceptors...), retireAfterReset(cfg.Activities, cfg.Device))
 		}
 		dw := sdkworker.New(cfg.Client, plan.DeviceQueue(cfg.Device), opts)
 		RegisterDeviceActivities(dw, cfg.Activities)

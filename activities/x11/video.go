@@ -67,22 +67,20 @@ func (d *Device) Record(ctx context.Context, path string, fps int) error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start ffmpeg: %w", err)
 	}
-	started := time.Now()
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	select {
-	case err := <-exited:
-		return fmt.Errorf("ffmpeg stopped recording %s by itself (%v): %s", display, err, ffmpegLastLine(stderr.String()))
-	case <-ctx.Done():
-	}
-	// A task done in a second (a scripted agent's) still gets a video
-	// showing its end: ffmpeg stopped within a second of its start writes
-	// no frame.
-	if rest := videoMin - time.Since(started); rest > 0 {
+	// Record until ctx ends, and at least videoMin: a task done in a
+	// second (a scripted agent's) still gets a video showing its end
+	// (ffmpeg stopped within a second of its start writes no frame).
+	done, least := ctx.Done(), time.After(videoMin)
+	for ended := false; !ended || least != nil; {
 		select {
 		case err := <-exited:
 			return fmt.Errorf("ffmpeg stopped recording %s by itself (%v): %s", display, err, ffmpegLastLine(stderr.String()))
-		case <-time.After(rest):
+		case <-done:
+			ended, done = true, nil
+		case <-least:
+			least = nil
 		}
 	}
 	_ = cmd.Process.Signal(syscall.SIGINT)

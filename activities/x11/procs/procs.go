@@ -63,7 +63,7 @@ func TermApps(display string, grace time.Duration) []string {
 // worker that runs it.
 func ancestors() map[int]bool {
 	keep := map[int]bool{}
-	for p := os.Getpid(); p > 1; p = parentOf(p) {
+	for p := os.Getpid(); p > 1; p = ParentOf(p) {
 		keep[p] = true
 	}
 	return keep
@@ -200,7 +200,8 @@ func sessionOf(pid int) int {
 	return n
 }
 
-func parentOf(pid int) int {
+// ParentOf is the parent process of pid (0: gone or unknown).
+func ParentOf(pid int) int {
 	f := stat(pid)
 	if len(f) < 2 {
 		return 0
