@@ -83,6 +83,7 @@ type Activities struct {
 
 	redactOnce sync.Once
 	redact     *Redactor
+	images     recentImages
 }
 
 // confine wraps a task's command line (Confine).

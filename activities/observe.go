@@ -89,7 +89,11 @@ func (a *Activities) putPNG(img image.Image) (string, error) {
 	if err := enc.Encode(&buf, img); err != nil {
 		return "", fmt.Errorf("encode png: %w", err)
 	}
-	return a.Artifacts.Put(buf.Bytes(), "png")
+	ref, err := a.Artifacts.Put(buf.Bytes(), "png")
+	if err == nil {
+		a.images.put(ref, img)
+	}
+	return ref, err
 }
 
 func (a *Activities) loadObservation(obs screen.Observation) (image.Image, observationFile, error) {

@@ -82,6 +82,9 @@ func (a *Activities) zoomView(z *agent.Zoom) (*agent.ZoomView, error) {
 
 // loadPNG reads a stored PNG.
 func (a *Activities) loadPNG(ref string) (image.Image, error) {
+	if img, ok := a.images.get(ref); ok {
+		return img, nil
+	}
 	b, err := a.Artifacts.Get(ref)
 	if err != nil {
 		return nil, err
@@ -90,5 +93,6 @@ func (a *Activities) loadPNG(ref string) (image.Image, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ref, err)
 	}
+	a.images.put(ref, img)
 	return img, nil
 }

@@ -65,15 +65,12 @@ func (c *Client) groundOne(ctx context.Context, in agent.DecisionInput, g *scree
 	if shot == nil {
 		shot = in.Image
 	}
-	scaled, f, err := p.ScaleImage(shot)
+	s, err := c.encodeFor(p, shot)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, fmt.Errorf("the screenshot for the grounder: %w", err)
 	}
-	data, mime, _, _, _, err := EncodeImage(scaled, 0, c.cfg.ImageFormat, c.cfg.JPEGQuality)
-	if err != nil {
-		return 0, 0, fmt.Errorf("encode screenshot for the grounder: %w", err)
-	}
-	w := wire{p: p, frame: f, img: data, mime: mime, hint: p.CoordinateHint(f)}
+	f := s.frame
+	w := wire{p: p, frame: f, img: s.data, mime: s.mime, hint: p.CoordinateHint(s.frame)}
 	model := c.cfg.GrounderModel
 	if model == "" {
 		model = c.cfg.DecisionModel

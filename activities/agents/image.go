@@ -3,11 +3,16 @@ package agents
 import (
 	"bytes"
 	"encoding/base64"
+	"fmt"
 	"image"
 	"image/jpeg"
 	"image/png"
 
+	openai "github.com/sashabaranov/go-openai"
 	"golang.org/x/image/draw"
+
+	"github.com/pcflow/pcflow/activities/agents/profile"
+	"github.com/pcflow/pcflow/internal/imgmemo"
 )
 
 // EncodeImage scales img so its longest side is at most maxSide and encodes
@@ -36,4 +41,52 @@ func EncodeImage(img image.Image, maxSide int, format string, quality int) (data
 
 func dataURL(data []byte, mime string) string {
 	return "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data)
+}
+
+// shot is a screenshot as a profile sends it: encoded, and the frame its
+// coordinates are read in.
+type shot struct {
+	data  []byte
+	mime  string
+	frame profile.Frame
+}
+
+// encodeFor scales img as p wants and encodes it in the configured format,
+// once per unchanging image (see Unchanging).
+func (c *Client) encodeFor(p profile.Profile, img image.Image) (shot, error) {
+	key := fmt.Sprintf("sizing %+v as %s %d", p.Sizing, c.cfg.ImageFormat, c.cfg.JPEGQuality)
+	return imgmemo.Once(img, key, func() (shot, error) {
+		scaled, f, err := p.ScaleImage(img)
+		if err != nil {
+			return shot{}, err
+		}
+		data, mime, _, _, _, err := EncodeImage(scaled, 0, c.cfg.ImageFormat, c.cfg.JPEGQuality)
+		if err != nil {
+			return shot{}, fmt.Errorf("encode screenshot: %w", err)
+		}
+		return shot{data: data, mime: mime, frame: f}, nil
+	})
+}
+
+// roleImage encodes a screenshot for a role other than Decision: scaled
+// as its profile wants (else to ImageMaxSide).
+func (c *Client) roleImage(role string, im image.Image) (openai.ChatMessagePart, error) {
+	var s shot
+	var err error
+	if p := c.cfg.RoleProfile(role); p.Name != "" {
+		s, err = c.encodeFor(p, im)
+	} else {
+		key := fmt.Sprintf("longest side %d as %s %d", c.cfg.ImageMaxSide, c.cfg.ImageFormat, c.cfg.JPEGQuality)
+		s, err = imgmemo.Once(im, key, func() (shot, error) {
+			data, mime, _, _, _, err := EncodeImage(im, c.cfg.ImageMaxSide, c.cfg.ImageFormat, c.cfg.JPEGQuality)
+			if err != nil {
+				return shot{}, fmt.Errorf("encode screenshot: %w", err)
+			}
+			return shot{data: data, mime: mime}, nil
+		})
+	}
+	if err != nil {
+		return openai.ChatMessagePart{}, err
+	}
+	return openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: dataURL(s.data, s.mime)}}, nil
 }

@@ -3,7 +3,6 @@ package agents
 import (
 	"context"
 	"fmt"
-	"image"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -147,22 +146,4 @@ func parseJudgement(msg openai.ChatCompletionMessage, wantScore bool) (agent.Jud
 		j.Score = &s
 	}
 	return j, nil
-}
-
-// roleImage encodes a screenshot for a role other than Decision: scaled
-// as its profile wants (else to ImageMaxSide).
-func (c *Client) roleImage(role string, im image.Image) (openai.ChatMessagePart, error) {
-	maxSide := c.cfg.ImageMaxSide
-	if p := c.cfg.RoleProfile(role); p.Name != "" {
-		scaled, _, err := p.ScaleImage(im)
-		if err != nil {
-			return openai.ChatMessagePart{}, err
-		}
-		im, maxSide = scaled, 0
-	}
-	data, mime, _, _, _, err := EncodeImage(im, maxSide, c.cfg.ImageFormat, c.cfg.JPEGQuality)
-	if err != nil {
-		return openai.ChatMessagePart{}, fmt.Errorf("encode screenshot: %w", err)
-	}
-	return openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: dataURL(data, mime)}}, nil
 }

@@ -141,15 +141,11 @@ func (c *Client) withZoom(w wire, z *agent.ZoomView) (wire, error) {
 // newWire scales and encodes the screenshot as the profile wants it.
 func (c *Client) newWire(shot image.Image) (wire, error) {
 	p := c.cfg.DecisionProfile()
-	scaled, f, err := p.ScaleImage(shot)
+	s, err := c.encodeFor(p, shot)
 	if err != nil {
 		return wire{}, err
 	}
-	data, mime, _, _, _, err := EncodeImage(scaled, 0, c.cfg.ImageFormat, c.cfg.JPEGQuality)
-	if err != nil {
-		return wire{}, fmt.Errorf("encode screenshot: %w", err)
-	}
-	return wire{p: p, frame: f, img: data, mime: mime, hint: p.CoordinateHint(f), grounded: c.cfg.Roles[agent.RoleGrounder].Name != ""}, nil
+	return wire{p: p, frame: s.frame, img: s.data, mime: s.mime, hint: p.CoordinateHint(s.frame), grounded: c.cfg.Roles[agent.RoleGrounder].Name != ""}, nil
 }
 
 // text reports whether the answer comes as text rather than tool calls.

@@ -74,20 +74,11 @@ func (c *Client) Reflect(ctx context.Context, in agent.ReflectionInput, u *scree
 		if im == nil {
 			continue
 		}
-		maxSide := c.cfg.ImageMaxSide
-		if p := c.cfg.RoleProfile(agent.RoleReflection); p.Name != "" {
-			// The Reflection model's own image size.
-			scaled, _, err := p.ScaleImage(im)
-			if err != nil {
-				return nil, err
-			}
-			im, maxSide = scaled, 0
-		}
-		data, mime, _, _, _, err := EncodeImage(im, maxSide, c.cfg.ImageFormat, c.cfg.JPEGQuality)
+		part, err := c.roleImage(agent.RoleReflection, im)
 		if err != nil {
-			return nil, fmt.Errorf("encode screenshot: %w", err)
+			return nil, err
 		}
-		parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: dataURL(data, mime)}})
+		parts = append(parts, part)
 	}
 	r, inv, err := ask(ctx, c, exchange[agent.Reflection]{
 		call:   agent.Call{Role: agent.RoleReflection, Subtask: in.Subtask, Step: in.Step, Turn: reflectionTurn(in)},
