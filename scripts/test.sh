@@ -20,6 +20,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export PATH="/usr/local/go/bin:$PATH"
+# Test binaries without DWARF: linking the CLI's, which holds the Temporal
+# server, takes 17 s instead of 30, and about thirty binaries are linked.
+# Stack traces and profiles keep their symbols (-w drops DWARF only).
+export GOFLAGS="${GOFLAGS:+$GOFLAGS }-ldflags=-w"
 start=$(date +%s)
 go vet ./...
 echo "test.sh: vet done $(( $(date +%s) - start )) s after setup"

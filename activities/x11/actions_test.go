@@ -53,17 +53,24 @@ func TestActionsOnMousepad(t *testing.T) {
 	}
 
 	// select(text) by OCR, then copy: the clipboard holds the selection.
+	// Under load mousepad may still be repainting after the save: read
+	// the screen until the line shows (up to 10 s).
 	dev.OCRMode = OCRNever
-	s, err := dev.Observe(context.Background())
-	if err != nil {
-		t.Fatal(err)
+	var words []screen.Word
+	var start, end []screen.Rect
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(300 * time.Millisecond) {
+		s, err := dev.Observe(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if words, err = dev.ReadText(context.Background(), s.Image); err != nil {
+			t.Fatal(err)
+		}
+		start, end = activities.FindText(words, "quick"), activities.FindText(words, "fox")
+		if len(start) == 1 && len(end) == 1 || time.Now().After(deadline) {
+			break
+		}
 	}
-	words, err := dev.ReadText(context.Background(), s.Image)
-	if err != nil {
-		t.Fatal(err)
-	}
-	start := activities.FindText(words, "quick")
-	end := activities.FindText(words, "fox")
 	if len(start) != 1 || len(end) != 1 {
 		t.Fatalf("OCR found %d × 'quick' and %d × 'fox', want one each (words: %v)", len(start), len(end), words)
 	}
