@@ -152,3 +152,47 @@ func programsOn(display string) []string {
 	}
 	return out
 }
+
+// TestResumeTakesOverAtOnce: `pcflow run` is killed while an action runs
+// on its worker (a 3-second wait). The resume knows that worker is gone
+// (its process died holding the run's lock) and has the action's attempt
+// retried at once on its own worker, instead of after the attempt's
+// heartbeat timeout; the action is not done twice, and the run succeeds.
+func TestResumeTakesOverAtOnce(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
+	w := newWorld(t)
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "pause.hcl")
+	os.WriteFile(spec, []byte("task \"pause\" {\n  subtask \"pause\" {\n    instruction = \"Wait three seconds, then finish.\"\n  }\n}\n"), 0o644)
+	script := filepath.Join(dir, "pause.script.json")
+	os.WriteFile(script, []byte(`{"subtasks": {"pause": {"steps": [{"action": "wait", "args": {"seconds": 3}}, {"action": "done"}]}}}`), 0o644)
+	logPath := filepath.Join(w.state, "actions", "desktop.jsonl")
+	c := w.cmd(w.flags("run", spec, "--display", w.display, "--id", "paused", "--script", script)...)
+	var out bytes.Buffer
+	c.Stdout, c.Stderr = &out, &out
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for n := 0; count(logPath, `"phase":"started"`) < 1; n++ {
+		if n > 2400 {
+			c.Process.Kill()
+			t.Fatalf("the run never started its wait\n%s", out.String())
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	c.Process.Kill() // mid-wait: the action's attempt is left started
+	c.Wait()
+	if n := count(logPath, `"phase":"finished"`); n != 0 {
+		t.Fatalf("the wait finished before the kill (%d finished): the test proves nothing", n)
+	}
+	code, res := w.pcflow(w.flags("resume", "paused", "--display", w.display)...)
+	if code != 0 || !strings.Contains(res, "SUCCEEDED") {
+		t.Fatalf("resume = %d\n%s", code, res)
+	}
+	if !strings.Contains(res, "1 step(s) the killed process (pid ") || !strings.Contains(res, "retried now on this worker") {
+		t.Errorf("the resume did not take over the killed process's action at once:\n%s", res)
+	}
+	if n := count(logPath, `"phase":"started"`); n != 1 {
+		t.Errorf("the wait started %d times, want once (cut off, not repeated)", n)
+	}
+}

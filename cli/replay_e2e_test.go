@@ -348,4 +348,13 @@ func TestEvalReplayRun(t *testing.T) {
 	if r := readResults(t, filepath.Join(w.out, "2")); r.Overall.Passed != 1 {
 		t.Errorf("the replayed suite passed %d of 1", r.Overall.Passed)
 	}
+	// The report's run page marks each replayed step as such.
+	pages, _ := filepath.Glob(filepath.Join(w.out, "2", "runs", "*.html"))
+	if len(pages) != 1 {
+		t.Fatalf("report run pages: %v, want one", pages)
+	}
+	page, _ := os.ReadFile(pages[0])
+	if n := strings.Count(string(page), `<dd class="replay">replayed the recorded step`); n != 6 {
+		t.Errorf("the run page marks %d steps as replayed, want 6:\n%s", n, page)
+	}
 }

@@ -144,7 +144,7 @@ func writeReport(ctx context.Context, c client.Client, r *report.Results, out, s
 		for _, s := range h.Steps {
 			t.Steps = append(t.Steps, report.Step{Subtask: s.Subtask, Device: s.Device, Step: s.Step, Thought: s.Thought, Action: s.Action,
 				Outcome: s.Outcome, Verdict: s.Verdict, Reason: s.Reason, Progress: s.Progress, Memory: s.Memory, Tokens: s.Tokens,
-				Before: s.Artifacts["before"], After: s.Artifacts["after"]})
+				Before: s.Artifacts["before"], After: s.Artifacts["after"], Replay: s.Replay})
 		}
 		trajs = append(trajs, t)
 	}

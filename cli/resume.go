@@ -143,6 +143,14 @@ applications are stopped when it ends). Sensitive variables must be given again
 			if code := sess.serve(ctx, e, &rf, device, l, secrets); code >= 0 {
 				return code
 			}
+			// The process that served the run died holding its lock: what
+			// its worker had started is retried now, not after a heartbeat
+			// timeout.
+			if n, err := failOrphans(ctx, c, id, deadWorker(lk)); err != nil {
+				fmt.Fprintf(e.stderr, "pcflow resume: taking over the killed process's work at once failed (%v); it is retried after its heartbeat timeout\n", err)
+			} else if n > 0 {
+				fmt.Fprintf(e.stdout, "%d step(s) the killed process (pid %d) had started: retried now on this worker\n", n, lk.Previous.PID)
+			}
 		}
 		fmt.Fprintf(e.stdout, "resuming run %s\n", id)
 		sess.announce(e, id)

@@ -120,9 +120,15 @@ func Running(ctx context.Context, c client.Client, run string) ([]Subtask, error
 	return out, nil
 }
 
+// notServed says a query that got no answer means no worker serves the
+// run: it timed out, or it was cancelled by something other than the
+// caller (a worker stopping while the query was in its hands answers
+// "context canceled").
 func notServed(qctx context.Context, run string, err error) error {
 	var de *serviceerror.DeadlineExceeded
-	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &de) || qctx.Err() != nil {
+	var ce *serviceerror.Canceled
+	canceled := errors.Is(err, context.Canceled) || errors.As(err, &ce) || strings.HasSuffix(err.Error(), context.Canceled.Error())
+	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &de) || canceled || qctx.Err() != nil {
 		return fmt.Errorf("no worker is serving run %s right now: bring it back with `pcflow resume %s`, then try again", run, run)
 	}
 	return fmt.Errorf("run %s: %w", run, err)

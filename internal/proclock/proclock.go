@@ -23,6 +23,10 @@ var errHeld = errors.New("held by another process")
 type Lock struct {
 	f    *os.File
 	path string
+	// Previous is the process that held the lock before and died
+	// holding it (killed: it never released it); zero when the lock was
+	// free.
+	Previous Holder
 }
 
 // Holder is the process that holds a lock, as its lock file says.
@@ -93,11 +97,14 @@ func Take(path, command string) (*Lock, error) {
 			f.Close()
 			continue
 		}
+		// A holder that released the lock removed its file: what the
+		// file still says is of one that died holding it.
+		prev := readHolder(f)
 		me := fmt.Sprintf("%d\n%s\n%s\n", os.Getpid(), strings.ReplaceAll(command, "\n", " "), time.Now().Format(time.RFC3339))
 		if err := f.Truncate(0); err == nil {
 			_, err = f.WriteAt([]byte(me), 0)
 		}
-		return &Lock{f: f, path: path}, nil
+		return &Lock{f: f, path: path, Previous: prev}, nil
 	}
 }
 

@@ -94,4 +94,19 @@ func TestHolderThatDiedLeavesTheLockFree(t *testing.T) {
 	if !strings.HasPrefix(string(b), strconv.Itoa(os.Getpid())+"\nafter\n") {
 		t.Errorf("lock file holds %q, want the new holder", b)
 	}
+	// The new holder knows which process died holding the lock (its
+	// worker's work can be taken over at once).
+	if l.Previous.PID != cmd.Process.Pid || l.Previous.Command != "holder" {
+		t.Errorf("Previous = %+v, want the killed holder, process %d", l.Previous, cmd.Process.Pid)
+	}
+	// A lock released, not died in, leaves no previous holder.
+	l.Release()
+	l2, err := Take(path, "again")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l2.Release()
+	if l2.Previous != (Holder{}) {
+		t.Errorf("Previous after a release = %+v, want none", l2.Previous)
+	}
 }

@@ -30,6 +30,10 @@ type Step struct {
 	Tokens   int
 	Before   string
 	After    string
+	// Replay says what a checked replay (--replay-run) did at this step:
+	// replayed the recorded step without the model, or handed over to
+	// the agent where the screen drifted. Empty: the agent acted.
+	Replay string
 }
 
 // Trajectory is everything the report shows of one task run.
@@ -238,6 +242,8 @@ th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:to
 th{background:#f2f2f2;cursor:pointer}
 .succeeded{color:#176317;font-weight:600}.failed{color:#a11;font-weight:600}
 .step{border:1px solid #ccc;margin:1em 0;padding:.5em}
+.step.replay{border-left:4px solid #4a7bd0}
+.replayed{background:#4a7bd0;color:#fff;padding:0 .3em;border-radius:3px}
 .shots{display:flex;gap:1em;flex-wrap:wrap}.shots figure{margin:0}
 .shots img{max-width:46vw;border:1px solid #999}
 video{max-width:92vw;border:1px solid #999;display:block;margin:.25em 0}
@@ -340,8 +346,8 @@ var pageTmpl = template.Must(template.New("page").Funcs(funcs).Parse(`<!doctype 
 {{range $i, $f := .Files}}<video controls preload="metadata" src="{{$f}}"></video><p><a href="{{$f}}">segment {{$i}}</a></p>
 {{end}}{{with .Note}}<p class="note">{{.}}</p>{{end}}</div>
 {{end}}{{end}}<h2>Steps</h2>
-{{range .Steps}}<div class="step" id="step-{{.Subtask}}-{{.Step}}">
-<h3>{{.Subtask}} · step {{.Step}} <small>on {{.Device}}</small></h3>
+{{range .Steps}}<div class="step{{if .Replay}} replay{{end}}" id="step-{{.Subtask}}-{{.Step}}">
+<h3>{{.Subtask}} · step {{.Step}} <small>on {{.Device}}</small>{{if .Replay}} <small class="replayed">replay</small>{{end}}</h3>
 <div class="shots">
 <figure>{{if .Before}}<img class="before" src="{{.Before}}" alt="screen before step {{.Step}}">{{else}}<em>no screenshot</em>{{end}}<figcaption>before (Set-of-Marks)</figcaption></figure>
 <figure>{{if .After}}<img class="after" src="{{.After}}" alt="screen after step {{.Step}}">{{else}}<em>no screenshot</em>{{end}}<figcaption>after</figcaption></figure>
@@ -349,6 +355,7 @@ var pageTmpl = template.Must(template.New("page").Funcs(funcs).Parse(`<!doctype 
 <dl>
 {{if .Thought}}<dt>thought</dt><dd class="thought">{{.Thought}}</dd>{{end}}
 <dt>action</dt><dd class="action">{{.Action}}</dd>
+{{if .Replay}}<dt>replay</dt><dd class="replay">{{.Replay}}</dd>{{end}}
 {{if .Outcome}}<dt>device</dt><dd>{{.Outcome}}</dd>{{end}}
 {{if .Verdict}}<dt>reflection</dt><dd class="verdict">{{.Verdict}}: {{.Reason}}</dd>{{end}}
 {{if .Progress}}<dt>progress</dt><dd>{{.Progress}}</dd>{{end}}
