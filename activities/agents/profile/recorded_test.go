@@ -34,6 +34,12 @@ var recorded = []struct {
 	{"opencua", "agentnet_terminate", "xlang-ai/OpenCUA evaluation/agentnetbench/sample_data/s_7f27a11115e596eb.json (step 13"},
 	{"openai-computer", "community_screenshot", "https://community.openai.com/t/cua-how-to-acknowledge-confirming-action-with-user-when-no-pending-safety-checks-are-present/1267725"},
 	{"anthropic-computer", "quickstarts_zoom", "anthropics/anthropic-quickstarts computer-use-demo/tests/tools/computer_test.py @ 43f421dc8746af3952ffcf5a33f8c19213412b75"},
+	// QwenLM's cookbooks/computer_use.ipynb, read in forks of QwenLM's repositories
+	// (QwenLM's own stored snapshots lack the notebook's blob).
+	{"qwen2.5-vl", "cookbook_api_third_issue", "yinnhao/Qwen2.5-VL cookbooks/computer_use.ipynb @ 4f4072d3c9cbee19d352fd7827b337f680ebbc57 (cell id 72d051d7"},
+	{"qwen2.5-vl", "cookbook_local_third_issue", "yinnhao/Qwen2.5-VL cookbooks/computer_use.ipynb @ 4f4072d3c9cbee19d352fd7827b337f680ebbc57 (cell id 41b8f36f"},
+	{"qwen3-vl", "cookbook_api_third_issue", "Firefly-llm/Qwen3-VL cookbooks/computer_use.ipynb @ 08254a9479ce9a7946f106150e124b071cd91f2c (cell id 72d051d7"},
+	{"qwen3-vl", "cookbook_local_first_issue", "Firefly-llm/Qwen3-VL cookbooks/computer_use.ipynb @ 08254a9479ce9a7946f106150e124b071cd91f2c (cell id 41b8f36f"},
 }
 
 // unrecorded are the built-in profiles with no recorded answer in their
@@ -42,10 +48,6 @@ var unrecorded = map[string]string{
 	"openai-tools": "pcflow's own function tools: no model family publishes answers to them",
 	"gemini": "Gemini's published computer-use answers (click_at, type_text_at on 0-999) come from its native " +
 		"Computer Use tool on the Gemini API; this profile offers pcflow's tools on the OpenAI-compatible endpoint",
-	"qwen2.5-vl": "QwenLM/Qwen2.5-VL's cookbooks/computer_use.ipynb is not in the stored snapshot (f0af299); " +
-		"the recorded output of cookbooks/mobile_agent.ipynb (f61c3cd) calls mobile_use, a phone tool pcflow does not offer",
-	"qwen3-vl": "QwenLM/Qwen3-VL's cookbooks/computer_use.ipynb is not in the stored snapshot (9658872); " +
-		"the recorded output of cookbooks/mobile_agent.ipynb (9e7b8cc) calls mobile_use, a phone tool pcflow does not offer",
 }
 
 func TestRecordedAnswers(t *testing.T) {
