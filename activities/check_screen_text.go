@@ -39,10 +39,29 @@ func (a *Activities) checkScreenText(ctx context.Context, in CheckInput, c condi
 	if err != nil {
 		return "", nil, fmt.Errorf("check %s: %w", in.Name, err)
 	}
+	if t, ok := treeHolds(s, in, c); ok {
+		return t, nil, nil
+	}
 	if _, err := a.words(ctx, s); err != nil {
 		return "", nil, fmt.Errorf("check %s: %w", in.Name, err)
 	}
 	return ScreenText(s), nil, nil
+}
+
+// treeHolds reports whether the element tree and the window title already
+// hold what a check that only asks for contains looks for (a calculator's
+// display, an editor's text): then OCR, half a second of tesseract per
+// screen, is not needed, and the verdict is the same (more text cannot
+// make contains false). It returns the text without OCR words.
+func treeHolds(s *screen.Screen, in CheckInput, c conditions) (string, bool) {
+	if c.contains == nil || c.matches != nil || c.equals != nil || c.notContains != nil || c.expected != nil || in.Capture || s.Words != nil {
+		return "", false
+	}
+	t := ScreenText(s)
+	// The elements' lines come first and the title last, with the words
+	// between them: a match within either part is a match in the whole.
+	elems := strings.TrimSuffix(t, "\n"+s.ActiveWindow)
+	return t, strings.Contains(elems, *c.contains) || strings.Contains(s.ActiveWindow, *c.contains)
 }
 
 func (a *Activities) windowText(ctx context.Context, in CheckInput) (string, *CheckResult, error) {

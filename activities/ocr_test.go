@@ -42,6 +42,48 @@ func TestOCRErrorReachesTheUser(t *testing.T) {
 	}
 }
 
+// countingReader is a device whose OCR reads one word and counts its calls.
+type countingReader struct {
+	*fakedevice.Device
+	reads int
+}
+
+func (d *countingReader) ReadText(ctx context.Context, img image.Image) ([]screen.Word, error) {
+	d.reads++
+	return []screen.Word{{Text: "painted", Box: screen.Rect{X: 1, Y: 1, W: 20, H: 10}}}, nil
+}
+
+// TestScreenTextReadsTheTreeFirst: a screen_text check that only asks for
+// contains passes on the element tree without OCR when the tree holds the
+// text; OCR reads the screen when it does not, and for any other condition.
+func TestScreenTextReadsTheTreeFirst(t *testing.T) {
+	dev := &countingReader{Device: fakedevice.New("Total 84")}
+	a := &activities.Activities{Device: dev}
+	check := func(c plan.Check) *activities.CheckResult {
+		t.Helper()
+		c.Name, c.Kind = "shown", plan.CheckScreenText
+		in, err := activities.NewCheckInput(c, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := a.Check(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	lit := func(s string) *plan.Expr { e := plan.Lit(s); return &e }
+	if r := check(plan.Check{Contains: lit("Total 84")}); !r.Passed || dev.reads != 0 {
+		t.Errorf("text in the tree: passed %v after %d OCR reads, want passed after none", r.Passed, dev.reads)
+	}
+	if r := check(plan.Check{Contains: lit("painted")}); !r.Passed || dev.reads != 1 {
+		t.Errorf("text only in the pixels: passed %v after %d OCR reads, want passed after one", r.Passed, dev.reads)
+	}
+	if r := check(plan.Check{NotContains: lit("painted")}); r.Passed || dev.reads != 2 {
+		t.Errorf("not_contains: passed %v after %d OCR reads, want failed after OCR read the screen", r.Passed, dev.reads)
+	}
+}
+
 // failedLauncher is a device whose launched program failed.
 type failedLauncher struct{ *fakedevice.Device }
 

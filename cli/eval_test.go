@@ -551,7 +551,16 @@ func TestEvalDesktopComesBack(t *testing.T) {
 			break
 		}
 	}
-	time.Sleep(4 * time.Second) // into its steps
+	// Into its steps: after its first action (CI: killed 4 s after the
+	// start, under load, the desktop went during the setup, whose retry
+	// launched the calculator again on the desktop brought back).
+	logPath := filepath.Join(w.state, "actions", "phoenix-d1.jsonl")
+	for deadline := time.Now().Add(2 * time.Minute); count(logPath, `"phase":"finished"`) < 1; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			c.Process.Kill()
+			t.Fatalf("calc_add made no action in 2 minutes:\n%s", log.String())
+		}
+	}
 	if err := exec.Command("pkill", "-KILL", "-f", "^Xvfb "+display+" ").Run(); err != nil {
 		t.Fatalf("kill the X server of %s: %v\n%s", display, err, log.String())
 	}

@@ -72,8 +72,10 @@ runcli() {
 		go test -short -p 2 -count=1 -timeout 30m "${other_pkgs[@]}" >"$logs/other" 2>&1 || rc=$?
 		wait "$grounding" || rc=$?
 		echo "$rc" >"$logs/other.rc"
+		echo "test.sh: packages without a desktop and the grounding set done $(( $(date +%s) - start )) s after setup" >"$logs/desktop"
 		rc=0
-		go test -short -p 1 -count=1 -timeout 30m "${desktop_pkgs[@]}" -skip '^TestGrounding$' >"$logs/desktop" 2>&1 || rc=$?
+		go test -short -p 1 -count=1 -timeout 30m "${desktop_pkgs[@]}" -skip '^TestGrounding$' >>"$logs/desktop" 2>&1 || rc=$?
+		echo "test.sh: the other desktop packages done $(( $(date +%s) - start )) s after setup" >>"$logs/desktop"
 	else
 		go test -short -p 2 -count=1 -timeout 30m "${other_pkgs[@]}" "$@" >"$logs/other" 2>&1 || rc=$?
 		echo "$rc" >"$logs/other.rc"
@@ -83,6 +85,7 @@ runcli() {
 	# The CLI's longest tests, to even the two streams out.
 	if [ "$#" -eq 0 ]; then
 		runcli -test.parallel 3 -test.run "^($moved)\$" >>"$logs/desktop" 2>&1 || rc=$?
+		echo "test.sh: the CLI's moved tests done $(( $(date +%s) - start )) s after setup" >>"$logs/desktop"
 	fi
 	# The core builds for every OS (the platform seam): compiling for two
 	# other systems, here where the tests leave the cores time.
@@ -95,6 +98,7 @@ second=$!
 cli_rc=0
 if [ "$#" -eq 0 ]; then
 	runcli -test.parallel 3 -test.skip "^($moved)\$" || cli_rc=$?
+	echo "test.sh: the CLI stream done $(( $(date +%s) - start )) s after setup"
 else
 	go test -short -count=1 -parallel 3 -timeout 30m ./cli "$@" || cli_rc=$?
 fi
