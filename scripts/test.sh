@@ -7,7 +7,8 @@
 # a time (each has its own desktop, state folder and ports, and a test
 # waits on its applications and the server more than it computes). The
 # other runs first every package that never touches a display, two at a
-# time (specs, the engine, the agents, office files), and beside them the
+# time (specs, the engine, the agents, office files; the engine's tests
+# four at a time: they mostly wait for its server), and beside them the
 # device's grounding set on real applications; then the other desktop
 # packages (the device on real applications, calibration, the live view),
 # then two of the CLI's longest tests (the smoke suite and the PC-Eval
@@ -69,7 +70,7 @@ runcli() {
 		# desktop, which mostly wait for the Temporal server.
 		go test -short -count=1 -timeout 30m ./activities/x11 -run '^TestGrounding$' >"$logs/grounding" 2>&1 &
 		grounding=$!
-		go test -short -p 2 -count=1 -timeout 30m "${other_pkgs[@]}" >"$logs/other" 2>&1 || rc=$?
+		go test -short -p 2 -parallel 4 -count=1 -timeout 30m "${other_pkgs[@]}" >"$logs/other" 2>&1 || rc=$?
 		wait "$grounding" || rc=$?
 		echo "$rc" >"$logs/other.rc"
 		echo "test.sh: packages without a desktop and the grounding set done $(( $(date +%s) - start )) s after setup" >"$logs/desktop"
