@@ -149,3 +149,72 @@ func processOf(conn *dbus.Conn, dest string) string {
 	}
 	return fmt.Sprintf("%s (pid %d)", strings.TrimSpace(string(comm)), pid)
 }
+
+// many sends the same request to each object at once, pipelined on the
+// connection, and waits for the answers together: an application answers
+// them in turn, without a round trip to this process between two (Writer's
+// hundred boxes took a round trip each). Each application's requests get
+// the patience one request gets from call; an application that leaves one
+// unanswered is treated as call treats it, and its later requests are not
+// waited for. It returns the calls in refs' order; one to an application
+// that is not answering holds errNotAnswering.
+func (g *guarded) many(refs []objRef, method string, args ...any) []*dbus.Call {
+	out := make([]*dbus.Call, len(refs))
+	a := g.a
+	now := time.Now()
+	deadline := map[string]time.Time{}
+	a.mu.Lock()
+	for i, r := range refs {
+		if _, seen := deadline[r.Bus]; !seen {
+			wait := callTimeout
+			if w := a.patience[r.Bus]; w > wait {
+				wait = w
+			}
+			deadline[r.Bus] = now.Add(wait)
+			if p := a.pending[r.Bus]; p != nil {
+				select {
+				case <-p.Done:
+					delete(a.pending, r.Bus)
+				default:
+					g.hung[r.Bus] = true
+				}
+			}
+		}
+		if g.hung[r.Bus] {
+			out[i] = &dbus.Call{Err: fmt.Errorf("%w (%s)", errNotAnswering, r.Bus)}
+			continue
+		}
+		out[i] = g.conn.Object(r.Bus, r.Path).Go(method, 0, make(chan *dbus.Call, 1), args...)
+	}
+	a.mu.Unlock()
+	for i, c := range out {
+		if c.Done == nil {
+			continue // refused, or failed to send
+		}
+		dest := refs[i].Bus
+		if g.hung[dest] {
+			out[i] = &dbus.Call{Err: fmt.Errorf("%w (%s: %s)", errNotAnswering, dest, method)}
+			continue
+		}
+		t := time.NewTimer(time.Until(deadline[dest]))
+		select {
+		case <-c.Done:
+			t.Stop()
+			continue
+		case <-t.C:
+			g.hung[dest] = true
+			a.mu.Lock()
+			if a.pending == nil {
+				a.pending = map[string]*dbus.Call{}
+				a.patience = map[string]time.Duration{}
+			}
+			a.pending[dest] = c
+			a.patience[dest] = min(2*max(callTimeout, a.patience[dest]), maxCallTimeout)
+			a.mu.Unlock()
+		case <-g.ctx.Done():
+			t.Stop()
+		}
+		out[i] = &dbus.Call{Err: fmt.Errorf("%w (%s: %s)", errNotAnswering, dest, method)}
+	}
+	return out
+}

@@ -2,6 +2,7 @@ package x11
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -82,6 +83,41 @@ func (sc *scene) extent(ref objRef) (screen.Rect, bool) {
 	}
 	sc.extents[ref] = r
 	return r, true
+}
+
+// prefetch asks for the boxes of every object the observation may place
+// (showing, visible, of an interactive role, in an application it looks
+// at) at once, pipelined (see guarded.many), and keeps them for extent.
+func (sc *scene) prefetch(g *guarded, apps []*appTree, anyFocused bool, activeZ int) {
+	var refs []objRef
+	for _, t := range apps {
+		if anyFocused && !t.focused && (activeZ < 0 || sc.topZ(t) <= activeZ) {
+			continue
+		}
+		for i := range t.items {
+			it := &t.items[i]
+			if len(it.States) == 0 || !bit(it.States, stateShowing) || !bit(it.States, stateVisible) || !interactive[roleName(it.Role)] {
+				continue
+			}
+			if _, ok := sc.extents[it.Ref]; !ok {
+				refs = append(refs, it.Ref)
+			}
+		}
+	}
+	for i, c := range g.many(refs, "org.a11y.atspi.Component.GetExtents", uint32(0)) {
+		var ext struct{ X, Y, W, H int32 }
+		if c.Err != nil || c.Store(&ext) != nil {
+			if !errors.Is(c.Err, errNotAnswering) {
+				sc.extents[refs[i]] = screen.Rect{X: -1 << 30}
+			}
+			continue
+		}
+		r := screen.Rect{X: int(ext.X), Y: int(ext.Y), W: int(ext.W), H: int(ext.H)}
+		if off, ok := sc.offsets[refs[i].Bus]; ok {
+			r.X, r.Y = r.X+off[0], r.Y+off[1]
+		}
+		sc.extents[refs[i]] = r
+	}
 }
 
 // windowRelative handles a toolkit that reports boxes relative to their
@@ -212,12 +248,23 @@ func (a *a11y) elements(ctx context.Context, screenW, screenH int, active string
 	}
 	obs := &observation{}
 	defer func() { obs.NotAnswering = conn.notAnswering() }()
+	sc.prefetch(conn, apps, anyFocused, activeZ)
 	type placed struct {
 		e  screen.Element
 		it *cacheItem
 		z  int
 	}
 	var out []placed
+	// The elements to place, before their texts are read.
+	type candidate struct {
+		t     *appTree
+		it    *cacheItem
+		role  string
+		box   screen.Rect
+		z     int
+		value string
+	}
+	var cands []candidate
 	for _, t := range apps {
 		if anyFocused && !t.focused && (activeZ < 0 || sc.topZ(t) <= activeZ) {
 			continue
@@ -283,41 +330,52 @@ func (a *a11y) elements(ctx context.Context, screenW, screenH int, active string
 				obs.Occluded++
 				continue
 			}
-			obj := conn.Object(it.Ref.Bus, it.Ref.Path)
-			name := strings.TrimSpace(it.Name)
-			value := ""
-			if textRoles[role] && hasIface(it.Interfaces, "org.a11y.atspi.Text") {
-				var s string
-				if obj.Call("org.a11y.atspi.Text.GetText", 0, int32(0), int32(-1)).Store(&s) == nil {
-					value = strings.TrimSpace(s)
-				}
-			}
-			if name == "" && value == "" && (role == "label" || role == "paragraph" || role == "static" || role == "heading") {
-				continue
-			}
-			if name == "" && role == "paragraph" {
-				name = firstLine(value)
-			}
-			e := screen.Element{Role: role, Name: name, Value: value, Source: "a11y", Box: box}
-			for _, s := range []struct {
-				bit  uint
-				name string
-			}{{stateFocused, "focused"}, {stateChecked, "checked"}, {stateSelected, "selected"}, {stateEditable, "editable"}} {
-				if bit(it.States, s.bit) {
-					e.States = append(e.States, s.name)
-				}
-			}
-			if !bit(it.States, stateEnabled) && !bit(it.States, stateSensitive) {
-				e.States = append(e.States, "disabled")
-			}
-			if e.Name == "" && e.Value == "" {
-				obs.Unnamed++
-				if e.Name = a.nameOf(conn, sc, t, it); e.Name != "" {
-					obs.Named++
-				}
-			}
-			out = append(out, placed{e, it, z})
+			cands = append(cands, candidate{t: t, it: it, role: role, box: box, z: z})
 		}
+	}
+	// The texts of the text elements, asked for at once (see guarded.many).
+	var textRefs []objRef
+	var texted []int
+	for i, c := range cands {
+		if textRoles[c.role] && hasIface(c.it.Interfaces, "org.a11y.atspi.Text") {
+			textRefs = append(textRefs, c.it.Ref)
+			texted = append(texted, i)
+		}
+	}
+	for k, call := range conn.many(textRefs, "org.a11y.atspi.Text.GetText", int32(0), int32(-1)) {
+		var s string
+		if call.Err == nil && call.Store(&s) == nil {
+			cands[texted[k]].value = strings.TrimSpace(s)
+		}
+	}
+	for _, c := range cands {
+		t, it, role, box, z, value := c.t, c.it, c.role, c.box, c.z, c.value
+		name := strings.TrimSpace(it.Name)
+		if name == "" && value == "" && (role == "label" || role == "paragraph" || role == "static" || role == "heading") {
+			continue
+		}
+		if name == "" && role == "paragraph" {
+			name = firstLine(value)
+		}
+		e := screen.Element{Role: role, Name: name, Value: value, Source: "a11y", Box: box}
+		for _, s := range []struct {
+			bit  uint
+			name string
+		}{{stateFocused, "focused"}, {stateChecked, "checked"}, {stateSelected, "selected"}, {stateEditable, "editable"}} {
+			if bit(it.States, s.bit) {
+				e.States = append(e.States, s.name)
+			}
+		}
+		if !bit(it.States, stateEnabled) && !bit(it.States, stateSensitive) {
+			e.States = append(e.States, "disabled")
+		}
+		if e.Name == "" && e.Value == "" {
+			obs.Unnamed++
+			if e.Name = a.nameOf(conn, sc, t, it); e.Name != "" {
+				obs.Named++
+			}
+		}
+		out = append(out, placed{e, it, z})
 	}
 	// Controls nothing named take the text of the label beside them.
 	els := make([]*screen.Element, len(out))
