@@ -205,15 +205,19 @@ func (a *a11y) walk(conn bus, ref, parent objRef, depth int, budget *int) ([]cac
 		return nil, err
 	}
 	_ = obj.Call("org.a11y.atspi.Accessible.GetState", 0).Store(&it.States)
+	if len(it.States) > 0 && !bit(it.States, stateShowing) && depth >= 1 {
+		// Not on the screen (a closed menu's items): an observation
+		// places none of it, and needs only its role and state (its
+		// name, interfaces and children took four more requests each,
+		// for every item of every closed menu, at every observation).
+		return []cacheItem{it}, nil
+	}
 	_ = obj.Call("org.a11y.atspi.Accessible.GetInterfaces", 0).Store(&it.Interfaces)
 	if v, err := obj.GetProperty("org.a11y.atspi.Accessible.Name"); err == nil {
 		it.Name, _ = v.Value().(string)
 	}
 	if v, err := obj.GetProperty("org.a11y.atspi.Accessible.Description"); err == nil {
 		it.Desc, _ = v.Value().(string)
-	}
-	if len(it.States) > 0 && !bit(it.States, stateShowing) && depth > 1 {
-		return []cacheItem{it}, nil
 	}
 	// Count the children before asking for them: GetChildren makes the
 	// application create every child, and a spreadsheet's table reports

@@ -166,7 +166,10 @@ func (d *Device) Observe(ctx context.Context) (*screen.Screen, error) {
 	if err := wmRunning(xu, os.Getenv("DISPLAY")); err != nil {
 		return nil, err
 	}
-	img, err := Capture()
+	img, err := grab(xu)
+	if errors.Is(err, errGrabFormat) {
+		img, err = Capture()
+	}
 	if err != nil {
 		return nil, d.diagnose(ctx, err)
 	}
