@@ -7,12 +7,12 @@
 # a time (each has its own desktop, state folder and ports, and a test
 # waits on its applications and the server more than it computes). The
 # other runs first every package that never touches a display, two at a
-# time (specs, the engine, the agents, office files; the engine's tests
-# four at a time: they mostly wait for its server), and beside them the
+# time (specs, the agents, office files), the engine's beside them from the
+# start (its tests four at a time: they mostly wait for its server), and the
 # device's grounding set on real applications; then the other desktop
 # packages (the device on real applications, calibration, the live view),
-# then two of the CLI's longest tests (the smoke suite and the PC-Eval
-# example), then the cross-builds for Windows and macOS.
+# then three of the CLI's longest tests (the smoke suite, the PC-Eval
+# example and the cluster), then the cross-builds for Windows and macOS.
 # Every package runs with -short: the benchmarks among the tests (the
 # grounding set, every profile end to end, 300-task suites) run their short
 # versions; `go test ./...` without -short runs them whole (README).
@@ -31,6 +31,7 @@ echo "test.sh: vet done $(( $(date +%s) - start )) s after setup"
 
 desktop_pkgs=(./activities/x11 ./internal/calibrate ./internal/liveview)
 mapfile -t other_pkgs < <(go list ./... | sed 's#^github.com/pcflow/pcflow#.#' | grep -vxF -e ./cli -e ./activities/x11 -e ./internal/calibrate -e ./internal/liveview)
+mapfile -t nodesk_pkgs < <(printf '%s\n' "${other_pkgs[@]}" | grep -vxF ./workflows)
 
 # Run in the second stream, after its packages, when test.sh has no
 # arguments: two of the CLI's longest tests, side by side. (Fresh-clone
@@ -70,7 +71,14 @@ runcli() {
 		# desktop, which mostly wait for the Temporal server.
 		go test -short -count=1 -timeout 30m ./activities/x11 -run '^TestGrounding$' >"$logs/grounding" 2>&1 &
 		grounding=$!
-		go test -short -p 2 -parallel 4 -count=1 -timeout 30m "${other_pkgs[@]}" >"$logs/other" 2>&1 || rc=$?
+		# The engine's tests, the longest package (mostly waiting for
+		# its server), from the start: listed last among the others,
+		# they started last and ended the phase.
+		go test -short -parallel 4 -count=1 -timeout 30m ./workflows >"$logs/engine" 2>&1 &
+		engine=$!
+		go test -short -p 2 -count=1 -timeout 30m "${nodesk_pkgs[@]}" >"$logs/other" 2>&1 || rc=$?
+		wait "$engine" || rc=$?
+		cat "$logs/engine" >>"$logs/other"
 		wait "$grounding" || rc=$?
 		echo "$rc" >"$logs/other.rc"
 		echo "test.sh: packages without a desktop and the grounding set done $(( $(date +%s) - start )) s after setup" >"$logs/desktop"
