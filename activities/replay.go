@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -53,6 +54,12 @@ type ReplayStepInput struct {
 	Targets []*ReplayTarget `json:"targets,omitempty"`
 	// Confirms is the step whose effect Expect is (0: none), for history.
 	Confirms int `json:"confirms,omitempty"`
+	// Settled is what the recording showed after the wait steps that
+	// followed the step Expect confirms: a wait there means the screen
+	// was still changing (a dialog closing), so the recording may have
+	// seen the step's effect on its way, and a faster screen already
+	// shows where it settled. Matching any of them confirms the step.
+	Settled []ReplayExpect `json:"settled,omitempty"`
 	// Wait is how long the screen may take to show Expect (0: 10 s: a
 	// loaded machine can take seconds to close a dialog, and a drift
 	// costs only this wait before the agent takes over).
@@ -127,17 +134,8 @@ func (a *Activities) ReplayStep(ctx context.Context, in ReplayStepInput) (*Repla
 // it does not), and whether it is the last step's effect that differs.
 func drift(s *screen.Screen, in ReplayStepInput) (string, bool) {
 	if e := in.Expect; e != nil {
-		if s.ActiveWindow != e.Window {
-			return fmt.Sprintf("after step %d the recording showed the window %q in front, the screen shows %q", in.Confirms, e.Window, s.ActiveWindow), true
-		}
-		if e.Focused {
-			f := focusedValue(s.Elements)
-			switch {
-			case f == nil:
-				return fmt.Sprintf("after step %d the recording's focused %s held %q; no focused field holds a value now", in.Confirms, e.FocusedRole, e.Value), true
-			case f.Role != e.FocusedRole || strings.TrimSpace(f.Value) != strings.TrimSpace(e.Value):
-				return fmt.Sprintf("after step %d the recording's focused %s held %q; the focused %s holds %q", in.Confirms, e.FocusedRole, e.Value, f.Role, f.Value), true
-			}
+		if msg := effectDrift(s, *e, in.Confirms); msg != "" && !slices.ContainsFunc(in.Settled, func(x ReplayExpect) bool { return effectDrift(s, x, in.Confirms) == "" }) {
+			return msg, true
 		}
 	}
 	for i, act := range in.Actions {
@@ -168,6 +166,24 @@ func drift(s *screen.Screen, in ReplayStepInput) (string, bool) {
 		return fmt.Sprintf("the target, %s, is not on the screen; %s %q is at its place", t, e.Role, e.Name), false
 	}
 	return "", false
+}
+
+// effectDrift says how screen s differs from what the recording showed
+// after step n (empty: it does not).
+func effectDrift(s *screen.Screen, e ReplayExpect, n int) string {
+	if s.ActiveWindow != e.Window {
+		return fmt.Sprintf("after step %d the recording showed the window %q in front, the screen shows %q", n, e.Window, s.ActiveWindow)
+	}
+	if e.Focused {
+		f := focusedValue(s.Elements)
+		switch {
+		case f == nil:
+			return fmt.Sprintf("after step %d the recording's focused %s held %q; no focused field holds a value now", n, e.FocusedRole, e.Value)
+		case f.Role != e.FocusedRole || strings.TrimSpace(f.Value) != strings.TrimSpace(e.Value):
+			return fmt.Sprintf("after step %d the recording's focused %s held %q; the focused %s holds %q", n, e.FocusedRole, e.Value, f.Role, f.Value)
+		}
+	}
+	return ""
 }
 
 // near reports whether two boxes are the same within two pixels.

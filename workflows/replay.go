@@ -185,6 +185,12 @@ func (l *subtaskLoop) replayStep() *ending {
 			return l.handover(err.Error(), false)
 		}
 		in.Expect, in.Confirms = &x, st.Step
+		// Where the screen settled after the waits the recording made next.
+		for j := k; j < len(rs.Steps) && onlyWaits(rs.Steps[j].Actions); j++ {
+			if x, err := rs.Steps[j].After.render(l.in.Vars); err == nil {
+				in.Settled = append(in.Settled, x)
+			}
+		}
 	}
 	var rec *RecordedStep
 	label := fmt.Sprintf("step %d: check the replayed steps' effect", step)
@@ -300,6 +306,16 @@ func (x RecordedAfter) render(vars map[string]string) (activities.ReplayExpect, 
 	}
 	v, err := x.Value.Render(vars)
 	return activities.ReplayExpect{Window: w, Focused: x.Focused, FocusedRole: x.FocusedRole, Value: v}, err
+}
+
+// onlyWaits reports whether a recorded step only waited.
+func onlyWaits(acts []screen.Action) bool {
+	for _, a := range acts {
+		if a.Kind != screen.ActWait {
+			return false
+		}
+	}
+	return len(acts) > 0
 }
 
 // summaries is the actions' summaries joined.
