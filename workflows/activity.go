@@ -33,7 +33,7 @@ func deviceOptions(o Options, device string, deadline time.Time, now time.Time) 
 		ScheduleToStartTimeout: o.DeviceTimeout,
 		ScheduleToCloseTimeout: s2c,
 		StartToCloseTimeout:    o.ModelTimeout,
-		HeartbeatTimeout:       heartbeatTimeout(o.DeviceTimeout),
+		HeartbeatTimeout:       15 * time.Second,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval:    time.Second,
 			BackoffCoefficient: 2,
@@ -44,15 +44,6 @@ func deviceOptions(o Options, device string, deadline time.Time, now time.Time) 
 			},
 		},
 	}
-}
-
-// heartbeatTimeout is how long a device activity may go without a
-// heartbeat before Temporal retries it: 15 s, or half the device timeout
-// when that is shorter (at least 5 s; activities beat every 2 s), so that a
-// device host that goes away is reported offline soon after the device
-// timeout the user gave, not a fixed 15 s later.
-func heartbeatTimeout(deviceTimeout time.Duration) time.Duration {
-	return min(15*time.Second, max(5*time.Second, deviceTimeout/2))
 }
 
 func modelOptions(o Options, deadline, now time.Time) workflow.ActivityOptions {
