@@ -148,11 +148,17 @@ const uiDataKey = "pcflow.ui"
 // that finds this server on its port is told whose it is.
 const stateDataKey = "pcflow.state"
 
+// workerIdentity is the Temporal identity of the pcflow process pid on
+// this host: its client's, and its workers'.
+func workerIdentity(pid int) string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("pcflow-%d@%s", pid, host)
+}
+
 // connect dials --temporal, or a pcflow server already listening on the
 // port, or starts the embedded server on the state folder.
 func (f *engineFlags) connect(ctx context.Context, e *env, withUI bool) (*engine, error) {
-	host, _ := os.Hostname()
-	g := &engine{identity: fmt.Sprintf("pcflow-%d@%s", os.Getpid(), host), notices: e.stderr}
+	g := &engine{identity: workerIdentity(os.Getpid()), notices: e.stderr}
 	addr := f.temporal
 	joined := false
 	if addr == "" {

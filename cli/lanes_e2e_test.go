@@ -168,18 +168,11 @@ func TestResumeTakesOverAtOnce(t *testing.T) {
 	os.WriteFile(script, []byte(`{"subtasks": {"pause": {"steps": [{"action": "wait", "args": {"seconds": 3}}, {"action": "done"}]}}}`), 0o644)
 	logPath := filepath.Join(w.state, "actions", "desktop.jsonl")
 	c := w.cmd(w.flags("run", spec, "--display", w.display, "--id", "paused", "--script", script)...)
-	var out bytes.Buffer
-	c.Stdout, c.Stderr = &out, &out
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for n := 0; count(logPath, `"phase":"started"`) < 1; n++ {
-		if n > 2400 {
-			c.Process.Kill()
-			t.Fatalf("the run never started its wait\n%s", out.String())
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
+	t.Cleanup(func() { c.Process.Kill() })
+	waitFor(t, "the run's wait to start", func() bool { return count(logPath, `"phase":"started"`) >= 1 })
 	c.Process.Kill() // mid-wait: the action's attempt is left started
 	c.Wait()
 	if n := count(logPath, `"phase":"finished"`); n != 0 {

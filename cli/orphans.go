@@ -24,8 +24,7 @@ func deadWorker(lk *proclock.Lock) string {
 	if lk == nil || lk.Previous.PID == 0 || lk.Previous.PID == os.Getpid() {
 		return ""
 	}
-	host, _ := os.Hostname()
-	return fmt.Sprintf("pcflow-%d@%s", lk.Previous.PID, host)
+	return workerIdentity(lk.Previous.PID)
 }
 
 // failOrphans fails the running attempt of every activity of run (and of

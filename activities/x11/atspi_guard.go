@@ -77,49 +77,62 @@ func (o *guardedObject) GetProperty(p string) (dbus.Variant, error) {
 }
 
 func (g *guarded) call(obj dbus.BusObject, dest, method string, flags dbus.Flags, args ...any) *dbus.Call {
-	a := g.a
-	a.mu.Lock()
-	if p := a.pending[dest]; p != nil {
-		select {
-		case <-p.Done: // answered at last: ask again
-			delete(a.pending, dest)
-		default:
-			a.mu.Unlock()
-			g.hung[dest] = true
-			return &dbus.Call{Err: fmt.Errorf("%w (%s)", errNotAnswering, dest)}
-		}
+	wait, ok := g.admit(dest)
+	if !ok {
+		return &dbus.Call{Err: fmt.Errorf("%w (%s)", errNotAnswering, dest)}
 	}
-	wait := callTimeout
-	if w := a.patience[dest]; w > wait {
-		wait = w
-	}
-	a.mu.Unlock()
 	c := obj.Go(method, flags, make(chan *dbus.Call, 1), args...)
 	if c.Err != nil && c.Done == nil {
 		return c
 	}
 	t := time.NewTimer(wait)
 	defer t.Stop()
-	late := false
 	select {
 	case <-c.Done:
 		return c
 	case <-t.C:
-		g.hung[dest] = true
-		late = true
+		g.unanswered(dest, c, wait, true)
 	case <-g.ctx.Done():
+		g.unanswered(dest, c, wait, false)
 	}
+	return &dbus.Call{Err: fmt.Errorf("%w (%s: %s)", errNotAnswering, dest, method)}
+}
+
+// admit reports whether dest may be asked, and how long to wait for its
+// answer: not while a request it left unanswered is still pending.
+func (g *guarded) admit(dest string) (time.Duration, bool) {
+	a := g.a
 	a.mu.Lock()
+	defer a.mu.Unlock()
+	if p := a.pending[dest]; p != nil {
+		select {
+		case <-p.Done: // answered at last: ask again
+			delete(a.pending, dest)
+		default:
+			g.hung[dest] = true
+			return 0, false
+		}
+	}
+	return max(callTimeout, a.patience[dest]), true
+}
+
+// unanswered keeps c, which dest left unanswered, pending: dest is not
+// asked again until it answers. late: it outlasted wait (a cancelled
+// observation says nothing of the application), and dest is waited for
+// twice as long next time.
+func (g *guarded) unanswered(dest string, c *dbus.Call, wait time.Duration, late bool) {
+	a := g.a
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	if a.pending == nil {
 		a.pending = map[string]*dbus.Call{}
 		a.patience = map[string]time.Duration{}
 	}
 	a.pending[dest] = c
-	if late { // a cancelled observation says nothing of the application
+	if late {
+		g.hung[dest] = true
 		a.patience[dest] = min(2*wait, maxCallTimeout)
 	}
-	a.mu.Unlock()
-	return &dbus.Call{Err: fmt.Errorf("%w (%s: %s)", errNotAnswering, dest, method)}
 }
 
 // notAnswering names the applications that let a request go unanswered
@@ -160,33 +173,23 @@ func processOf(conn *dbus.Conn, dest string) string {
 // that is not answering holds errNotAnswering.
 func (g *guarded) many(refs []objRef, method string, args ...any) []*dbus.Call {
 	out := make([]*dbus.Call, len(refs))
-	a := g.a
 	now := time.Now()
-	deadline := map[string]time.Time{}
-	a.mu.Lock()
+	waits := map[string]time.Duration{}
 	for i, r := range refs {
-		if _, seen := deadline[r.Bus]; !seen {
-			wait := callTimeout
-			if w := a.patience[r.Bus]; w > wait {
-				wait = w
+		wait, seen := waits[r.Bus]
+		if !seen {
+			var ok bool
+			if wait, ok = g.admit(r.Bus); !ok {
+				wait = -1
 			}
-			deadline[r.Bus] = now.Add(wait)
-			if p := a.pending[r.Bus]; p != nil {
-				select {
-				case <-p.Done:
-					delete(a.pending, r.Bus)
-				default:
-					g.hung[r.Bus] = true
-				}
-			}
+			waits[r.Bus] = wait
 		}
-		if g.hung[r.Bus] {
+		if wait < 0 {
 			out[i] = &dbus.Call{Err: fmt.Errorf("%w (%s)", errNotAnswering, r.Bus)}
 			continue
 		}
 		out[i] = g.conn.Object(r.Bus, r.Path).Go(method, 0, make(chan *dbus.Call, 1), args...)
 	}
-	a.mu.Unlock()
 	for i, c := range out {
 		if c.Done == nil {
 			continue // refused, or failed to send
@@ -196,23 +199,16 @@ func (g *guarded) many(refs []objRef, method string, args ...any) []*dbus.Call {
 			out[i] = &dbus.Call{Err: fmt.Errorf("%w (%s: %s)", errNotAnswering, dest, method)}
 			continue
 		}
-		t := time.NewTimer(time.Until(deadline[dest]))
+		t := time.NewTimer(time.Until(now.Add(waits[dest])))
 		select {
 		case <-c.Done:
 			t.Stop()
 			continue
 		case <-t.C:
-			g.hung[dest] = true
-			a.mu.Lock()
-			if a.pending == nil {
-				a.pending = map[string]*dbus.Call{}
-				a.patience = map[string]time.Duration{}
-			}
-			a.pending[dest] = c
-			a.patience[dest] = min(2*max(callTimeout, a.patience[dest]), maxCallTimeout)
-			a.mu.Unlock()
+			g.unanswered(dest, c, waits[dest], true)
 		case <-g.ctx.Done():
 			t.Stop()
+			g.unanswered(dest, c, waits[dest], false)
 		}
 		out[i] = &dbus.Call{Err: fmt.Errorf("%w (%s: %s)", errNotAnswering, dest, method)}
 	}

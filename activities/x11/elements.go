@@ -88,10 +88,10 @@ func (sc *scene) extent(ref objRef) (screen.Rect, bool) {
 // prefetch asks for the boxes of every object the observation may place
 // (showing, visible, of an interactive role, in an application it looks
 // at) at once, pipelined (see guarded.many), and keeps them for extent.
-func (sc *scene) prefetch(g *guarded, apps []*appTree, anyFocused bool, activeZ int) {
+func (sc *scene) prefetch(g *guarded, apps []*appTree, behind func(*appTree) bool) {
 	var refs []objRef
 	for _, t := range apps {
-		if anyFocused && !t.focused && (activeZ < 0 || sc.topZ(t) <= activeZ) {
+		if behind(t) {
 			continue
 		}
 		for i := range t.items {
@@ -248,7 +248,12 @@ func (a *a11y) elements(ctx context.Context, screenW, screenH int, active string
 	}
 	obs := &observation{}
 	defer func() { obs.NotAnswering = conn.notAnswering() }()
-	sc.prefetch(conn, apps, anyFocused, activeZ)
+	// An application all of whose windows lie below the foreground one
+	// is left out: the agent reaches it with switch_window.
+	behind := func(t *appTree) bool {
+		return anyFocused && !t.focused && (activeZ < 0 || sc.topZ(t) <= activeZ)
+	}
+	sc.prefetch(conn, apps, behind)
 	type placed struct {
 		e  screen.Element
 		it *cacheItem
@@ -266,7 +271,7 @@ func (a *a11y) elements(ctx context.Context, screenW, screenH int, active string
 	}
 	var cands []candidate
 	for _, t := range apps {
-		if anyFocused && !t.focused && (activeZ < 0 || sc.topZ(t) <= activeZ) {
+		if behind(t) {
 			continue
 		}
 		for i := range t.items {

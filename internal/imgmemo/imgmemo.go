@@ -29,7 +29,7 @@ type encodings struct {
 // what is made of it for the model may be kept and reused. Only images
 // held by pointer (every image type of the standard library) are kept.
 func Unchanging(img image.Image) {
-	if img == nil || reflect.ValueOf(img).Kind() != reflect.Pointer {
+	if !keepable(img) {
 		return
 	}
 	memo.mu.Lock()
@@ -53,7 +53,7 @@ func Unchanging(img image.Image) {
 // time. key names everything besides the pixels that the result depends
 // on (the use, the profile, the size, the format).
 func Once[T any](img image.Image, key string, make func() (T, error)) (T, error) {
-	if img == nil || reflect.ValueOf(img).Kind() != reflect.Pointer {
+	if !keepable(img) {
 		return make()
 	}
 	memo.mu.Lock()
@@ -75,4 +75,10 @@ func Once[T any](img image.Image, key string, make func() (T, error)) (T, error)
 	}
 	memo.mu.Unlock()
 	return v, err
+}
+
+// keepable reports whether img can be a map key that names it: an image
+// held by pointer.
+func keepable(img image.Image) bool {
+	return img != nil && reflect.ValueOf(img).Kind() == reflect.Pointer
 }
