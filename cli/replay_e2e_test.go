@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -75,6 +77,8 @@ type replayWorld struct {
 	*world
 	model *scripted.Server
 	spec  string
+	// env is added to every run's environment (secrets: PCFLOW_VAR_NAME).
+	env []string
 }
 
 func newReplayWorld(t *testing.T, task string, steps map[string][]scripted.Step) *replayWorld {
@@ -103,6 +107,7 @@ func (w *replayWorld) run(args ...string) (int, string, int) {
 	before := len(w.model.Requests())
 	c := w.cmd(w.flags(append([]string{"run", w.spec, "--display", w.display}, args...)...)...)
 	c.Env = append(c.Env, "OPENAI_BASE_URL="+w.model.URL, "OPENAI_API_KEY=test", "PCFLOW_MODEL=scripted", "PCFLOW_MODEL_SCRIPTED=1")
+	c.Env = append(c.Env, w.env...)
 	out, _ := c.CombinedOutput()
 	killApps(w.display) // the next run starts its own programs
 	return c.ProcessState.ExitCode(), string(out), len(w.model.Requests()) - before
@@ -119,29 +124,46 @@ func (w *replayWorld) history(id string) History {
 	return h
 }
 
+// secretNoteTask is the note task with the note a sensitive variable:
+// the model reads its placeholder in the instruction and types that, and
+// the device types the value.
+var secretNoteTask = strings.Replace(replayNoteTask, "variable \"note\" {\n  default = \"Meeting moved to 10:30\"\n}", "variable \"note\" {\n  sensitive = true\n}", 1)
+
 // TestReplayRunTypesWithoutModel: (a) a replay of a successful run makes
 // no model request and the task's checks pass, its steps in history as
 // replayed; (c) a replay with other variable values types the new ones.
+// The typed note is a secret: the recording holds its placeholder, never
+// its value, so the replay with another secret types the new one, and
+// neither value shows in any byte of the state folder (the database with
+// the histories and the replays' scripts, the logs, the artifacts), the
+// terminal or the history.
 func TestReplayRunTypesWithoutModel(t *testing.T) {
 	t.Parallel() // its own desktop, state folder and ports (see newWorld)
+	const note, other = "Vault code 4711-quartz", "Locker code 9052-walnut"
+	if secretNoteTask == replayNoteTask {
+		t.Fatal("the note task no longer declares var.note as this test expects")
+	}
 	dir := filepath.Join(t.TempDir(), "notes")
-	w := newReplayWorld(t, replayNoteTask, map[string][]scripted.Step{"write_note": noteSteps()})
+	w := newReplayWorld(t, secretNoteTask, map[string][]scripted.Step{"write_note": noteSteps()})
+	w.env = []string{"PCFLOW_VAR_note=" + note}
 	code, out, calls := w.run("--id", "first", "--var", "dir="+dir)
 	if code != 0 || calls == 0 {
 		t.Fatalf("first run = %d with %d model requests\n%s", code, calls, out)
 	}
+	outs := out
 
 	os.RemoveAll(dir)
 	code, out, calls = w.run("--id", "again", "--var", "dir="+dir, "--replay-run", "first")
 	if code != 0 || calls != 0 {
 		t.Fatalf("replay = %d with %d model requests, want 0 and 0\n%s", code, calls, out)
 	}
+	outs += out
 	for _, want := range []string{"replaying run first: 6 recorded steps", "replay: 6 steps replayed without the model", "check saved", "model calls=0"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the replay's output lacks %q:\n%s", want, out)
 		}
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "note.txt")); !strings.Contains(string(b), "Meeting moved to 10:30") {
+	if b, _ := os.ReadFile(filepath.Join(dir, "note.txt")); !strings.Contains(string(b), note) {
 		t.Errorf("note.txt after the replay = %q", b)
 	}
 	h := w.history("again")
@@ -154,19 +176,24 @@ func TestReplayRunTypesWithoutModel(t *testing.T) {
 	if replayed != 6 {
 		t.Errorf("history shows %d replayed steps, want 6: %+v", replayed, h.Steps)
 	}
-	if code, text := w.pcflow(w.iflags("history", "again")...); code != 0 || !strings.Contains(text, "replay:   replayed the recorded step") {
-		t.Errorf("pcflow history again = %d\n%s", code, text)
+	code, text := w.pcflow(w.iflags("history", "again")...)
+	if code != 0 || !strings.Contains(text, "replay:   replayed the recorded step") || !strings.Contains(text, "{{secret.note}}") {
+		t.Errorf("pcflow history again = %d, want replayed steps typing the placeholder\n%s", code, text)
 	}
+	outs += text
 
-	// Other inputs: the new values are typed (the text and the folder).
+	// Other inputs: the new values are typed (the secret and the folder).
 	dir2 := filepath.Join(t.TempDir(), "other")
-	code, out, calls = w.run("--id", "other", "--var", "dir="+dir2, "--var", "note=Lunch at noon", "--replay-run", "first")
+	w.env = []string{"PCFLOW_VAR_note=" + other}
+	code, out, calls = w.run("--id", "other", "--var", "dir="+dir2, "--replay-run", "first")
 	if code != 0 || calls != 0 {
 		t.Fatalf("replay with other values = %d with %d model requests, want 0 and 0\n%s", code, calls, out)
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir2, "note.txt")); !strings.Contains(string(b), "Lunch at noon") || strings.Contains(string(b), "Meeting") {
-		t.Errorf("note.txt after the replay with other values = %q, want the new note", b)
+	outs += out
+	if b, _ := os.ReadFile(filepath.Join(dir2, "note.txt")); !strings.Contains(string(b), other) || strings.Contains(string(b), note) {
+		t.Errorf("note.txt after the replay with another secret = %q, want the new one typed, not the recorded one", b)
 	}
+	noSecrets(t, w.state, outs, note, other)
 
 	// Only a successful run of the same task replays.
 	if code, out, _ := w.run("--replay-run", "nope"); code != 1 || !strings.Contains(out, "--replay-run nope: no run nope") {
@@ -356,5 +383,42 @@ func TestEvalReplayRun(t *testing.T) {
 	page, _ := os.ReadFile(pages[0])
 	if n := strings.Count(string(page), `<dd class="replay">replayed the recorded step`); n != 6 {
 		t.Errorf("the run page marks %d steps as replayed, want 6:\n%s", n, page)
+	}
+}
+
+// noSecrets fails t where a form of a secret shows: in the text the
+// commands printed or in any file under the state folder; it checks that
+// the database holds placeholders, so the search looked where runs are.
+func noSecrets(t *testing.T, state, printed string, secrets ...string) {
+	t.Helper()
+	check := func(where string, data []byte) {
+		t.Helper()
+		for _, s := range secrets {
+			for _, f := range leakForms(s) {
+				if bytes.Contains(data, []byte(f)) {
+					t.Errorf("%s holds %q (a form of a secret)", where, f)
+					break
+				}
+			}
+		}
+	}
+	check("what the commands printed", []byte(printed))
+	placeholder := false
+	filepath.WalkDir(state, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Type()&fs.ModeSocket != 0 {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil
+		}
+		check(p, data)
+		if strings.HasPrefix(filepath.Base(p), "temporal.db") && bytes.Contains(data, []byte("{{secret.")) {
+			placeholder = true
+		}
+		return nil
+	})
+	if !placeholder {
+		t.Error("the database never shows a placeholder: the search did not look where the runs are")
 	}
 }
