@@ -103,6 +103,7 @@ func TestPasswordStaysWithX11vnc(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	open(t, s)
 	v := s.server()
 	if err := rfbLogin(v.addr(), v.password); err != nil {
 		t.Fatalf("login with the view's password: %v", err)

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -68,10 +69,17 @@ type Server struct {
 	done   chan struct{}
 	kick   chan struct{} // a button was pressed: look again now
 
-	mu    sync.Mutex
-	state State
-	vnc   *vnc // replaced when it died and the display is back
+	mu      sync.Mutex
+	state   State
+	vnc     *vnc      // nil until first watched; replaced when it died and the display is back
+	seen    time.Time // the last request with the token
+	viewers int       // open websockets
+	vncTry  time.Time // the last start of x11vnc that failed
 }
+
+// watchedFor is how long after a page's last request the view counts as
+// watched: the page asks for the state every second or two.
+const watchedFor = time.Minute
 
 // State is what the page shows: the subtask running on the device.
 type State struct {
@@ -89,7 +97,10 @@ func URLFile(state, device string) string {
 	return filepath.Join(state, "view", device+".url")
 }
 
-// Start starts x11vnc on the display and the HTTP server.
+// Start starts the HTTP server. x11vnc starts when a page first asks
+// for the view, and the view follows the device's subtask only while a
+// page watches it: a device nobody watches runs no VNC server and costs
+// the Temporal server no queries.
 func Start(ctx context.Context, o Options) (*Server, error) {
 	if o.NoVNC == "" {
 		o.NoVNC = NoVNCDir
@@ -103,22 +114,19 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if _, err := os.Stat(filepath.Join(o.NoVNC, "core", "rfb.js")); err != nil {
 		return nil, fmt.Errorf("noVNC is not installed at %s: install it (apt-get install novnc, or scripts/setup.sh), or pass --no-view", o.NoVNC)
 	}
-	v, err := startVNC(ctx, o.Display)
-	if err != nil {
-		return nil, err
+	if _, err := exec.LookPath("x11vnc"); err != nil {
+		return nil, errNoX11vnc
 	}
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
-		v.stop()
 		return nil, fmt.Errorf("--view-addr %s: %w", o.Addr, err)
 	}
 	b := make([]byte, 24)
 	if _, err := rand.Read(b); err != nil {
-		v.stop()
 		ln.Close()
 		return nil, err
 	}
-	s := &Server{opts: o, token: hex.EncodeToString(b), vnc: v, ln: ln, done: make(chan struct{}), kick: make(chan struct{}, 1)}
+	s := &Server{opts: o, token: hex.EncodeToString(b), ln: ln, done: make(chan struct{}), kick: make(chan struct{}, 1)}
 	port := ln.Addr().(*net.TCPAddr).Port
 	// Cookies are per host, not per port: each view names its own.
 	s.cookie = fmt.Sprintf("pcflow_view_%d", port)
@@ -166,48 +174,96 @@ func (s *Server) stopAll() {
 		cancel()
 	}
 	s.ln.Close()
-	s.server().stop()
+	if v := s.server(); v != nil {
+		v.stop()
+	}
 	if s.file != "" {
 		_ = os.Remove(s.file)
 	}
 }
 
-// sync follows the device's subtask each second and keeps the VNC server
-// view-only unless that subtask is taken over. Any doubt (no subtask, a
-// failed query, a finished run) means view-only.
+// sync follows the device's subtask each second while a page watches and
+// keeps the VNC server view-only unless that subtask is taken over. Any
+// doubt (no subtask, a failed query, a finished run) means view-only.
 func (s *Server) sync(ctx context.Context) {
 	defer close(s.done)
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
-	var lastTry time.Time
 	for {
-		st := s.poll(ctx)
-		v := s.server()
-		if !v.alive() && time.Since(lastTry) > 5*time.Second {
-			// The display may be back (a desktop brought up again).
-			lastTry = time.Now()
-			if nv, err := startVNC(ctx, s.opts.Display); err == nil {
-				s.mu.Lock()
-				s.vnc, v = nv, nv
-				s.mu.Unlock()
-			}
+		if s.watched() {
+			s.refresh(ctx)
 		}
-		takenOver := st.Running && st.Live != nil && st.Live.Waiting != nil && st.Live.Waiting.Kind == workflows.WaitTakeover
-		if !v.alive() {
-			st.Error = "the VNC server has stopped: the display " + s.opts.Display + " is gone (the view comes back with it)"
-		} else if err := v.setViewOnly(ctx, !takenOver); err != nil && ctx.Err() == nil {
-			st.Error = err.Error()
-			s.opts.Logger.Warn("live view: switch view-only", "device", s.opts.Device, "err", err)
-		}
-		st.ViewOnly = v.isViewOnly()
-		s.mu.Lock()
-		s.state = st
-		s.mu.Unlock()
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		case <-s.kick:
+		}
+	}
+}
+
+// refresh reads the subtask's state, starts x11vnc when it does not run
+// (the first page, or the display back after it was gone) and switches
+// it between view-only and control.
+func (s *Server) refresh(ctx context.Context) {
+	st := s.poll(ctx)
+	v := s.ensureVNC(ctx)
+	takenOver := st.Running && st.Live != nil && st.Live.Waiting != nil && st.Live.Waiting.Kind == workflows.WaitTakeover
+	if v == nil || !v.alive() {
+		st.Error = "the VNC server has stopped: the display " + s.opts.Display + " is gone (the view comes back with it)"
+	} else if err := v.setViewOnly(ctx, !takenOver); err != nil && ctx.Err() == nil {
+		st.Error = err.Error()
+		s.opts.Logger.Warn("live view: switch view-only", "device", s.opts.Device, "err", err)
+	}
+	st.ViewOnly = v == nil || v.isViewOnly()
+	s.mu.Lock()
+	s.state = st
+	s.mu.Unlock()
+}
+
+// ensureVNC returns the running x11vnc, starting it when there is none or
+// it died (at most every 5 s while starting fails). nil: none runs.
+func (s *Server) ensureVNC(ctx context.Context) *vnc {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.vnc != nil && s.vnc.alive() {
+		return s.vnc
+	}
+	if time.Since(s.vncTry) < 5*time.Second {
+		return s.vnc
+	}
+	nv, err := startVNC(ctx, s.opts.Display)
+	if err != nil {
+		s.vncTry = time.Now()
+		s.opts.Logger.Warn("live view: start x11vnc", "device", s.opts.Device, "err", err)
+		return s.vnc
+	}
+	if s.vnc != nil {
+		s.vnc.stop()
+	}
+	s.vnc = nv
+	return nv
+}
+
+// watched reports whether a page asked for the view within watchedFor, or
+// holds a websocket to it.
+func (s *Server) watched() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.viewers > 0 || !s.seen.IsZero() && time.Since(s.seen) < watchedFor
+}
+
+// touch records a request with the token; the first after a while without
+// one refreshes the view at once.
+func (s *Server) touch() {
+	s.mu.Lock()
+	idle := s.viewers == 0 && (s.seen.IsZero() || time.Since(s.seen) >= watchedFor)
+	s.seen = time.Now()
+	s.mu.Unlock()
+	if idle {
+		select {
+		case s.kick <- struct{}{}:
+		default:
 		}
 	}
 }
@@ -294,6 +350,7 @@ func (s *Server) auth(next http.Handler) http.Handler {
 			http.Error(w, "no view token: open the URL `pcflow view DEVICE` prints", http.StatusUnauthorized)
 			return
 		}
+		s.touch()
 		next.ServeHTTP(w, r)
 	})
 }
@@ -309,14 +366,19 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) serveState(w http.ResponseWriter, r *http.Request) {
+	v := s.ensureVNC(r.Context())
 	s.mu.Lock()
 	st := s.state
 	s.mu.Unlock()
+	password := ""
+	if v != nil {
+		password = v.password
+	}
 	writeJSON(w, http.StatusOK, struct {
 		State
 		// Password is the VNC server's; only a token holder gets it.
 		Password string `json:"password"`
-	}{st, s.server().password})
+	}{st, password})
 }
 
 // serveWS proxies a websocket (from a page of this origin) to x11vnc.
@@ -330,7 +392,21 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	defer ws.CloseNow()
 	ws.SetReadLimit(1 << 20)
 	ctx := r.Context()
-	vc, err := net.DialTimeout("tcp", s.server().addr(), 3*time.Second)
+	s.mu.Lock()
+	s.viewers++
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.viewers--
+		s.seen = time.Now()
+		s.mu.Unlock()
+	}()
+	v := s.ensureVNC(ctx)
+	if v == nil {
+		ws.Close(websocket.StatusTryAgainLater, "the VNC server does not run: the display "+s.opts.Display+" is gone")
+		return
+	}
+	vc, err := net.DialTimeout("tcp", v.addr(), 3*time.Second)
 	if err != nil {
 		ws.Close(websocket.StatusTryAgainLater, "the VNC server does not answer")
 		return

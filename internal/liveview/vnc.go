@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -33,10 +34,12 @@ type vnc struct {
 	viewOnly bool
 }
 
+var errNoX11vnc = errors.New("x11vnc is not installed: install it (apt-get install x11vnc, or scripts/setup.sh), or pass --no-view")
+
 // startVNC starts x11vnc on display.
 func startVNC(ctx context.Context, display string) (*vnc, error) {
 	if _, err := exec.LookPath("x11vnc"); err != nil {
-		return nil, fmt.Errorf("x11vnc is not installed: install it (apt-get install x11vnc, or scripts/setup.sh), or pass --no-view")
+		return nil, errNoX11vnc
 	}
 	port, err := freeport.PickNow("127.0.0.1")
 	if err != nil {
@@ -111,8 +114,11 @@ func (v *vnc) ready() error {
 
 func (v *vnc) addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(v.port)) }
 
-// alive reports whether x11vnc still runs.
+// alive reports whether x11vnc still runs (false for none).
 func (v *vnc) alive() bool {
+	if v == nil {
+		return false
+	}
 	select {
 	case <-v.exited:
 		return false
