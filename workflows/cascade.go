@@ -3,6 +3,8 @@ package workflows
 import (
 	"maps"
 
+	"go.temporal.io/sdk/workflow"
+
 	"github.com/pcflow/pcflow/activities/agent"
 	"github.com/pcflow/pcflow/activities/screen"
 	"github.com/pcflow/pcflow/specs/plan"
@@ -11,15 +13,17 @@ import (
 // The cascade: an agent whose task names a small and a large profile
 // (profiles { reflection = { small = "…", large = "…" } }, the large one
 // under plan.LargeProfile in the plan's Profiles) is answered by the small
-// one until a monitor fires — the same action twice with no effect, a
-// wrong verdict, invalid answers, half the steps spent without a correct
-// one, or the milestone done — and then, for that call, by the large one.
+// one until a monitor fires — the same action twice with no effect, the
+// same action three times in a row, a wrong verdict, invalid answers,
+// half the steps spent without a correct one, or the milestone done — and
+// then, for that call, by the large one.
 // The monitor reads only the loop's state, so replays choose alike; a task
 // without a cascade passes its profiles unchanged.
 
 // Why the large profiles answer a call.
 const (
 	whyNoEffect = "the same action twice with no effect"
+	whyRepeated = "the same action three times"
 	whyWrong    = "a wrong verdict"
 	whyInvalid  = "invalid answers"
 	whyStalled  = "half the steps spent without progress"
@@ -40,12 +44,40 @@ func (l *subtaskLoop) noteVerdict(summary, verdict string) {
 	}
 }
 
+// sameActionChange marks histories whose monitor counts the same action
+// three times in a row; older ones replay without that rule.
+const sameActionChange = "cascade-same-action-thrice"
+
+// noteAction counts the same action in a row; called once the step's
+// actions ran, before its Reflection and the decision made ahead, so
+// both see the third time.
+func (l *subtaskLoop) noteAction(summary string) {
+	st := l.st
+	if st.SameAction > 0 && st.LastAction == summary {
+		st.SameAction++
+		return
+	}
+	st.SameAction = 1
+}
+
+// repeatedRule reports whether this history counts the same action
+// three times (asked only when the rule would fire, so histories
+// without a cascade or a repetition carry no marker).
+func (l *subtaskLoop) repeatedRule() bool {
+	if l.sameAction == 0 {
+		l.sameAction = 1 + int(workflow.GetVersion(l.ctx, sameActionChange, workflow.DefaultVersion, 1))
+	}
+	return l.sameAction == 2
+}
+
 // monitor says why the large profiles should answer now ("": no reason).
 func (l *subtaskLoop) monitor() string {
 	st := l.st
 	switch {
 	case st.SameNoEffect >= 2:
 		return whyNoEffect
+	case st.SameAction >= 3 && l.repeatedRule():
+		return whyRepeated
 	case st.LastVerdict == screen.VerdictWrong:
 		return whyWrong
 	case st.ConsecutiveBad > 0:

@@ -54,6 +54,9 @@ type subtaskLoop struct {
 	// Reflection, Progress and the next Decision on it at once (pipeline.go).
 	pipelined  bool
 	reflection string
+	// sameAction caches the cascade's same-action rule version (0: not
+	// asked yet; cascade.go).
+	sameAction int
 }
 
 // ending is how a step ends the subtask: with its result, or with an
@@ -188,6 +191,7 @@ func (l *subtaskLoop) step() *ending {
 		}
 		b.last.Note = summary
 	}
+	l.noteAction(summary)
 	if l.pipelined {
 		return l.reflectAhead(turn, d, summary, b.last, who)
 	}

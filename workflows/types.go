@@ -183,6 +183,9 @@ type LoopState struct {
 	// SameNoEffect counts the same action in a row with no effect (the
 	// cascade's monitor, cascade.go).
 	SameNoEffect int `json:"same_no_effect,omitempty"`
+	// SameAction counts the same action in a row, whatever its verdicts
+	// (the cascade's monitor).
+	SameAction int `json:"same_action,omitempty"`
 	// Replayed counts the recorded steps replayed (and checked); HandedOver
 	// says where and why the replay handed over to the agent.
 	Replayed   int    `json:"replayed,omitempty"`
