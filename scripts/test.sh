@@ -52,13 +52,18 @@ if [ "$#" -eq 0 ]; then
 fi
 # runcli runs the CLI's tests like `go test ./cli` (in the package's
 # folder), from the binary built above.
+# Verbose, into a log of its own: a failure prints the whole log, a pass
+# its ten slowest tests (where the suite's time goes, in every run).
 runcli() {
-	local code=0 began
+	local code=0 began log
 	began=$(date +%s)
-	(cd cli && "$clitest" -test.short -test.timeout 30m "$@") || code=$?
+	log=$(mktemp -p "$logs" cli.XXXX)
+	(cd cli && "$clitest" -test.short -test.v -test.timeout 30m "$@") >"$log" 2>&1 || code=$?
 	if [ "$code" -eq 0 ]; then
-		echo "ok  	./cli ($*)	$(( $(date +%s) - began ))s"
+		echo "ok  	./cli ($*)	$(( $(date +%s) - began ))s; the slowest:"
+		grep -E '^--- PASS: ' "$log" | sed -E 's/^--- PASS: ([^ ]+) \(([0-9.]+)s\)$/\2 \1/' | sort -rn | head -10 | sed 's/^/	/'
 	else
+		cat "$log"
 		echo "FAIL	./cli ($*): exit $code after $(( $(date +%s) - began ))s"
 	fi
 	return "$code"
