@@ -140,6 +140,37 @@ func TestEvalTerminalTasksInOverlay(t *testing.T) {
 	}
 }
 
+// TestEvalTerminalTasksInBind runs the terminal and git tasks of
+// TestEvalTerminalTasksInOverlay, then the task that must find none of
+// their traces, on one device in the bind sandbox: the home folder is the
+// device's own, emptied at every reset (the issue: a task's files under
+// $HOME and git's global configuration stayed for the next task). The
+// host's home folder — a fresh one the test gives eval — gets none of it.
+func TestEvalTerminalTasksInBind(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
+	w := newEvalWorld(t)
+	home := t.TempDir()
+	c := w.cmd(w.flags("eval", "cli/testdata/eval_terminal", "--devices", "1", "--out", w.out, "--no-report", "--sandbox", "bind",
+		"--filter", "terminal_mkdir", "--filter", "git_identity", "--filter", "clean_start")...)
+	c.Env = append(c.Env, "HOME="+home)
+	b, err := c.CombinedOutput()
+	if _, failed := err.(*exec.ExitError); err != nil && !failed {
+		t.Fatalf("eval: %v", err)
+	}
+	r := readResults(t, w.out)
+	if len(r.Runs) != 3 || r.Runs[2].Key != "clean_start" {
+		t.Fatalf("%d runs, want terminal_mkdir, git_identity, clean_start:\n%s", len(r.Runs), b)
+	}
+	for _, row := range r.Runs {
+		if row.Status != "succeeded" {
+			t.Errorf("%s: %s (%s): %s", row.Key, row.Status, row.Reason, row.Error)
+		}
+	}
+	if left, _ := os.ReadDir(home); len(left) > 0 {
+		t.Errorf("the tasks wrote into the host's home folder %s: %v", home, left)
+	}
+}
+
 // TestEvalHostileTask runs tasks that attack from inside their device
 // (cli/testdata/eval_hostile). The first ends the window manager through
 // the X server: the device starts it again and serves on. In the overlay

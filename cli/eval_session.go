@@ -180,7 +180,9 @@ func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteReco
 }
 
 // startDeviceWorker starts `pcflow worker` for one local device, in a
-// bubblewrap sandbox whose ScratchDir is the device's own folder (bind),
+// bubblewrap sandbox whose ScratchDir and home folder are the device's own
+// folders (bind: the sandbox starts afresh after every reset, with the
+// home folder emptied),
 // or whose whole file system is a copy-on-write overlay started afresh
 // after every reset (overlay). The worker dies with this process; in the
 // bind sandbox the desktop's applications do not, so a resumed suite finds
@@ -209,6 +211,7 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 	// marker is an argument only this device's sandbox has (see
 	// sweepSandbox).
 	marker := ""
+	ownHome := "" // bind: the host folder the device sees as its home
 	switch rec.Sandbox {
 	case sandboxBind:
 		tmp := filepath.Join(dir, "tmp")
@@ -223,11 +226,26 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 		if err := os.MkdirAll(ScratchDir, 0o755); err != nil {
 			return nil, err
 		}
+		// The device's own home folder, empty at the start of every task
+		// (emptied below, between the sandbox a reset ends and the next).
+		ownHome = filepath.Join(dir, "home")
+		if err := os.MkdirAll(ownHome, 0o700); err != nil {
+			return nil, err
+		}
 		marker = scratch
 		wrap = func(env []string) ([]string, error) {
-			return bindSandbox{Tmp: tmp, Scratch: scratch, Keep: keepUnderTmp(exe, f.eng.state, env)}.argv(argv), nil
+			sb := bindSandbox{Tmp: tmp, Scratch: scratch, Keep: keepUnder("/tmp", exe, f.eng.state, env)}
+			if sb.Home = privateHome(env); sb.Home != "" {
+				sb.OwnHome = ownHome
+				for _, p := range keepUnder(sb.Home, exe, f.eng.state, env) {
+					if !slices.Contains(sb.Keep, p) {
+						sb.Keep = append(sb.Keep, p)
+					}
+				}
+			}
+			return sb.argv(argv), nil
 		}
-		extra = append(extra, activities.ScratchEnv+"="+ScratchDir)
+		extra = append(extra, activities.ScratchEnv+"="+ScratchDir, restartEnv+"="+restartBind)
 	case sandboxOverlay:
 		// The worker reaches the state folder through a descriptor: the
 		// sandbox shows nothing of it (see deviceSandbox).
@@ -242,7 +260,7 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 			marker = filepath.Join(sb.Layers, "root")
 			return sb.argv(), err
 		}
-		extra = append(extra, activities.ScratchEnv+"="+ScratchDir, restartEnv+"=1")
+		extra = append(extra, activities.ScratchEnv+"="+ScratchDir, restartEnv+"="+restartOverlay)
 	}
 	env := append(append([]string(nil), environ...), extra...)
 	logf, err := os.OpenFile(filepath.Join(dir, "worker.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
@@ -318,6 +336,11 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 			}
 			if reset {
 				crashes.clear()
+				if ownHome != "" {
+					if err := freshHome(ownHome); err != nil {
+						fmt.Fprintf(logf, "pcflow eval: empty the home folder of %s (%s): %v\n", name, ownHome, err)
+					}
+				}
 			} else {
 				// Killed from inside (kill -9 -1), crashed, or gone with
 				// its display: the worker keeps no state, so a fresh one

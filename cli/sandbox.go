@@ -19,8 +19,14 @@ import (
 const restartExitCode = 75
 
 // restartEnv tells a device worker that its sandbox is dropped and started
-// afresh by exiting with restartExitCode after each reset.
-const restartEnv = "PCFLOW_SANDBOX_RESTART"
+// afresh by exiting with restartExitCode after each reset: restartOverlay
+// (the task's programs run apart, in a TaskJail) or restartBind (eval
+// empties the device's home folder in between).
+const (
+	restartEnv     = "PCFLOW_SANDBOX_RESTART"
+	restartOverlay = "1"
+	restartBind    = "bind"
+)
 
 // maxWorkerCrashes is how many times in crashWindow a local device's
 // worker that ended on its own is started again at once; past it, each
@@ -140,30 +146,85 @@ func (s overlaySandbox) argv() []string {
 // it, but a /tmp of the device's own (LibreOffice, for one, finds its
 // running instance by a socket in /tmp named after the profile folder, so
 // two devices sharing /tmp with the same task file hand documents to each
-// other's instance) and ScratchDir bound to the device's scratch folder.
-// Keep are the host paths under /tmp the worker and the desktop's
-// programs need (the X socket, the desktop's session folder and D-Bus
-// socket, the state folder, the pcflow program).
+// other's instance), a home folder of the device's own, which eval empties
+// at every reset (a task's files, git's global configuration, a terminal's
+// history must not reach the next task), and ScratchDir bound to the
+// device's scratch folder. Keep are the host paths under /tmp and under
+// the home folder the worker and the desktop's programs need (the X
+// socket, the desktop's session folder and D-Bus socket, the state
+// folder, the pcflow program, the working folder).
 type bindSandbox struct {
 	Tmp     string // host folder shown as /tmp
+	Home    string // the home folder the task sees ($HOME); "" keeps the host's
+	OwnHome string // host folder shown as Home
 	Scratch string // host folder shown as ScratchDir
 	Keep    []string
 }
 
 func (s bindSandbox) argv(command []string) []string {
 	a := []string{"bwrap", "--dev-bind", "/", "/", "--bind", s.Tmp, "/tmp"}
+	// The home folder after /tmp (it may lie there), the kept paths after
+	// both (bubblewrap takes every source from the host's view).
+	// A kept folder that holds the home folder (the working folder
+	// /tmp/w for a home /tmp/w/h) goes first, or it would show the host's.
 	for _, p := range s.Keep {
-		a = append(a, "--bind", p, p)
+		if s.Home != "" && strings.HasPrefix(s.Home, p+"/") {
+			a = append(a, "--bind", p, p)
+		}
+	}
+	if s.Home != "" {
+		a = append(a, "--bind", s.OwnHome, s.Home)
+	}
+	for _, p := range s.Keep {
+		if s.Home == "" || !strings.HasPrefix(s.Home, p+"/") {
+			a = append(a, "--bind", p, p)
+		}
 	}
 	a = append(a, "--bind", s.Scratch, ScratchDir, "--die-with-parent", "--")
 	return append(a, command...)
 }
 
-// keepUnderTmp lists the host paths under /tmp a bind device's worker
-// needs to see: the X sockets, the desktop's session folder and D-Bus
-// socket (from its environment), the state folder, the pcflow program and
-// the working folder; only those that exist.
-func keepUnderTmp(exe, state string, environ []string) []string {
+// privateHome returns the home folder a bind sandbox gives the device a
+// folder of its own for: $HOME of environ, "" when it has none of its
+// own to hide (unset, relative, /, or /tmp, which is the device's own
+// already).
+func privateHome(environ []string) string {
+	home := ""
+	for _, kv := range environ {
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+			home = v // the last one wins, as in exec
+		}
+	}
+	home = filepath.Clean(home)
+	if !filepath.IsAbs(home) || home == "/" || home == "/tmp" {
+		return ""
+	}
+	return home
+}
+
+// freshHome empties dir, the host folder a bind device sees as its home
+// folder, so that the next task finds it as an overlay device finds its
+// own: empty. It runs outside the sandbox, between two of them: the
+// paths the sandbox bound inside it (keepUnder) are empty folders there.
+func freshHome(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keepUnder lists the host paths under dir (/tmp, the home folder) a bind
+// device's worker needs to see: the X sockets, the desktop's session
+// folder and D-Bus socket (from its environment), the state folder, the
+// pcflow program and the working folder; only those that exist, and
+// never dir itself.
+func keepUnder(dir, exe, state string, environ []string) []string {
 	cands := append([]string{"/tmp/.X11-unix", state, exe}, desktopPaths(environ)...)
 	if wd, err := os.Getwd(); err == nil {
 		cands = append(cands, wd)
@@ -176,7 +237,7 @@ func keepUnderTmp(exe, state string, environ []string) []string {
 		if abs, err := filepath.Abs(p); err == nil {
 			p = abs
 		}
-		if !strings.HasPrefix(p, "/tmp/") || slices.Contains(keep, p) {
+		if !strings.HasPrefix(p, dir+"/") || slices.Contains(keep, p) {
 			continue
 		}
 		if _, err := os.Stat(p); err == nil {

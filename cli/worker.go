@@ -129,10 +129,12 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 	defer closeLog()
 	// In an overlay sandbox (pcflow eval), a reset ends with this worker
 	// stopping, so that the eval process starts it in a fresh sandbox: what
-	// the task wrote anywhere goes with the old one.
+	// the task wrote anywhere goes with the old one. In a bind sandbox too:
+	// eval empties the device's home folder in between.
 	restart := make(chan struct{})
 	var tweak []func(*activities.Activities)
-	if os.Getenv(restartEnv) == "1" {
+	sandbox := os.Getenv(restartEnv)
+	if sandbox == restartOverlay {
 		// The task's programs run apart from this worker (TaskJail).
 		jail, err := x11.NewTaskJail()
 		if err != nil {
@@ -142,6 +144,8 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 		defer jail.Close()
 		dev.Confine = jail.Wrap
 		tweak = append(tweak, func(a *activities.Activities) { a.Confine = jail.Wrap })
+	}
+	if sandbox == restartOverlay || sandbox == restartBind {
 		var once sync.Once
 		tweak = append(tweak, func(a *activities.Activities) {
 			a.AfterReset = func() {
