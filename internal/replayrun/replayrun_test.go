@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/agents/scripted"
 	"github.com/pcflow/pcflow/activities/fakedevice"
 	"github.com/pcflow/pcflow/activities/screen"
@@ -43,14 +45,25 @@ type engine struct {
 	dev *fakedevice.Device
 	// policy, when set, rules the next runs' actions.
 	policy *plan.Policy
+	// task is the task file run (default typeTask); prefill is what the
+	// text field holds when a run starts (a setup that fills it in).
+	task, prefill string
 }
 
 func newEngine(tb testing.TB, steps []scripted.Step, latency int) *engine {
+	return newEngineWith(tb, steps, latency, nil, "A", "B")
+}
+
+// newEngineWith is newEngine with buttons of the given names, and the
+// device's clock when not nil.
+func newEngineWith(tb testing.TB, steps []scripted.Step, latency int, clock activities.Clock, buttons ...string) *engine {
 	env := enginetest.Start(tb, scripted.Script{LatencyMS: latency, Subtasks: map[string]scripted.SubtaskScript{"s": {Steps: steps}}})
-	dev := fakedevice.New("A", "B")
+	dev := fakedevice.New(buttons...)
 	dev.Elements = append(dev.Elements, screen.Element{ID: 3, Role: "text", Name: "field", States: []string{"focused"},
 		Box: screen.Rect{X: 20, Y: 200, W: 300, H: 30}, Source: "a11y"})
-	env.Serve("desktop", env.Activities(dev, "desktop", env.ModelConfig()), true)
+	acts := env.Activities(dev, "desktop", env.ModelConfig())
+	acts.Now = clock
+	env.Serve("desktop", acts, true)
 	return &engine{env: env, dev: dev}
 }
 
@@ -58,12 +71,16 @@ func newEngine(tb testing.TB, steps []scripted.Step, latency int) *engine {
 func (e *engine) run(tb testing.TB, id string, vars map[string]string, rp *workflows.Replay) *workflows.InstructionResult {
 	tb.Helper()
 	opts := specs.Options{Vars: vars}
-	res, diags := specs.Parse("typing.hcl", []byte(typeTask), opts)
+	task := typeTask
+	if e.task != "" {
+		task = e.task
+	}
+	res, diags := specs.Parse("typing.hcl", []byte(task), opts)
 	if diags.HasErrors() {
 		tb.Fatal(diags)
 	}
 	res.Plan.Policy = e.policy
-	e.dev.Elements[2].Value = "" // a fresh field
+	e.dev.Elements[2].Value = e.prefill // a fresh field, or one filled in
 	ctx := context.Background()
 	run, err := e.env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue},
 		workflows.InstructionWorkflowName, workflows.InstructionInput{Plan: *res.Plan, Vars: res.Values, Replay: rp})
@@ -154,6 +171,71 @@ func TestReplayTypesNewValuesAndHandsOverOnDrift(t *testing.T) {
 	if *record {
 		// workflows.TestReplay replays these against the workflow code.
 		saveHistories(t, e.env, "replay-drift", workflows.ChildID("replay-drift", "s"))
+	}
+}
+
+// TestReplayHandsOverOnRenameAndOtherValue: the agent takes over, and
+// the run succeeds, when a recorded target is in its place under another
+// name (a relabelled button), and when the field typed into holds another
+// value after the typing than the recording saw (a setup filled it in).
+func TestReplayHandsOverOnRenameAndOtherValue(t *testing.T) {
+	steps := []scripted.Step{
+		{Action: "click", Target: "Open"},
+		{Action: "type", Target: "field", FromInstruction: map[string]string{"text": `type (\S+) into`}},
+		{Action: "click", Target: "Send"},
+		{Action: "done"},
+	}
+	// A clock that runs fast: the device's patience with a drifted screen
+	// (it observes again for 10 s before handing over) passes in moments.
+	var mu sync.Mutex
+	fake := time.Now()
+	clock := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		fake = fake.Add(4 * time.Second)
+		return fake
+	}
+	e := newEngineWith(t, steps, 0, clock, "Open", "Send")
+	e.task = strings.NewReplacer("Click A", "Click Open", "click B", "click Send").Replace(typeTask)
+	if r := e.run(t, "first", nil, nil); r.Status != workflows.StatusSucceeded {
+		t.Fatalf("first run: %+v", r)
+	}
+	rp, err := replayrun.Build(context.Background(), e.env.Client, e.env.Artifacts, "first", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name     string
+		change   func()
+		replayed int
+		drift    string
+	}{
+		{name: "renamed", change: func() { e.dev.Elements[1].Name = "Send now" },
+			replayed: 2, drift: `is not on the screen; push button "Send now" is at its place`},
+		{name: "prefilled", change: func() { e.dev.Elements[1].Name, e.prefill = "Send", "draft: " },
+			replayed: 2, drift: `the recording's focused text held "alpha"; the focused text holds "draft: alpha"`},
+	} {
+		c.change()
+		before, acted := len(e.env.Model.Requests()), len(e.dev.Actions())
+		r := e.run(t, c.name, nil, rp)
+		if r.Status != workflows.StatusSucceeded || r.Replayed != c.replayed || len(r.HandedOver) != 1 ||
+			!strings.Contains(r.HandedOver[0], "s step 3: ") || !strings.Contains(r.HandedOver[0], c.drift) {
+			t.Errorf("%s: replay = %+v, want %d steps replayed, then the agent from step 3 (%s), and success", c.name, r, c.replayed, c.drift)
+		}
+		reqs := e.env.Model.Requests()[before:]
+		if len(reqs) == 0 {
+			t.Errorf("%s: no model request after the handover", c.name)
+		}
+		for _, q := range reqs {
+			if q.Role == "decision" && q.Step < 3 {
+				t.Errorf("%s: the agent decided step %d; the replay should have run steps 1 and 2", c.name, q.Step)
+			}
+		}
+		// The agent clicked the button it found on the screen.
+		acts := e.dev.Actions()[acted:]
+		if last := acts[len(acts)-1]; last.Kind != "click" || last.Target != e.dev.Elements[1].Name {
+			t.Errorf("%s: the last action = %+v, want the agent's click on %q", c.name, last, e.dev.Elements[1].Name)
+		}
 	}
 }
 
