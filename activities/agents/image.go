@@ -9,10 +9,10 @@ import (
 	"image/png"
 
 	openai "github.com/sashabaranov/go-openai"
-	"golang.org/x/image/draw"
 
 	"github.com/pcflow/pcflow/activities/agents/profile"
 	"github.com/pcflow/pcflow/internal/imgmemo"
+	"github.com/pcflow/pcflow/internal/imgscale"
 )
 
 // EncodeImage scales img so its longest side is at most maxSide and encodes
@@ -23,7 +23,7 @@ func EncodeImage(img image.Image, maxSide int, format string, quality int) (data
 	if long := max(b.Dx(), b.Dy()); maxSide > 0 && long > maxSide {
 		scale = float64(maxSide) / float64(long)
 		dst := image.NewRGBA(image.Rect(0, 0, int(float64(b.Dx())*scale), int(float64(b.Dy())*scale)))
-		draw.ApproxBiLinear.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
+		imgscale.Bilinear(dst, img)
 		img = dst
 	}
 	var buf bytes.Buffer

@@ -6,9 +6,8 @@ import (
 	"math"
 	"strings"
 
-	"golang.org/x/image/draw"
-
 	"github.com/pcflow/pcflow/activities/screen"
+	"github.com/pcflow/pcflow/internal/imgscale"
 )
 
 // ScaleImage returns img scaled to the size the profile sends for it, and
@@ -24,7 +23,7 @@ func (p Profile) ScaleImage(img image.Image) (image.Image, Frame, error) {
 		return img, f, nil
 	}
 	dst := image.NewRGBA(image.Rect(0, 0, w, h))
-	draw.ApproxBiLinear.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
+	imgscale.Bilinear(dst, img)
 	return dst, f, nil
 }
 
