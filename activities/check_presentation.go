@@ -9,7 +9,8 @@ import (
 
 // checkPresentation reads a slide deck on the device (.pptx, .odp): the
 // text of one slide (or of all) for the text conditions, and the number of
-// slides, their titles, a slide's notes, backgrounds and the slide size.
+// slides, their titles, a slide's notes, backgrounds and layouts and the
+// slide size.
 func (a *Activities) checkPresentation(ctx context.Context, in CheckInput, c conditions) (string, *CheckResult, error) {
 	p, err := office.OpenPresentation(c.path)
 	if err != nil {
@@ -20,7 +21,7 @@ func (a *Activities) checkPresentation(ctx context.Context, in CheckInput, c con
 		o = &plan.Office{}
 	}
 	dc := office.DeckCond{
-		Slides: o.Slides, Slide: o.Slide, Titles: o.Titles, Notes: o.Notes, Background: o.Background,
+		Slides: o.Slides, Slide: o.Slide, Titles: o.Titles, Notes: o.Notes, Background: o.Background, Layout: o.Layout,
 		Orientation: o.Orientation, Width: o.SlideWidth, Height: o.SlideHeight,
 	}
 	if ok, detail := dc.Eval(p); !ok {

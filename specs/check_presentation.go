@@ -15,10 +15,11 @@ import (
 const maxSlides = 10000
 
 // presentationCheck: presentation { path, slide, contains, not_contains,
-// matches, equals, slides, titles, notes, background, orientation,
+// matches, equals, slides, titles, notes, background, layout, orientation,
 // slide_width, slide_height } reads a slide deck (.pptx, .odp) on the
 // device: the text of one slide or of all, the number of slides, their
-// titles in order, a slide's speaker notes, backgrounds and the slide size.
+// titles in order, a slide's speaker notes, backgrounds and layouts, and
+// the slide size.
 func presentationCheck() checkKind {
 	return checkKind{
 		name: plan.CheckPresentation,
@@ -26,7 +27,7 @@ func presentationCheck() checkKind {
 			{Name: "path", Required: true}, {Name: "slide"},
 			{Name: "contains"}, {Name: "not_contains"}, {Name: "matches"}, {Name: "equals"},
 			{Name: "slides"}, {Name: "titles"}, {Name: "notes"}, {Name: "background"},
-			{Name: "orientation"}, {Name: "slide_width"}, {Name: "slide_height"},
+			{Name: "orientation"}, {Name: "slide_width"}, {Name: "slide_height"}, {Name: "layout"},
 		}},
 		decode: func(p *parser, st *scope, kb *hcl.Block, kc *hcl.BodyContent, ck *plan.Check) {
 			p.officePath(st, kc, ck, plan.PresentationFormats)
@@ -43,6 +44,8 @@ func presentationCheck() checkKind {
 			o.Orientation = p.stringAttr(st, kc, "orientation")
 			p.oneOf(kc, "orientation", o.Orientation, []string{"portrait", "landscape"})
 			o.Background = p.stringAttr(st, kc, "background")
+			o.Layout = p.stringAttr(st, kc, "layout")
+			p.oneOf(kc, "layout", o.Layout, plan.SlideLayouts)
 			if v := o.Background; v != nil && !hexColor.MatchString(*v) && !slices.Contains(colorNames, strings.ToLower(*v)) {
 				p.diags = append(p.diags, exprDiag(kc.Attributes["background"].Expr.Range(), "Invalid colour",
 					fmt.Sprintf("background = %q is not a colour: write six hex digits such as \"FF0000\", or one of %s.", *v, strings.Join(colorNames[:8], ", "))))
@@ -61,22 +64,22 @@ func presentationCheck() checkKind {
 			a, hasSlide := kc.Attributes["slide"]
 			if hasSlide {
 				o.Slide = p.count(st, a, intRange{1, maxSlides})
-				if !textCond && o.Notes == nil && o.Background == nil && !p.capturing {
+				if !textCond && o.Notes == nil && o.Background == nil && o.Layout == nil && !p.capturing {
 					p.diags = append(p.diags, exprDiag(a.NameRange, "Slide without a condition",
-						"slide picks the slide that contains, not_contains, matches, equals, notes or background read; add one of them."))
+						"slide picks the slide that contains, not_contains, matches, equals, notes, background or layout read; add one of them."))
 				}
 			} else if a, ok := kc.Attributes["notes"]; ok {
 				p.diags = append(p.diags, exprDiag(a.NameRange, "Notes without slide",
 					"notes are the speaker notes of one slide; add slide = N (1 is the first)."))
 			}
-			if hasSlide || o.Slides != nil || o.Titles != nil || o.Notes != nil || o.Background != nil ||
+			if hasSlide || o.Slides != nil || o.Titles != nil || o.Notes != nil || o.Background != nil || o.Layout != nil ||
 				o.Orientation != nil || o.SlideWidth != nil || o.SlideHeight != nil {
 				ck.Office = &o
 			} else if !textCond && !p.capturing {
 				p.diags = append(p.diags, &hcl.Diagnostic{
 					Severity: hcl.DiagError,
 					Summary:  "Check with no condition",
-					Detail: fmt.Sprintf("The presentation block of check %q needs a condition: slides, titles, orientation, slide_width, slide_height, background, "+
+					Detail: fmt.Sprintf("The presentation block of check %q needs a condition: slides, titles, orientation, slide_width, slide_height, background, layout, "+
 						"or contains, not_contains, matches or equals on the whole text (or with slide = N, on one slide's, with notes too).", ck.Name),
 					Subject: kb.DefRange.Ptr(),
 				})

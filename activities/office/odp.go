@@ -20,6 +20,9 @@ type odpStyles struct {
 	// fills are the drawing-page styles that set a fill, by name: the
 	// solid colour, or "" for another fill (none, a bitmap, a gradient).
 	fills map[string]string
+	// presLayouts are the presentation page layouts: the objects of their
+	// placeholders (title, subtitle, outline, ...), by name.
+	presLayouts map[string][]string
 }
 
 // style notes what a style element says about pages; curStyle is the
@@ -31,6 +34,13 @@ func (s *odpStyles) style(tok xml.StartElement, curStyle *string) {
 	case nsStyle + " page-layout-properties":
 		if name, ok := strings.CutPrefix(*curStyle, "layout/"); ok {
 			s.layouts[name] = [2]float64{odfLength(attr(tok, nsFO, "page-width")), odfLength(attr(tok, nsFO, "page-height"))}
+		}
+	case nsStyle + " presentation-page-layout":
+		*curStyle = "pres/" + attr(tok, nsStyle, "name")
+		s.presLayouts[attr(tok, nsStyle, "name")] = []string{}
+	case nsPres + " placeholder":
+		if name, ok := strings.CutPrefix(*curStyle, "pres/"); ok {
+			s.presLayouts[name] = append(s.presLayouts[name], attr(tok, nsPres, "object"))
 		}
 	case nsStyle + " master-page":
 		name := attr(tok, nsStyle, "name")
@@ -58,10 +68,33 @@ func (s *odpStyles) style(tok xml.StartElement, curStyle *string) {
 	}
 }
 
+// layout is the kind of the presentation page layout name (Layouts), ""
+// when the page names none or one the file lacks.
+func (s *odpStyles) layout(name string) string {
+	objs, ok := s.presLayouts[name]
+	if name == "" || !ok {
+		return ""
+	}
+	var titles, subtitles, contents int
+	for _, o := range objs {
+		switch o {
+		case "title", "vertical_title":
+			titles++
+		case "subtitle":
+			subtitles++
+		case "header", "footer", "date-time", "page-number", "page", "notes", "handout":
+		default:
+			contents++
+		}
+	}
+	return layoutKind(titles, subtitles, contents)
+}
+
 // readODP reads an OpenDocument presentation: the draw:page elements of
 // content.xml in order, the text of their frames (presentation:class
 // "title" gives the title), the notes frame of their presentation:notes,
-// their background fill or their master page's, and the slide size from
+// their background fill or their master page's, the kind of their
+// presentation page layout (from its placeholders), and the slide size from
 // the first slide's master page layout in styles.xml.
 func readODP(path string) (*Presentation, error) {
 	p, err := openPkg(path)
@@ -69,7 +102,7 @@ func readODP(path string) (*Presentation, error) {
 		return nil, err
 	}
 	defer p.Close()
-	st := &odpStyles{layouts: map[string][2]float64{}, masters: map[string][2]string{}, fills: map[string]string{}}
+	st := &odpStyles{layouts: map[string][2]float64{}, masters: map[string][2]string{}, fills: map[string]string{}, presLayouts: map[string][]string{}}
 	masterFills := map[string]string{}
 	if p.has("styles.xml") {
 		var cur string
@@ -127,6 +160,7 @@ func readODP(path string) (*Presentation, error) {
 					pageFill = masterFills[st.masters[m][1]]
 				}
 				slide.Background = pageFill
+				slide.Layout = st.layout(attr(e, nsPres, "presentation-page-layout-name"))
 			case nsOffice + " annotation":
 				return t.skip() // a comment, not the slide's text
 			case nsPres + " notes":

@@ -20,7 +20,8 @@ const emuPerCm = 360000
 // readPPTX reads a PowerPoint package: the slides in the order
 // ppt/presentation.xml lists them (p:sldIdLst, resolved through its
 // relationships), each slide's text and title placeholder, the notes slide
-// it links to, and the background of the slide, its layout or its master.
+// it links to, the kind of its slideLayout (from the layout's
+// placeholders), and the background of the slide, its layout or its master.
 func readPPTX(path string) (*Presentation, error) {
 	p, err := openPkg(path)
 	if err != nil {
@@ -56,6 +57,7 @@ func readPPTX(path string) (*Presentation, error) {
 	}
 	// Layouts and masters are shared by many slides: each is read once.
 	backgrounds := map[string]string{}
+	layouts := map[string]string{} // layout part → its kind
 	inherited := func(part, kind string) (string, error) {
 		rs, err := p.rels(part)
 		if err != nil {
@@ -96,6 +98,16 @@ func readPPTX(path string) (*Presentation, error) {
 			}
 			s.Notes = strings.Join(notes.body, "\n")
 		}
+		if layout := relOfType(srels, "/slideLayout"); layout != "" && p.has(layout) {
+			if _, ok := layouts[layout]; !ok {
+				sh, err := readShapes(p, layout)
+				if err != nil {
+					return nil, err
+				}
+				layouts[layout] = sh.layout()
+			}
+			s.Layout = layouts[layout]
+		}
 		if s.Background == "" {
 			layout := relOfType(srels, "/slideLayout")
 			if layout != "" {
@@ -129,6 +141,27 @@ type shapes struct {
 	title      []string // the paragraphs of title placeholders
 	body       []string // the paragraphs of body placeholders (a notes slide's notes)
 	background string   // the solid colour of p:bg, RRGGBB
+	// placeholders are the types of its placeholders (p:ph), "obj" for
+	// one without a type.
+	placeholders []string
+}
+
+// layout is the kind of layout (Layouts) a layout part with these
+// placeholders is: dates, footers, slide numbers and headers do not count.
+func (sh *shapes) layout() string {
+	var titles, subtitles, contents int
+	for _, t := range sh.placeholders {
+		switch t {
+		case "title", "ctrTitle":
+			titles++
+		case "subTitle":
+			subtitles++
+		case "dt", "ftr", "sldNum", "hdr", "sldImg":
+		default:
+			contents++
+		}
+	}
+	return layoutKind(titles, subtitles, contents)
 }
 
 // readShapes walks a PresentationML part: the paragraphs (a:p) of its
@@ -167,6 +200,7 @@ func readShapes(p *pkg, name string) (*shapes, error) {
 					if ph[n-1] == "" {
 						ph[n-1] = "obj" // the type a placeholder has by default
 					}
+					out.placeholders = append(out.placeholders, ph[n-1])
 				}
 			case nsA + " p":
 				para = &strings.Builder{}

@@ -32,6 +32,39 @@ type Slide struct {
 	// or its layout's or master's; "" when it has none (a picture, a
 	// gradient, a theme colour or the default white).
 	Background string `json:"background,omitempty"`
+	// Layout is the kind of the slide's layout (one of Layouts), read from
+	// the placeholders the layout holds: a pptx slide's slideLayout part, an
+	// odp page's presentation-page-layout. "" when the slide has none.
+	Layout string `json:"layout,omitempty"`
+}
+
+// Layouts are the kinds of slide layout a check names: a title slide
+// (title and subtitle), a title and one content (outline, object, chart,
+// table, picture), a title and two, a title only, centered text (a
+// subtitle only) and blank (no placeholder); a layout of any other make
+// reads "other". They come from the placeholders, not the layout's name or
+// type, which producers write as they please (LibreOffice saves its "Title
+// Slide" to .pptx with type "tx", to .odp as "AL1T0").
+var Layouts = []string{"title", "title_content", "two_content", "title_only", "centered_text", "blank"}
+
+// layoutKind names the layout holding titles title placeholders,
+// subtitles subtitle ones and contents content ones.
+func layoutKind(titles, subtitles, contents int) string {
+	switch {
+	case titles == 0 && subtitles == 0 && contents == 0:
+		return "blank"
+	case titles == 0 && subtitles > 0 && contents == 0:
+		return "centered_text"
+	case titles > 0 && subtitles > 0 && contents == 0:
+		return "title"
+	case titles > 0 && subtitles == 0 && contents == 0:
+		return "title_only"
+	case titles > 0 && subtitles == 0 && contents == 1:
+		return "title_content"
+	case titles > 0 && subtitles == 0 && contents == 2:
+		return "two_content"
+	}
+	return "other"
 }
 
 // PresentationFormats lists the extensions OpenPresentation reads.
@@ -95,7 +128,10 @@ type DeckCond struct {
 	// space.
 	Notes *string `json:"notes,omitempty"`
 	// Background is a colour (RRGGBB or a name).
-	Background  *string `json:"background,omitempty"`
+	Background *string `json:"background,omitempty"`
+	// Layout is the kind of layout (one of Layouts) of slide Slide, or
+	// with Slide 0 of every slide.
+	Layout      *string `json:"layout,omitempty"`
 	Orientation *string `json:"orientation,omitempty"`
 	// Width and Height are the slide size in centimetres, within 0.05 cm.
 	Width  *float64 `json:"width,omitempty"`
@@ -132,6 +168,16 @@ func (c DeckCond) Eval(p *Presentation) (bool, string) {
 			}
 			if s.Background != want {
 				return false, fmt.Sprintf("slide %d's background is %s, want %s", i+1, orNone(s.Background), want)
+			}
+		}
+	}
+	if c.Layout != nil {
+		for i, s := range p.Slides {
+			if c.Slide > 0 && i != c.Slide-1 {
+				continue
+			}
+			if s.Layout != *c.Layout {
+				return false, fmt.Sprintf("slide %d's layout is %s, want %s", i+1, orNone(s.Layout), *c.Layout)
 			}
 		}
 	}

@@ -9,10 +9,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/pcflow/pcflow/activities/office"
+	"github.com/pcflow/pcflow/specs/plan"
 )
 
 // TestPresentationConditions runs every presentation condition against the
@@ -30,6 +32,7 @@ func TestPresentationConditions(t *testing.T) {
 		{"notes", office.DeckCond{Slide: 1, Notes: ptr(" Welcome everyone.\n")}, `slide 1's notes are "Welcome, everyone!", want "Welcome everyone."`},
 		{"own background", office.DeckCond{Slide: 2, Background: ptr("yellow")}, "slide 2's background is (none), want FFFF00"},
 		{"master background", office.DeckCond{Slide: 1, Background: ptr("#DDEEFF")}, "slide 1's background is (none), want DDEEFF"},
+		{"layout", office.DeckCond{Slide: 2, Layout: ptr("title_content")}, "slide 2's layout is title, want title_content"},
 		{"orientation", office.DeckCond{Orientation: ptr("landscape")}, "the slides are portrait (15.75 × 28 cm), want landscape"},
 		{"size", office.DeckCond{Width: ptr(28.0), Height: ptr(15.75)}, "the slide width is 15.75 cm, want 28 cm"},
 	}
@@ -167,4 +170,12 @@ func openDeck(t *testing.T, path string) *office.Presentation {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestSlideLayoutsAsPlanned: the layouts a check may name (the spec
+// language's list) are the ones the reader gives.
+func TestSlideLayoutsAsPlanned(t *testing.T) {
+	if !slices.Equal(plan.SlideLayouts, office.Layouts) {
+		t.Errorf("plan.SlideLayouts = %v, office.Layouts = %v: keep them the same", plan.SlideLayouts, office.Layouts)
+	}
 }

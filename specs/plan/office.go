@@ -93,6 +93,7 @@ type Office struct {
 	Titles      []string `json:"titles,omitempty"`
 	Notes       *string  `json:"notes,omitempty"`
 	Background  *string  `json:"background,omitempty"`
+	Layout      *string  `json:"layout,omitempty"` // the kind of slide layout (office.Layouts)
 	SlideWidth  *float64 `json:"slide_width,omitempty"`
 	SlideHeight *float64 `json:"slide_height,omitempty"`
 
@@ -110,6 +111,10 @@ type Chart struct {
 	Series     []string `json:"series,omitempty"`
 	Categories *string  `json:"categories,omitempty"`
 }
+
+// SlideLayouts are the kinds of slide layout a presentation check may name
+// (the device reads them as office.Layouts).
+var SlideLayouts = []string{"title", "title_content", "two_content", "title_only", "centered_text", "blank"}
 
 // Alignments are the paragraph alignments a document check may name.
 var Alignments = []string{"left", "center", "right", "justify"}

@@ -7,7 +7,8 @@ import "strings"
 // "Quarterly review", "Results" and "Next steps" (a subtitle, a bulleted
 // list, a table), speaker notes on the first two, a yellow background on
 // "Results" and a light blue one on the master page, 28 × 15.75 cm
-// landscape. The wrong deck has a fourth slide, "Next steps" before
+// landscape; "Results" has a title-and-content layout, the others a title
+// slide's. The wrong deck has a fourth slide, "Next steps" before
 // "Results", other notes and bullets, no master background, a green
 // "Results" and portrait 15.75 × 28 cm slides.
 //
@@ -29,12 +30,12 @@ func deckFODP(wrong bool) string {
 		return `<presentation:notes><draw:page-thumbnail presentation:class="page" svg:x="2cm" svg:y="2cm" svg:width="10cm" svg:height="7cm"/>` +
 			frame("notes", "12cm", "10cm", `<text:p>`+text+`</text:p>`) + `</presentation:notes>`
 	}
-	page := func(n int, style, body string) string {
+	page := func(n int, style, layout, body string) string {
 		s := ""
 		if style != "" {
 			s = ` draw:style-name="` + style + `"`
 		}
-		return `<draw:page draw:name="page` + string(rune('0'+n)) + `"` + s + ` draw:master-page-name="Default" presentation:presentation-page-layout-name="AL1T0">` + body + `</draw:page>`
+		return `<draw:page draw:name="page` + string(rune('0'+n)) + `"` + s + ` draw:master-page-name="Default" presentation:presentation-page-layout-name="` + layout + `">` + body + `</draw:page>`
 	}
 	title := func(t string) string { return frame("title", "1cm", "3cm", `<text:p>`+t+`</text:p>`) }
 	review := title("Quarterly review") + frame("subtitle", "5cm", "3cm", `<text:p>Sales team, 2024</text:p>`) + notes(welcome)
@@ -43,14 +44,15 @@ func deckFODP(wrong bool) string {
 		notes("Mention the new office.")
 	next := title("Next steps") + `<draw:frame svg:x="1cm" svg:y="5cm" svg:width="13cm" svg:height="3cm"><table:table><table:table-row>` +
 		`<table:table-cell><text:p>Hire</text:p></table:table-cell><table:table-cell><text:p>Q3</text:p></table:table-cell></table:table-row></table:table></draw:frame>`
-	pages := []string{page(1, "", review), page(2, "dp1", results), page(3, "", next)}
+	pages := []string{page(1, "", "AL1T0", review), page(2, "dp1", "AL2T1", results), page(3, "", "AL1T0", next)}
 	if wrong {
-		pages = []string{page(1, "", review), page(2, "", next), page(3, "dp1", results), page(4, "", title("Appendix"))}
+		pages = []string{page(1, "", "AL1T0", review), page(2, "", "AL1T0", next), page(3, "dp1", "AL2T1", results), page(4, "", "AL1T0", title("Appendix"))}
 	}
 	return `<?xml version="1.0" encoding="UTF-8"?>
 <office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0" xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0" xmlns:presentation="urn:oasis:names:tc:opendocument:xmlns:presentation:1.0" office:version="1.3" office:mimetype="application/vnd.oasis.opendocument.presentation">
  <office:styles>
   <style:presentation-page-layout style:name="AL1T0"><presentation:placeholder presentation:object="title" svg:x="1cm" svg:y="1cm" svg:width="13cm" svg:height="3cm"/><presentation:placeholder presentation:object="subtitle" svg:x="1cm" svg:y="5cm" svg:width="13cm" svg:height="3cm"/></style:presentation-page-layout>
+  <style:presentation-page-layout style:name="AL2T1"><presentation:placeholder presentation:object="title" svg:x="1cm" svg:y="1cm" svg:width="13cm" svg:height="3cm"/><presentation:placeholder presentation:object="outline" svg:x="1cm" svg:y="5cm" svg:width="13cm" svg:height="9cm"/></style:presentation-page-layout>
  </office:styles>
  <office:automatic-styles>
   <style:page-layout style:name="PM1"><style:page-layout-properties fo:margin-top="0cm" fo:margin-bottom="0cm" fo:margin-left="0cm" fo:margin-right="0cm" fo:page-width="` + width + `" fo:page-height="` + height + `" style:print-orientation="` + orient + `"/></style:page-layout>

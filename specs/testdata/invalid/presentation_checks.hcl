@@ -15,6 +15,7 @@ task "presentation" {
       background   = "bluish"
       slide_width  = 0
       slide_height = "tall"
+      layout       = "title and content"
     }
   }
   check "notes_alone" {

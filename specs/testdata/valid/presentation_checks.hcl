@@ -1,5 +1,5 @@
 # Presentation checks: the number of slides, their titles in order, one
-# slide's text and notes, backgrounds, the slide size; a slide's text read
+# slide's text and notes, backgrounds, layouts, the slide size; a slide's text read
 # for an expect.
 variable "dir" { default = "/tmp/pcflow-office" }
 
@@ -24,6 +24,7 @@ task "presentation" {
       not_contains = "TODO"
       notes        = "Mention the new office."
       background   = "yellow"
+      layout       = "title_content"
     }
   }
   check "anywhere" {
