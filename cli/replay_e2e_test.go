@@ -144,21 +144,24 @@ func TestReplayRunTypesWithoutModel(t *testing.T) {
 		t.Fatal("the note task no longer declares var.note as this test expects")
 	}
 	dir := filepath.Join(t.TempDir(), "notes")
-	w := newReplayWorld(t, secretNoteTask, map[string][]scripted.Step{"write_note": noteSteps()})
+	task := strings.Replace(secretNoteTask, "  max_steps = 20\n", "  max_steps = 20\n  replay    = \"cache\"\n", 1)
+	w := newReplayWorld(t, task, map[string][]scripted.Step{"write_note": noteSteps()})
 	w.env = []string{"PCFLOW_VAR_note=" + note}
 	code, out, calls := w.run("--id", "first", "--var", "dir="+dir)
-	if code != 0 || calls == 0 {
-		t.Fatalf("first run = %d with %d model requests\n%s", code, calls, out)
+	if code != 0 || calls == 0 || !strings.Contains(out, "replay cache: run first is replayed by the next run") {
+		t.Fatalf("first run = %d with %d model requests, want 0, some and the run remembered\n%s", code, calls, out)
 	}
 	outs := out
 
+	// The task opts into the replay cache: the same task with the same
+	// inputs replays the first run by itself.
 	os.RemoveAll(dir)
-	code, out, calls = w.run("--id", "again", "--var", "dir="+dir, "--replay-run", "first")
+	code, out, calls = w.run("--id", "again", "--var", "dir="+dir)
 	if code != 0 || calls != 0 {
 		t.Fatalf("replay = %d with %d model requests, want 0 and 0\n%s", code, calls, out)
 	}
 	outs += out
-	for _, want := range []string{"replaying run first: 6 recorded steps", "replay: 6 steps replayed without the model", "check saved", "model calls=0"} {
+	for _, want := range []string{"replaying run first from the cache: 6 recorded steps", "replay: 6 steps replayed without the model", "check saved", "model calls=0"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the replay's output lacks %q:\n%s", want, out)
 		}

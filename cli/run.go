@@ -84,6 +84,7 @@ OpenAI-compatible endpoint. Without a key, pcflow plays a scripted model
 	fs.StringVar(&rf.id, "id", "", "run `ID` (default: TASK-YYYYMMDD-HHMMSS)")
 	fs.BoolVar(&rf.detach, "detach", false, "start the run and return (needs --temporal and 'pcflow worker' processes; implies --no-worker)")
 	replayRun := fs.String("replay-run", "", "replay the actions of the earlier successful `RUN` of this task on the screen, checking before each that its target is where it was and after it that its effect shows, with no model call; where the screen differs the agent goes on from there (docs/running.md#replaying-a-run)")
+	noCache := fs.Bool("no-replay-cache", false, "for a task with replay = \"cache\": run the agent even when a successful run of this task file with these inputs is in the replay cache (that run is replaced by this one when it succeeds; docs/running.md#the-replay-cache)")
 	approvers := fs.String("approvers", "", "only these people may approve, reject and answer for the run: `NAME[=UID],...` (default $"+approversEnv+", else the state folder's approvers file; none: anyone)")
 	files, code := parseFlags(fs, args)
 	if code >= 0 {
@@ -163,10 +164,18 @@ OpenAI-compatible endpoint. Without a key, pcflow plays a scripted model
 	}
 	l.apply(&opts)
 	input := workflows.InstructionInput{Plan: p, Options: opts, Vars: res.Values}
+	var rc replayCache // the task's replay cache entry (replay = "cache")
+	var cached *workflows.Replay
 	if *replayRun != "" {
 		if input.Replay, code = replayScript(ctx, e, sess.eng.client, rf.eng.state, *replayRun, p.Task, res.Secrets, rf.quiet); code >= 0 {
 			return code
 		}
+	} else if rc, err = openReplayCache(rf.eng.state, res); err != nil {
+		fmt.Fprintln(e.stderr, "pcflow run:", err)
+		return 1
+	} else if !*noCache {
+		cached = cachedReplay(ctx, e, sess.eng.client, rf.eng.state, rc, p.Task, res.Secrets)
+		input.Replay = cached
 	}
 	start := client.StartWorkflowOptions{ID: id, TaskQueue: l.queue(),
 		StaticSummary: fmt.Sprintf("task %s (%d subtasks)", p.Task, len(p.Subtasks)),
@@ -186,7 +195,9 @@ OpenAI-compatible endpoint. Without a key, pcflow plays a scripted model
 		fmt.Fprintf(e.stdout, "detached; follow it with: pcflow status %s --temporal %s\n", id, rf.eng.temporal)
 		return 0
 	}
-	return sess.ended(e, id, sess.follow(ctx, e, id, run.GetRunID(), rf.quiet, w), !rf.noWorker)
+	code = sess.ended(e, id, sess.follow(ctx, e, id, run.GetRunID(), rf.quiet, w), !rf.noWorker)
+	rc.settle(ctx, e, sess.eng.client, id, p.Task, cached, code)
+	return code
 }
 
 func deviceNames(p plan.Plan) string {

@@ -22,6 +22,7 @@ var taskSchema = &hcl.BodySchema{
 		{Name: "knowledge"},
 		{Name: "loop"},
 		{Name: "reflection"},
+		{Name: "replay"},
 		{Name: "video"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
@@ -62,7 +63,7 @@ func (p *parser) task(b *hcl.Block) *plan.Plan {
 		name    string
 		v       *string
 		allowed []string
-	}{{"loop", &pl.Loop, plan.Loops}, {"reflection", &pl.Reflection, plan.Reflections}} {
+	}{{"loop", &pl.Loop, plan.Loops}, {"reflection", &pl.Reflection, plan.Reflections}, {"replay", &pl.Replay, plan.Replays}} {
 		if a, ok := c.Attributes[w.name]; ok {
 			*w.v = p.staticString(st, a)
 			p.oneOf(c, w.name, w.v, w.allowed)

@@ -46,6 +46,9 @@ type Plan struct {
 	// Reflection says when the Reflection agent is asked in the pipelined
 	// loop (Reflections; empty: on_doubt).
 	Reflection string `json:"reflection,omitempty"`
+	// Replay is ReplayCache when a run of the task replays its last
+	// successful run with the same task file and inputs (empty: never).
+	Replay string `json:"replay,omitempty"`
 	// User is the simulated user who answers the agent's questions (and
 	// the approvals it may decide) when no person does first; nil: none.
 	User *User `json:"user,omitempty"`
@@ -61,6 +64,17 @@ const (
 
 // Loops are the values of a task's loop attribute.
 var Loops = []string{LoopSequential, LoopPipelined}
+
+// A task's replay attribute: "cache" makes pcflow run replay the task's
+// last successful run with the same task file and inputs (a checked
+// replay, with no model call); "off", the default, never does.
+const (
+	ReplayOff   = "off"
+	ReplayCache = "cache"
+)
+
+// Replays are the values of a task's replay attribute.
+var Replays = []string{ReplayOff, ReplayCache}
 
 // When the pipelined loop asks the Reflection agent: on every step; only
 // when the device cannot tell from the screens (nothing changed: no_effect;
