@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pcflow/pcflow/activities/office"
 	"github.com/pcflow/pcflow/activities/office/officetest"
 	"github.com/pcflow/pcflow/specs/plan"
 )
@@ -295,5 +296,61 @@ func TestSimilarityCheckOfImages(t *testing.T) {
 					tt.name, r.Passed, *r.Score, r.Detail, tt.passed, tt.score, tt.detail)
 			}
 		})
+	}
+}
+
+// drawingFODG is a flat OpenDocument drawing LibreOffice Draw exports as
+// PNG: a labelled blue box and an orange disc filling an A4 page; moved
+// shifts the box 1.5 cm to the right and relabels it.
+func drawingFODG(moved bool) string {
+	x, label := "2cm", "Q3 sales"
+	if moved {
+		x, label = "3.5cm", "Q4 sales"
+	}
+	return `<?xml version="1.0" encoding="UTF-8"?>
+<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0" xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0" office:version="1.3" office:mimetype="application/vnd.oasis.opendocument.graphics">
+ <office:automatic-styles>
+  <style:style style:name="gr1" style:family="graphic"><style:graphic-properties draw:fill="solid" draw:fill-color="#2050c0" draw:stroke="none"/></style:style>
+  <style:style style:name="gr2" style:family="graphic"><style:graphic-properties draw:fill="solid" draw:fill-color="#ff8800" draw:stroke="none"/></style:style>
+ </office:automatic-styles>
+ <office:body><office:drawing><draw:page draw:name="p1">
+  <draw:rect draw:style-name="gr1" svg:x="` + x + `" svg:y="2cm" svg:width="14cm" svg:height="10cm"><text:p>` + label + `</text:p></draw:rect>
+  <draw:ellipse draw:style-name="gr2" svg:x="4cm" svg:y="14cm" svg:width="12cm" svg:height="12cm"/>
+ </draw:page></office:drawing></office:body>
+</office:document>
+`
+}
+
+// TestSimilarityCheckOfExportedImages: PNG files LibreOffice Draw exports
+// (soffice --convert-to png) compared with a gold export: the same drawing
+// exported again reaches the threshold; the drawing with its box moved and
+// relabelled scores lower and fails it, and passes a lower one with the
+// same score.
+func TestSimilarityCheckOfExportedImages(t *testing.T) {
+	dir := t.TempDir()
+	var srcs []string
+	for name, moved := range map[string]bool{"gold": false, "right": false, "moved": true} {
+		p := filepath.Join(dir, name+".fodg")
+		if err := os.WriteFile(p, []byte(drawingFODG(moved)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		srcs = append(srcs, p)
+	}
+	if _, err := (office.Soffice{}).ConvertAll(context.Background(), srcs, "png", filepath.Join(dir, "png")); err != nil {
+		t.Fatal(err)
+	}
+	png := func(name string) string { return filepath.Join(dir, "png", name+".png") }
+	gold := png("gold")
+	right := similarity(t, png("right"), nil, &gold, 0.98, false)
+	if !right.Passed || *right.Score < 0.98 {
+		t.Errorf("the drawing exported again = passed=%v score=%v %q, want at least 0.98", right.Passed, *right.Score, right.Detail)
+	}
+	moved := similarity(t, png("moved"), nil, &gold, 0.98, false)
+	if moved.Passed || *moved.Score >= 0.98 || !strings.Contains(moved.Detail, "below the threshold 0.98") {
+		t.Errorf("the drawing with its box moved = passed=%v score=%v %q, want a failure below 0.98", moved.Passed, *moved.Score, moved.Detail)
+	}
+	lenient := similarity(t, png("moved"), nil, &gold, 0.5, false)
+	if !lenient.Passed || *lenient.Score != *moved.Score {
+		t.Errorf("the same at threshold 0.5 = passed=%v score=%v, want a pass with the same score %v", lenient.Passed, *lenient.Score, *moved.Score)
 	}
 }
