@@ -248,7 +248,7 @@ const bookingPage = `<!doctype html><html><head><title>Booking</title>
 // target by the name an instruction would use, click its centre, and check
 // the effect in the application's own state. A third of the targets are
 // inside an open menu, submenu, context menu, drop-down list or dialog.
-// With -short (scripts/test.sh) it clicks 16 of the 76 targets, two or
+// With -short (scripts/test.sh) it clicks 16 of the 76 targets, one to
 // three per application, among them a dialog control named only by its
 // label in each of Writer, Calc and Impress; without, all of them.
 func TestGrounding(t *testing.T) {
