@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/pcflow/pcflow/activities/screen"
 )
@@ -44,53 +47,161 @@ type ObserveResult struct {
 // work from this observation.
 func (a *Activities) Observe(ctx context.Context, in ObserveInput) (*ObserveResult, error) {
 	defer heartbeat(ctx)()
-	if a.SettleDelay > 0 {
-		select {
-		case <-time.After(a.SettleDelay):
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+	if err := sleep(ctx, a.SettleDelay); err != nil {
+		return nil, err
 	}
 	_, _, obs, err := a.observe(ctx)
 	if err != nil {
 		return nil, err
 	}
 	res := &ObserveResult{After: obs}
-	if in.Judge {
-		res.Verdict, res.Reason = a.deviceVerdict(in, obs)
+	if !in.Judge || in.Outcome.Outcome != OutcomeDone {
+		return res, nil
 	}
+	var before []screen.Element
+	if in.Before.Elements != "" {
+		_, bf, err := a.loadObservation(screen.Observation{Elements: in.Before.Elements})
+		if err != nil {
+			return res, nil // the Reflection agent judges
+		}
+		before = bf.Elements
+	}
+	if what, tree := expectedChange(in.Action, before); what != "" && unchanged(in.Before, res.After, tree) {
+		// Nothing changed yet where something should have: a slow
+		// application gets a moment more before the device says so.
+		if err := sleep(ctx, max(a.SettleDelay, recheckDelay)); err != nil {
+			return nil, err
+		}
+		if _, _, res.After, err = a.observe(ctx); err != nil {
+			return nil, err
+		}
+	}
+	res.Verdict, res.Reason = a.deviceVerdict(in, before, res.After)
 	return res, nil
 }
 
+// recheckDelay is how long the device looks again before it calls an
+// action that should have changed something no_effect.
+const recheckDelay = 400 * time.Millisecond
+
+// sleep waits d, or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	select {
+	case <-time.After(d):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // deviceVerdict is the verdict the screens make certain, or "" for the
-// Reflection agent. Text typed that left every pixel and every element as
-// they were went nowhere: no_effect (unless the device said so of the
-// same action the step before: then the agent looks). Text typed that now
-// shows in the focused field, and did not before, worked: correct. Other
-// actions may rightly change nothing (ctrl+home in A1, a click on what is
-// already selected): the agent judges them.
-func (a *Activities) deviceVerdict(in ObserveInput, after screen.Observation) (string, string) {
-	typed := strings.TrimRight(in.Action.Text, "\n")
-	if in.Outcome.Outcome != OutcomeDone || in.Action.Kind != screen.ActType || typed == "" || strings.Contains(typed, "{{") {
+// Reflection agent. An action that should change something
+// (expectedChange) after which nothing changed (unchanged) had no effect
+// (unless the device said so of the same action the step before: then
+// the agent looks). Text typed that now shows in the focused field, and
+// did not before, worked: correct. Everything else may rightly change
+// nothing, or change something else than meant (ctrl+home in A1, a click
+// on what is already selected, C on a clear calculator): the agent
+// judges it.
+func (a *Activities) deviceVerdict(in ObserveInput, before []screen.Element, after screen.Observation) (string, string) {
+	what, tree := expectedChange(in.Action, before)
+	if what == "" {
 		return "", ""
 	}
-	before := in.Before
-	if before.Screenshot != "" && before.Screenshot == after.Screenshot && before.Elements == after.Elements && before.ActiveWindow == after.ActiveWindow {
+	if unchanged(in.Before, after, tree) {
 		if in.Repeated {
 			return "", ""
 		}
-		return screen.VerdictNoEffect, "the typed text changed nothing on the screen or in the element tree (judged by the device)"
+		return screen.VerdictNoEffect, what + " changed nothing on the screen or in the element tree (judged by the device)"
 	}
-	_, bf, err1 := a.loadObservation(screen.Observation{Elements: before.Elements})
-	_, af, err2 := a.loadObservation(screen.Observation{Elements: after.Elements})
-	if err1 != nil || err2 != nil {
+	if in.Action.Kind != screen.ActType {
 		return "", ""
 	}
-	was, now := focusedValue(bf.Elements), focusedValue(af.Elements)
+	typed := strings.TrimRight(in.Action.Text, "\n")
+	_, af, err := a.loadObservation(screen.Observation{Elements: after.Elements})
+	if err != nil {
+		return "", ""
+	}
+	was, now := focusedValue(before), focusedValue(af.Elements)
 	if now != nil && strings.Contains(now.Value, typed) && (was == nil || !strings.Contains(was.Value, typed)) {
 		return screen.VerdictCorrect, fmt.Sprintf("the focused %s now holds the typed text (judged by the device)", now.Role)
 	}
 	return "", ""
+}
+
+// expectedChange says what about an action, done on the screen whose
+// elements are before, must change the screen if it took effect ("": it
+// may rightly change nothing), and whether the element tree alone shows
+// that change. See docs/language.md (the agent loop) for the list and why
+// each is certain:
+//   - text typed (no placeholder left in it), and a key that types one
+//     printable character while an editable field has the focus: the
+//     pixels count too (a terminal's text is in no element);
+//   - a click or double click on a disabled element (it cannot have done
+//     anything), on a menu item (a working one closes its menu), on a menu
+//     not open yet (it opens), on a check box (its state toggles), on a
+//     radio button or a page tab not yet checked or selected (it becomes
+//     so): the tree alone, since the pointer's moving lights controls up
+//     and brings tooltips and takes them away.
+//
+// A click on a push button, a field or anything already selected, and
+// every other key, are left to the Reflection agent.
+func expectedChange(act screen.Action, before []screen.Element) (what string, tree bool) {
+	switch act.Kind {
+	case screen.ActType:
+		if typed := strings.TrimRight(act.Text, "\n"); typed != "" && !strings.Contains(typed, "{{") {
+			return "the typed text", false
+		}
+	case screen.ActHotkey:
+		if len(act.Keys) != 1 || utf8.RuneCountInString(act.Keys[0]) != 1 {
+			return "", false
+		}
+		r, _ := utf8.DecodeRuneInString(act.Keys[0])
+		if f := focused(before); unicode.IsPrint(r) && !unicode.IsSpace(r) && f != nil && hasState(f, "editable") {
+			return fmt.Sprintf("the key %q typed into the focused %s", act.Keys[0], f.Role), false
+		}
+	case screen.ActClick, screen.ActDoubleClick:
+		e := targetOf(before, act)
+		if e == nil {
+			return "", false
+		}
+		switch {
+		case hasState(e, "disabled"):
+			return fmt.Sprintf("a click on the disabled %s %q", e.Role, e.Name), true
+		case e.Role == "menu item" || e.Role == "check menu item" || e.Role == "radio menu item",
+			e.Role == "menu" && !hasState(e, "selected"),
+			e.Role == "check box",
+			(e.Role == "radio button" || e.Role == "page tab") && !hasState(e, "checked") && !hasState(e, "selected"):
+			return fmt.Sprintf("a click on the %s %q", e.Role, e.Name), true
+		}
+	}
+	return "", false
+}
+
+// unchanged reports whether nothing changed from before to after: the
+// same element tree, the same window in front, and, unless tree, the
+// same pixels.
+func unchanged(before, after screen.Observation, tree bool) bool {
+	return before.Screenshot != "" && before.Elements == after.Elements && before.ActiveWindow == after.ActiveWindow &&
+		(tree || before.Screenshot == after.Screenshot)
+}
+
+// hasState reports whether e has the state s.
+func hasState(e *screen.Element, s string) bool {
+	return slices.Contains(e.States, s)
+}
+
+// focused is the focused element, if any.
+func focused(els []screen.Element) *screen.Element {
+	for i := range els {
+		if hasState(&els[i], "focused") {
+			return &els[i]
+		}
+	}
+	return nil
 }
 
 // focusedValue is the focused element that holds a value, if any.

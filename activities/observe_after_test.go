@@ -11,15 +11,22 @@ import (
 )
 
 // The device gives the verdict only where the screens make it certain:
-// text typed after which no pixel and no element changed went nowhere
-// (no_effect, but not twice in a row for the same action); text typed that
-// now shows in the focused field, and did not before, worked. Anything
-// else is left to the Reflection agent: ctrl+home in A1 rightly changes
-// nothing.
+// an action that should change something (text typed, a character key
+// into an editable field, a click on a disabled element, a menu item, a
+// tab not selected) after which nothing changed had no effect (no_effect,
+// but not twice in a row for the same action); text typed that now shows
+// in the focused field, and did not before, worked. Anything else is left
+// to the Reflection agent: ctrl+home in A1, a click on the selected tab,
+// rightly change nothing.
 func TestDeviceVerdicts(t *testing.T) {
 	ctx := context.Background()
 	dev := fakedevice.New("A")
-	dev.Elements = append(dev.Elements, screen.Element{ID: 2, Role: "text", Name: "Field", States: []string{"focused"}, Source: "a11y"})
+	dev.Elements = append(dev.Elements, screen.Element{ID: 2, Role: "text", Name: "Field", States: []string{"focused", "editable"}, Source: "a11y"},
+		screen.Element{ID: 3, Role: "menu item", Name: "Undo", States: []string{"disabled"}, Source: "a11y"},
+		screen.Element{ID: 4, Role: "menu item", Name: "Copy", Source: "a11y"},
+		screen.Element{ID: 5, Role: "page tab", Name: "General", States: []string{"selected"}, Source: "a11y"},
+		screen.Element{ID: 6, Role: "page tab", Name: "Advanced", Source: "a11y"},
+		screen.Element{ID: 7, Role: "menu", Name: "Edit", States: []string{"selected"}, Source: "a11y"})
 	a := &activities.Activities{Device: dev, Artifacts: artifacts.Dir{Root: t.TempDir()}}
 	observe := func(in activities.ObserveInput) *activities.ObserveResult {
 		t.Helper()
@@ -52,6 +59,30 @@ func TestDeviceVerdicts(t *testing.T) {
 			t.Errorf("%s changing nothing: verdict %q, want the agent's", act.Summary(), r.Verdict)
 		}
 	}
+	// Clicks that must change something if they worked, and a key that
+	// types into the editable field in focus: no effect.
+	for _, act := range []screen.Action{
+		{Kind: screen.ActClick, Element: 3, Target: "Undo"},     // disabled
+		{Kind: screen.ActClick, Element: 4, Target: "Copy"},     // a menu item closes its menu
+		{Kind: screen.ActClick, Element: 6, Target: "Advanced"}, // a tab not yet selected
+		{Kind: screen.ActHotkey, Keys: []string{"x"}},
+	} {
+		if r := observe(activities.ObserveInput{Before: before, Action: act, Outcome: done, Judge: true}); r.Verdict != screen.VerdictNoEffect {
+			t.Errorf("%s changing nothing: verdict %q, want no_effect", act.Summary(), r.Verdict)
+		}
+	}
+	// What may rightly change nothing: the selected tab, the open menu,
+	// a key that types nothing (enter, a shortcut).
+	for _, act := range []screen.Action{
+		{Kind: screen.ActClick, Element: 5, Target: "General"},
+		{Kind: screen.ActClick, Element: 7, Target: "Edit"},
+		{Kind: screen.ActHotkey, Keys: []string{"Return"}},
+		{Kind: screen.ActHotkey, Keys: []string{"ctrl", "s"}},
+	} {
+		if r := observe(activities.ObserveInput{Before: before, Action: act, Outcome: done, Judge: true}); r.Verdict != "" {
+			t.Errorf("%s changing nothing: verdict %q, want the agent's", act.Summary(), r.Verdict)
+		}
+	}
 	// A wait changes nothing by design: the agent judges.
 	if r := observe(activities.ObserveInput{Before: before, Action: screen.Action{Kind: screen.ActWait}, Outcome: done, Judge: true}); r.Verdict != "" {
 		t.Errorf("wait: verdict %q, want none", r.Verdict)
@@ -71,6 +102,16 @@ func TestDeviceVerdicts(t *testing.T) {
 	}
 	if r := observe(activities.ObserveInput{Before: after.After, Action: click, Outcome: done, Judge: true}); r.Verdict != "" {
 		t.Errorf("a click that changed the screen: verdict %q, want the agent's", r.Verdict)
+	}
+	// Pixels changed (the pointer lights controls up, tooltips come and
+	// go) but not the element tree: a click on a menu item did nothing;
+	// typed text may have gone where no element shows it (a terminal).
+	undo := screen.Action{Kind: screen.ActClick, Element: 3, Target: "Undo"}
+	if r := observe(activities.ObserveInput{Before: after.After, Action: undo, Outcome: done, Judge: true}); r.Verdict != screen.VerdictNoEffect {
+		t.Errorf("%s with only pixels changed: verdict %q, want no_effect", undo.Summary(), r.Verdict)
+	}
+	if r := observe(activities.ObserveInput{Before: after.After, Action: lost, Outcome: done, Judge: true}); r.Verdict != "" {
+		t.Errorf("typing with only pixels changed: verdict %q, want the agent's", r.Verdict)
 	}
 	// An action that failed on the device: the agent judges.
 	if r := observe(activities.ObserveInput{Before: before, Action: lost, Outcome: activities.ActResult{Outcome: activities.OutcomeError, Error: "no such element"}, Judge: true}); r.Verdict != "" {
