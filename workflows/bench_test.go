@@ -4,9 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
 
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/agent"
@@ -14,6 +18,7 @@ import (
 	"github.com/pcflow/pcflow/activities/fakedevice"
 	"github.com/pcflow/pcflow/activities/screen"
 	"github.com/pcflow/pcflow/internal/enginetest"
+	"github.com/pcflow/pcflow/internal/replayrun"
 	"github.com/pcflow/pcflow/workflows"
 )
 
@@ -100,10 +105,14 @@ func inProcess(ctx context.Context, a *activities.Activities, steps int) error {
 
 // BenchmarkPipelinedLoop runs the same 20-step subtask with the scripted
 // model at a fixed latency (PCFLOW_BENCH_LATENCY_MS, default 1000) in the
-// sequential and the pipelined loop, and reports the wall time per step of
-// each, the share of verdicts the device gave and the decisions dropped.
-// Every other step types new text into the focused field (the device can
-// tell that worked); Reflection rejects two of the clicks.
+// sequential and the pipelined loop, and reports the median wall time per
+// step of each (between one step's action and the next's, from the
+// history), the share of verdicts the device gave and the decisions
+// dropped; then it replays the pipelined run from its history (checked
+// replay, no model) and reports the replay's wall time, model calls and
+// speed-up over the run it replays. Every other step types new text into
+// the focused field (the device can tell that worked); Reflection rejects
+// two of the clicks.
 func BenchmarkPipelinedLoop(b *testing.B) {
 	latency := benchLatency()
 	const steps = 20
@@ -123,6 +132,9 @@ func BenchmarkPipelinedLoop(b *testing.B) {
 	dev.Elements = append(dev.Elements, screen.Element{ID: 3, Role: "text", Name: "Field", States: []string{"focused"},
 		Box: screen.Rect{X: 20, Y: 120, W: 300, H: 30}, Source: "a11y"})
 	env.Serve("desktop", env.Activities(dev, "desktop", env.ModelConfig()), true)
+	ctx := context.Background()
+	var firstWall, replayWall time.Duration
+	var replayCalls, replayed int
 	for _, loop := range []string{"sequential", "pipelined"} {
 		p := mustPlan(b, fmt.Sprintf(`task "bench" {
   max_steps = %d
@@ -132,16 +144,18 @@ func BenchmarkPipelinedLoop(b *testing.B) {
     instruction = "click A and type"
   }
 }`, steps+5, loop))
-		var wall time.Duration
+		var perStep []time.Duration
 		var stepsRun, device, judged, dropped int
 		for i := 0; i < b.N; i++ {
 			dev.Elements[2].Value = ""
+			id := fmt.Sprintf("bench-%s-%d", loop, i)
 			start := time.Now()
-			res, err := env.Run(context.Background(), fmt.Sprintf("bench-%s-%d", loop, i), p, workflows.Options{})
+			res, err := env.Run(ctx, id, p, workflows.Options{})
 			if err != nil || res.Reason != workflows.ReasonSuccess {
 				b.Fatalf("%s run: %v %+v", loop, err, res)
 			}
-			wall += time.Since(start)
+			wall := time.Since(start)
+			perStep = append(perStep, actIntervals(b, env, workflows.ChildID(id, "s"))...)
 			s := res.Subtasks[0]
 			stepsRun += s.Steps
 			device += s.Judged[activities.ByDevice]
@@ -149,14 +163,75 @@ func BenchmarkPipelinedLoop(b *testing.B) {
 				judged += n
 			}
 			dropped += s.Dropped
+			if loop != "pipelined" {
+				continue
+			}
+			// The same task replayed from this run.
+			rp, err := replayrun.Build(ctx, env.Client, env.Artifacts, id, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			dev.Elements[2].Value = ""
+			calls := len(env.Model.Requests())
+			start = time.Now()
+			run, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id + "-replay", TaskQueue: workflows.TaskQueue},
+				workflows.InstructionWorkflowName, workflows.InstructionInput{Plan: p, Replay: rp})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var r workflows.InstructionResult
+			if err := run.Get(ctx, &r); err != nil || r.Status != workflows.StatusSucceeded {
+				b.Fatalf("replay: %v %+v", err, r)
+			}
+			replayWall += time.Since(start)
+			firstWall += wall
+			replayCalls += len(env.Model.Requests()) - calls
+			replayed += r.Replayed
 		}
-		b.ReportMetric(wall.Seconds()/float64(stepsRun), "s/step-"+loop)
+		b.ReportMetric(median(perStep).Seconds(), "s/step-median-"+loop)
 		b.ReportMetric(float64(stepsRun)/float64(b.N), "steps/run-"+loop)
 		if loop == "pipelined" {
 			b.ReportMetric(float64(device)/float64(max(1, judged)), "device-verdicts")
 			b.ReportMetric(float64(dropped)/float64(b.N), "dropped/run")
 		}
 	}
+	n := float64(b.N)
+	b.ReportMetric(replayWall.Seconds()/n, "s/replay")
+	b.ReportMetric(float64(replayed)/n, "steps-replayed")
+	b.ReportMetric(float64(replayCalls)/n, "model-calls/replay")
+	b.ReportMetric(float64(firstWall)/float64(replayWall), "replay-speedup")
+}
+
+// actIntervals are the times between one step's action and the next's in
+// a subtask's history: the wall time of each step.
+func actIntervals(tb testing.TB, env *enginetest.Env, id string) []time.Duration {
+	tb.Helper()
+	it := env.Client.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	var at []time.Time
+	for it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == activities.ActName {
+			at = append(at, e.GetEventTime().AsTime())
+		}
+	}
+	var out []time.Duration
+	for i := 1; i < len(at); i++ {
+		out = append(out, at[i].Sub(at[i-1]))
+	}
+	return out
+}
+
+// median is the middle of ds (0 for none).
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
 // benchLatency is the scripted model's latency in milliseconds
