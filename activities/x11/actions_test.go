@@ -152,6 +152,7 @@ func BenchmarkObserve(b *testing.B) {
 			b.ReportMetric(float64(st.Occluded), "occluded")
 			b.ReportMetric(float64(st.Unnamed), "unnamed-before")
 			b.ReportMetric(float64(st.StillUnnamed), "unnamed-after")
+			b.ReportMetric(float64(st.Requests), "a11y-requests")
 		})
 	}
 }

@@ -89,6 +89,12 @@ type a11y struct {
 	// patience holds, by bus name, how long a request waits for an
 	// application that let one go unanswered before (see guarded.call).
 	patience map[string]time.Duration
+	// cache is what the last observation read (see treecache.go).
+	cache *treeCache
+	// events receives the applications' tree events.
+	events chan *dbus.Signal
+	// toolkits holds each application's toolkit and version, by bus name.
+	toolkits map[string][2]string
 }
 
 func (a *a11y) connect() (*dbus.Conn, error) {
@@ -116,10 +122,18 @@ func (a *a11y) connect() (*dbus.Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("accessibility bus: %w", err)
 	}
-	// Applications publish their cache only once a client listens for tree changes.
+	// Applications publish their cache only once a client listens for
+	// tree changes; the changes of states, names and children tell which
+	// objects of a kept tree to read again (see treecache.go).
+	a.events = make(chan *dbus.Signal, maxEvents)
+	if err := conn.AddMatchSignal(dbus.WithMatchInterface("org.a11y.atspi.Event.Object")); err == nil {
+		conn.Signal(a.events)
+	}
 	reg := conn.Object("org.a11y.atspi.Registry", "/org/a11y/atspi/registry")
-	if reg.Call("org.a11y.atspi.Registry.RegisterEvent", 0, "object:children-changed", []string{}, "").Err != nil {
-		reg.Call("org.a11y.atspi.Registry.RegisterEvent", 0, "object:children-changed")
+	for _, ev := range []string{"object:children-changed", "object:state-changed", "object:property-change"} {
+		if reg.Call("org.a11y.atspi.Registry.RegisterEvent", 0, ev, []string{}, "").Err != nil {
+			reg.Call("org.a11y.atspi.Registry.RegisterEvent", 0, ev)
+		}
 	}
 	a.conn = conn
 	return conn, nil
@@ -128,6 +142,7 @@ func (a *a11y) connect() (*dbus.Conn, error) {
 func (a *a11y) close() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.cache = nil
 	if a.conn != nil {
 		a.conn.Close()
 		a.conn = nil

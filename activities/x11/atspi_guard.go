@@ -46,6 +46,8 @@ type guarded struct {
 	conn *dbus.Conn
 	ctx  context.Context
 	hung map[string]bool // bus names that let a request go unanswered, this observation
+	// requests counts the requests sent to applications.
+	requests int
 }
 
 func (a *a11y) guard(ctx context.Context, conn *dbus.Conn) *guarded {
@@ -81,6 +83,7 @@ func (g *guarded) call(obj dbus.BusObject, dest, method string, flags dbus.Flags
 	if !ok {
 		return &dbus.Call{Err: fmt.Errorf("%w (%s)", errNotAnswering, dest)}
 	}
+	g.requests++
 	c := obj.Go(method, flags, make(chan *dbus.Call, 1), args...)
 	if c.Err != nil && c.Done == nil {
 		return c
@@ -172,10 +175,27 @@ func processOf(conn *dbus.Conn, dest string) string {
 // waited for. It returns the calls in refs' order; one to an application
 // that is not answering holds errNotAnswering.
 func (g *guarded) many(refs []objRef, method string, args ...any) []*dbus.Call {
-	out := make([]*dbus.Call, len(refs))
+	reqs := make([]request, len(refs))
+	for i, r := range refs {
+		reqs[i] = request{ref: r, method: method, args: args}
+	}
+	return g.manyOf(reqs)
+}
+
+// request is one request of manyOf: a method of an object, with its arguments.
+type request struct {
+	ref    objRef
+	method string
+	args   []any
+}
+
+// manyOf is many for requests that differ in method and arguments.
+func (g *guarded) manyOf(reqs []request) []*dbus.Call {
+	out := make([]*dbus.Call, len(reqs))
 	now := time.Now()
 	waits := map[string]time.Duration{}
-	for i, r := range refs {
+	for i, q := range reqs {
+		r := q.ref
 		wait, seen := waits[r.Bus]
 		if !seen {
 			var ok bool
@@ -188,13 +208,14 @@ func (g *guarded) many(refs []objRef, method string, args ...any) []*dbus.Call {
 			out[i] = &dbus.Call{Err: fmt.Errorf("%w (%s)", errNotAnswering, r.Bus)}
 			continue
 		}
-		out[i] = g.conn.Object(r.Bus, r.Path).Go(method, 0, make(chan *dbus.Call, 1), args...)
+		g.requests++
+		out[i] = g.conn.Object(r.Bus, r.Path).Go(q.method, 0, make(chan *dbus.Call, 1), q.args...)
 	}
 	for i, c := range out {
 		if c.Done == nil {
 			continue // refused, or failed to send
 		}
-		dest := refs[i].Bus
+		dest, method := reqs[i].ref.Bus, reqs[i].method
 		if g.hung[dest] {
 			out[i] = &dbus.Call{Err: fmt.Errorf("%w (%s: %s)", errNotAnswering, dest, method)}
 			continue

@@ -70,6 +70,11 @@ type ObserveStats struct {
 	// because they did not answer accessibility requests in time (a
 	// frozen or busy process): "soffice.bin (pid 4242)".
 	NotAnswering []string
+	// Requests counts the accessibility requests the observation sent to
+	// applications. Reused counts the applications whose tree came from
+	// the previous observation, the screen showing no change that needs
+	// it read again; Reread the changed elements of them read again alone.
+	Requests, Reused, Reread int
 }
 
 // LastStats returns the account of the latest observation.
@@ -166,6 +171,10 @@ func (d *Device) Observe(ctx context.Context) (*screen.Screen, error) {
 	if err := wmRunning(xu, os.Getenv("DISPLAY")); err != nil {
 		return nil, err
 	}
+	// The clipboard is read by another program (xclip): meanwhile the
+	// screen and the tree are read.
+	clip := make(chan string, 1)
+	go func() { clip <- clipboard() }() // buffered: never waits for a reader
 	img, err := grab(xu)
 	if errors.Is(err, errGrabFormat) {
 		img, err = Capture()
@@ -187,7 +196,7 @@ func (d *Device) Observe(ctx context.Context) (*screen.Screen, error) {
 		return nil, d.diagnose(ctx, err)
 	}
 	var st ObserveStats
-	obs, err := d.tree.elements(ctx, b.Dx(), b.Dy(), active, stack, func(title string) (int, int, bool) { return clientOrigin(xu, title) })
+	obs, err := d.tree.elements(ctx, img, b.Dx(), b.Dy(), active, stack, func(title string) (int, int, bool) { return clientOrigin(xu, title) })
 	if err != nil {
 		// The tree is the primary source, but a desktop without it still
 		// works through OCR: say so once, loudly.
@@ -207,6 +216,7 @@ func (d *Device) Observe(ctx context.Context) (*screen.Screen, error) {
 	s.Elements = obs.elements
 	st.Occluded, st.Unnamed, st.Named = obs.Occluded, obs.Unnamed, obs.Named
 	st.NotAnswering = obs.NotAnswering
+	st.Requests, st.Reused, st.Reread = obs.Requests, obs.Reused, obs.Reread
 	d.mu.Lock()
 	hung := strings.Join(st.NotAnswering, ", ")
 	warn = d.Warn != nil && hung != "" && hung != d.hung
@@ -225,7 +235,7 @@ func (d *Device) Observe(ctx context.Context) (*screen.Screen, error) {
 			st.StillUnnamed++
 		}
 	}
-	s.Clipboard = clipboard()
+	s.Clipboard = <-clip
 	// A window whose application does not answer is read by OCR, unless
 	// OCR is switched off.
 	if d.OCRMode == OCRAlways || (d.OCRMode == OCRAuto && len(s.Elements) < 5) || (d.OCRMode != OCRNever && hung != "") {

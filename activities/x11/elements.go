@@ -4,14 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
+	"maps"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/pcflow/pcflow/activities/screen"
 )
 
 // appTree is one application's accessible objects.
 type appTree struct {
+	bus      string
 	items    []cacheItem
 	byRef    map[objRef]*cacheItem
 	children map[objRef][]objRef
@@ -53,10 +57,15 @@ type observation struct {
 	// NotAnswering names the applications left out because they did not
 	// answer in time.
 	NotAnswering []string
+	// Requests counts the accessibility requests sent to applications;
+	// Reused the applications whose tree came from the last observation
+	// (see treecache.go), Reread the elements of them read again.
+	Requests, Reused, Reread int
 }
 
 // scene holds what the layer computations of one observation share.
 type scene struct {
+	a       *a11y
 	conn    bus
 	stack   []xwin
 	screen  screen.Rect
@@ -120,15 +129,37 @@ func (sc *scene) prefetch(g *guarded, apps []*appTree, behind func(*appTree) boo
 	}
 }
 
+// toolkit names an application's toolkit and its version, asked once per
+// application (by bus name: a restarted one has another).
+func (sc *scene) toolkit(app objRef) (name, version string) {
+	a := sc.a
+	a.mu.Lock()
+	tk, ok := a.toolkits[app.Bus]
+	a.mu.Unlock()
+	if ok {
+		return tk[0], tk[1]
+	}
+	obj := sc.conn.Object(app.Bus, app.Path)
+	n, nerr := obj.GetProperty("org.a11y.atspi.Application.ToolkitName")
+	v, verr := obj.GetProperty("org.a11y.atspi.Application.Version")
+	name, _ = n.Value().(string)
+	version, _ = v.Value().(string)
+	if nerr == nil && verr == nil {
+		a.mu.Lock()
+		if a.toolkits == nil {
+			a.toolkits = map[string][2]string{}
+		}
+		a.toolkits[app.Bus] = [2]string{name, version}
+		a.mu.Unlock()
+	}
+	return name, version
+}
+
 // windowRelative handles a toolkit that reports boxes relative to their
 // window as screen boxes (GTK 4 puts every top-level at (0,0)): the
 // application's boxes are shifted by where its window's client area is.
 func (sc *scene) windowRelative(app objRef, t *appTree, active string) {
-	obj := sc.conn.Object(app.Bus, app.Path)
-	name, _ := obj.GetProperty("org.a11y.atspi.Application.ToolkitName")
-	version, _ := obj.GetProperty("org.a11y.atspi.Application.Version")
-	tk, _ := name.Value().(string)
-	v, _ := version.Value().(string)
+	tk, v := sc.toolkit(app)
 	if !strings.EqualFold(tk, "GTK") || !strings.HasPrefix(v, "4.") || sc.origin == nil {
 		return
 	}
@@ -208,7 +239,11 @@ func (sc *scene) topZ(t *appTree) int {
 // them), each window's in reading order, numbered from 1. The foreground
 // application's elements are kept, and another application's only where
 // its windows lie above the foreground window.
-func (a *a11y) elements(ctx context.Context, screenW, screenH int, active string, stack []xwin, origin func(string) (int, int, bool)) (*observation, error) {
+//
+// img is the screen as captured just before: where it shows no change
+// since the last observation, the trees read then are used again (nil:
+// read them all).
+func (a *a11y) elements(ctx context.Context, img *image.RGBA, screenW, screenH int, active string, stack []xwin, origin func(string) (int, int, bool)) (*observation, error) {
 	raw, err := a.connect()
 	if err != nil {
 		return nil, err
@@ -220,16 +255,25 @@ func (a *a11y) elements(ctx context.Context, screenW, screenH int, active string
 		a.close()
 		return nil, fmt.Errorf("list accessible applications: %w", err)
 	}
-	sc := &scene{conn: conn, stack: stack, screen: screen.Rect{W: screenW, H: screenH}, extents: map[objRef]screen.Rect{},
+	sc := &scene{a: a, conn: conn, stack: stack, screen: screen.Rect{W: screenW, H: screenH}, extents: map[objRef]screen.Rect{},
 		offsets: map[string][2]int{}, origin: origin}
+	rs := a.take(img, stack, active, children, time.Now())
+	rs.events(conn, a.events)
+	rs.refresh(conn)
+	obs := &observation{}
 	var apps []*appTree
 	anyFocused := false
 	for _, app := range children {
-		items, err := a.items(conn, app)
-		if err != nil {
+		var items []cacheItem
+		if ac := rs.app(app.Bus); ac != nil {
+			items = ac.items
+			maps.Copy(sc.extents, ac.extents)
+			obs.Reused++
+		} else if items, err = a.items(conn, app); err != nil {
 			continue // an application that went away
 		}
 		t := newAppTree(items)
+		t.bus = app.Bus
 		sc.windowRelative(app, t, active)
 		t.focused = active != "" && ownsWindow(items, active)
 		anyFocused = anyFocused || t.focused
@@ -246,8 +290,7 @@ func (a *a11y) elements(ctx context.Context, screenW, screenH int, active string
 			}
 		}
 	}
-	obs := &observation{}
-	defer func() { obs.NotAnswering = conn.notAnswering() }()
+	defer func() { obs.NotAnswering, obs.Requests = conn.notAnswering(), conn.requests }()
 	// An application all of whose windows lie below the foreground one
 	// is left out: the agent reaches it with switch_window.
 	behind := func(t *appTree) bool {
@@ -259,6 +302,7 @@ func (a *a11y) elements(ctx context.Context, screenW, screenH int, active string
 		it *cacheItem
 		z  int
 	}
+	cells := false // a spreadsheet's cells, read through its table
 	var out []placed
 	// The elements to place, before their texts are read.
 	type candidate struct {
@@ -284,6 +328,7 @@ func (a *a11y) elements(ctx context.Context, screenW, screenH int, active string
 				// A spreadsheet: its cells are not in the cache; list the
 				// visible top-left ones through the Table interface.
 				z, _ := sc.layer(t, it)
+				cells = true
 				for _, c := range a.visibleCells(conn, it.Ref, screenW, screenH) {
 					if cx, cy := c.Box.Center(); z >= 0 && covered(stack, z, cx, cy) {
 						obs.Occluded++
@@ -343,6 +388,10 @@ func (a *a11y) elements(ctx context.Context, screenW, screenH int, active string
 	var texted []int
 	for i, c := range cands {
 		if textRoles[c.role] && hasIface(c.it.Interfaces, "org.a11y.atspi.Text") {
+			if v, ok := rs.text(c.it.Ref); ok {
+				cands[i].value = v
+				continue
+			}
 			textRefs = append(textRefs, c.it.Ref)
 			texted = append(texted, i)
 		}
@@ -353,8 +402,13 @@ func (a *a11y) elements(ctx context.Context, screenW, screenH int, active string
 			cands[texted[k]].value = strings.TrimSpace(s)
 		}
 	}
+	texts := map[objRef]string{}
+	names := map[objRef]cachedName{}
 	for _, c := range cands {
 		t, it, role, box, z, value := c.t, c.it, c.role, c.box, c.z, c.value
+		if textRoles[role] && hasIface(it.Interfaces, "org.a11y.atspi.Text") {
+			texts[it.Ref] = value
+		}
 		name := strings.TrimSpace(it.Name)
 		if name == "" && value == "" && (role == "label" || role == "paragraph" || role == "static" || role == "heading") {
 			continue
@@ -376,7 +430,12 @@ func (a *a11y) elements(ctx context.Context, screenW, screenH int, active string
 		}
 		if e.Name == "" && e.Value == "" {
 			obs.Unnamed++
-			if e.Name = a.nameOf(conn, sc, t, it); e.Name != "" {
+			n, ok := rs.name(it.Ref)
+			if !ok {
+				n.name, n.from = a.nameOf(conn, sc, t, it)
+			}
+			names[it.Ref] = n
+			if e.Name = n.name; e.Name != "" {
 				obs.Named++
 			}
 		}
@@ -410,10 +469,18 @@ func (a *a11y) elements(ctx context.Context, screenW, screenH int, active string
 		}
 		return bi.X < bj.X
 	})
+	var marks []mark
 	for i := range out {
 		out[i].e.ID = i + 1
 		obs.elements = append(obs.elements, out[i].e)
 		obs.items = append(obs.items, out[i].it)
+		if it := out[i].it; it != nil {
+			marks = append(marks, mark{ref: it.Ref, box: out[i].e.Box, z: out[i].z})
+		}
+	}
+	obs.Reread = len(rs.dirtyRead())
+	if img != nil && !cells && len(sc.offsets) == 0 && len(conn.hung) == 0 && ctx.Err() == nil {
+		a.keep(img, stack, active, children, apps, sc.extents, texts, names, marks)
 	}
 	return obs, nil
 }

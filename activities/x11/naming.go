@@ -34,8 +34,9 @@ var shortcut = regexp.MustCompile(`\s*\((Ctrl|Alt|Shift|Super|F\d+)[^)]*\)$`)
 // accessibility API says about it, in the order a screen reader would
 // use: its label (labelled-by), its description or tooltip, the name of a
 // child (an icon's or a label's), its image description, its action's
-// description. It returns "" when none of them speaks.
-func (a *a11y) nameOf(conn bus, sc *scene, t *appTree, it *cacheItem) string {
+// description. It returns "" when none of them speaks, and the object the
+// name came from (the zero objRef for none).
+func (a *a11y) nameOf(conn bus, sc *scene, t *appTree, it *cacheItem) (string, objRef) {
 	obj := conn.Object(it.Ref.Bus, it.Ref.Path)
 	var rels []struct {
 		Type    uint32
@@ -49,28 +50,28 @@ func (a *a11y) nameOf(conn bus, sc *scene, t *appTree, it *cacheItem) string {
 				}
 				for _, target := range r.Targets {
 					if n := clean(nameFrom(conn, t, target)); n != "" {
-						return n
+						return n, target
 					}
 				}
 			}
 		}
 	}
 	if n := clean(it.Desc); n != "" {
-		return n
+		return n, it.Ref
 	}
 	// A child that speaks: an icon's or a label's name, one or two levels down.
 	for _, c := range t.children[it.Ref] {
 		if ci := t.byRef[c]; ci != nil {
 			if n := clean(ci.Name); n != "" {
-				return n
+				return n, c
 			}
 			if n := clean(ci.Desc); n != "" {
-				return n
+				return n, c
 			}
 			for _, g := range t.children[c] {
 				if gi := t.byRef[g]; gi != nil {
 					if n := clean(gi.Name); n != "" {
-						return n
+						return n, g
 					}
 				}
 			}
@@ -88,10 +89,10 @@ func (a *a11y) nameOf(conn bus, sc *scene, t *appTree, it *cacheItem) string {
 		}
 		if pb, ok := sc.extent(p); (ok && edgeDistance(pb, box) <= 4) || roleName(pi.Role) == "combo box" {
 			if n := clean(pi.Name); n != "" {
-				return n
+				return n, p
 			}
 			if n := clean(pi.Desc); n != "" {
-				return n
+				return n, p
 			}
 		}
 		p = pi.Parent
@@ -99,7 +100,7 @@ func (a *a11y) nameOf(conn bus, sc *scene, t *appTree, it *cacheItem) string {
 	if hasIface(it.Interfaces, "org.a11y.atspi.Image") {
 		if v, err := obj.GetProperty("org.a11y.atspi.Image.ImageDescription"); err == nil {
 			if n := clean(fmt.Sprint(v.Value())); n != "" {
-				return n
+				return n, it.Ref
 			}
 		}
 	}
@@ -107,11 +108,11 @@ func (a *a11y) nameOf(conn bus, sc *scene, t *appTree, it *cacheItem) string {
 		var d string
 		if obj.Call("org.a11y.atspi.Action.GetDescription", 0, int32(0)).Store(&d) == nil {
 			if n := clean(d); n != "" && !genericAction[strings.ToLower(n)] && !genericPhrase.MatchString(n) {
-				return n
+				return n, it.Ref
 			}
 		}
 	}
-	return ""
+	return "", objRef{}
 }
 
 // genericAction are action descriptions that name no control.
