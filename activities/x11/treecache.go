@@ -16,10 +16,13 @@ import (
 // screen shows a change. The device captures the screen before it reads
 // the tree, and keeps what it read (each application's objects, boxes,
 // texts and names) with that capture. The next observation compares its
-// own capture with it, pixel for pixel: where nothing changed, nothing is
-// asked again; a changed element that has no children (a calculator's
-// display, a blinking caret's paragraph, a button under the pointer) is
-// read again on its own (its state, name, description, text and box).
+// own capture with it, pixel for pixel, and takes the applications'
+// events since (a state, a name, children changed: see events): where
+// nothing changed, nothing is asked again; a changed element that has no
+// children (a calculator's display, a blinking caret's paragraph, a
+// button under the pointer, a button that lost the focus without showing
+// it) is read again on its own (its state, name, description, text and
+// box).
 // Anything else reads every tree as before: a window opened, closed,
 // moved or stacked differently, another active window, an application
 // started or gone (a restarted one has a new bus name), a change on the
@@ -38,7 +41,7 @@ import (
 // maxTreeAge bounds how long an application's tree is used again.
 const maxTreeAge = 5 * time.Second
 
-// maxChangedPixels is the share of the screen (1/n) beyond which a change
+// maxChangedShare is the share of the screen (1/n) beyond which a change
 // is not worth attributing to elements: every tree is read again.
 const maxChangedShare = 8
 
