@@ -47,6 +47,7 @@ type Device struct {
 	mu      sync.Mutex
 	tree    a11y
 	xu      *xgbutil.XUtil
+	shot    shmScreen // the screen through shared memory, on xu
 	// last is the account of the latest observation.
 	last ObserveStats
 	// exits are the launched programs that failed after Launch returned.
@@ -103,6 +104,7 @@ func New() (*Device, error) {
 func (d *Device) Close() {
 	robotgo.CloseMainDisplay()
 	d.tree.close()
+	d.shot.close()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.xu != nil {
@@ -175,7 +177,7 @@ func (d *Device) Observe(ctx context.Context) (*screen.Screen, error) {
 	// screen and the tree are read.
 	clip := make(chan string, 1)
 	go func() { clip <- clipboard() }() // buffered: never waits for a reader
-	img, err := grab(xu)
+	img, err := d.shot.grab(xu)
 	if errors.Is(err, errGrabFormat) {
 		img, err = Capture()
 	}
