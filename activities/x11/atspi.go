@@ -91,8 +91,9 @@ type a11y struct {
 	patience map[string]time.Duration
 	// cache is what the last observation read (see treecache.go).
 	cache *treeCache
-	// events receives the applications' tree events.
-	events chan *dbus.Signal
+	// events holds the applications' focus events since the last
+	// observation (see watchFocus).
+	events *eventSet
 	// toolkits holds each application's toolkit and version, by bus name.
 	toolkits map[string][2]string
 }
@@ -123,17 +124,22 @@ func (a *a11y) connect() (*dbus.Conn, error) {
 		return nil, fmt.Errorf("accessibility bus: %w", err)
 	}
 	// Applications publish their cache only once a client listens for
-	// tree changes; the changes of states, names and children tell which
-	// objects of a kept tree to read again (see treecache.go).
-	a.events = make(chan *dbus.Signal, maxEvents)
-	if err := conn.AddMatchSignal(dbus.WithMatchInterface("org.a11y.atspi.Event.Object")); err == nil {
-		conn.Signal(a.events)
-	}
+	// tree changes. Of the changes, only the focus's are received (see
+	// treecache.go): a toolkit may move the focus without drawing it,
+	// while what else changes shows on the screen. Asking for every
+	// state, name and children change made LibreOffice send thousands
+	// of events a second while it loads a document.
 	reg := conn.Object("org.a11y.atspi.Registry", "/org/a11y/atspi/registry")
-	for _, ev := range []string{"object:children-changed", "object:state-changed", "object:property-change"} {
+	for _, ev := range []string{"object:children-changed", "object:state-changed:focused"} {
 		if reg.Call("org.a11y.atspi.Registry.RegisterEvent", 0, ev, []string{}, "").Err != nil {
 			reg.Call("org.a11y.atspi.Registry.RegisterEvent", 0, ev)
 		}
+	}
+	a.events = &eventSet{}
+	if err := conn.AddMatchSignal(dbus.WithMatchInterface("org.a11y.atspi.Event.Object"), dbus.WithMatchMember("StateChanged"), dbus.WithMatchArg(0, "focused")); err == nil {
+		ch := make(chan *dbus.Signal, 64)
+		conn.Signal(ch)
+		go a.events.pump(ch)
 	}
 	a.conn = conn
 	return conn, nil

@@ -5,6 +5,7 @@ import (
 	"image"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/godbus/dbus/v5"
@@ -209,18 +210,53 @@ func attribute(stack []xwin, marks []mark, y, x0, x1 int, dirty map[objRef]bool)
 	return true
 }
 
-// maxEvents is how many tree events wait between two observations; more
+// maxEvents is how many focus events wait between two observations; more
 // (a busy application) and every kept tree is read again.
 const maxEvents = 4096
 
-// events adds to the changed elements those whose state, name or
-// children an application reported changed since the last observation
-// (focus moves without a visible change where a toolkit hides focus
-// frames after a click). An application is asked once first: D-Bus keeps
-// a sender's messages in order, so its answer comes after every event it
-// sent before. An event about an object the cache does not hold, or about
-// children, reads the application again.
-func (r *reuse) events(conn *guarded, ch chan *dbus.Signal) {
+// eventSet keeps the events received since they were last taken. It is
+// filled as they come (pump), so a burst never waits in the connection.
+type eventSet struct {
+	mu   sync.Mutex
+	sigs []*dbus.Signal
+	full bool
+}
+
+// pump moves events from ch into the set until ch is closed (the
+// connection closed).
+func (e *eventSet) pump(ch <-chan *dbus.Signal) {
+	for sig := range ch {
+		e.mu.Lock()
+		if len(e.sigs) < maxEvents {
+			e.sigs = append(e.sigs, sig)
+		} else {
+			e.full = true
+		}
+		e.mu.Unlock()
+	}
+}
+
+// take returns the events kept and whether some were dropped, and empties
+// the set.
+func (e *eventSet) take() ([]*dbus.Signal, bool) {
+	if e == nil {
+		return nil, false
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	sigs, full := e.sigs, e.full
+	e.sigs, e.full = nil, false
+	return sigs, full
+}
+
+// events adds to the changed elements those whose focus an application
+// reported changed since the last observation (focus moves without a
+// visible change where a toolkit hides focus frames after a click). An
+// application is asked once first: D-Bus keeps a sender's messages in
+// order, so its answer comes after every event it sent before. An event
+// about an object the cache does not hold reads the application again,
+// and so do more events than the set keeps.
+func (r *reuse) events(conn *guarded, set *eventSet) {
 	if r != nil && len(r.apps) > 0 {
 		var reqs []request
 		for b := range r.apps {
@@ -232,26 +268,22 @@ func (r *reuse) events(conn *guarded, ch chan *dbus.Signal) {
 			}
 		}
 	}
-	full := ch != nil && len(ch) == cap(ch)
-	for ch != nil {
-		select {
-		case sig := <-ch:
-			ac := r.app(sig.Sender)
-			if ac == nil {
-				continue
-			}
-			ref := objRef{Bus: sig.Sender, Path: sig.Path}
-			if strings.HasSuffix(sig.Name, ".ChildrenChanged") || ac.find(ref) == nil {
-				delete(r.apps, sig.Sender)
-				continue
-			}
-			r.dirty[ref] = true
-		default:
-			ch = nil
-		}
-	}
+	sigs, full := set.take()
 	if full && r != nil {
 		clear(r.apps)
+		return
+	}
+	for _, sig := range sigs {
+		ac := r.app(sig.Sender)
+		if ac == nil {
+			continue
+		}
+		ref := objRef{Bus: sig.Sender, Path: sig.Path}
+		if strings.HasSuffix(sig.Name, ".ChildrenChanged") || ac.find(ref) == nil {
+			delete(r.apps, sig.Sender)
+			continue
+		}
+		r.dirty[ref] = true
 	}
 }
 
