@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"image"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -48,6 +47,7 @@ type Device struct {
 	tree    a11y
 	xu      *xgbutil.XUtil
 	shot    shmScreen // the screen through shared memory, on xu
+	clip    clipReader
 	// last is the account of the latest observation.
 	last ObserveStats
 	// exits are the launched programs that failed after Launch returned.
@@ -105,6 +105,7 @@ func (d *Device) Close() {
 	robotgo.CloseMainDisplay()
 	d.tree.close()
 	d.shot.close()
+	d.clip.close()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.xu != nil {
@@ -173,10 +174,10 @@ func (d *Device) Observe(ctx context.Context) (*screen.Screen, error) {
 	if err := wmRunning(xu, os.Getenv("DISPLAY")); err != nil {
 		return nil, err
 	}
-	// The clipboard is read by another program (xclip): meanwhile the
-	// screen and the tree are read.
+	// The clipboard's owner answers in its own time: meanwhile the screen
+	// and the tree are read.
 	clip := make(chan string, 1)
-	go func() { clip <- clipboard() }() // buffered: never waits for a reader
+	go func() { clip <- d.clip.read(os.Getenv("DISPLAY")) }() // buffered: never waits for a reader
 	img, err := d.shot.grab(xu)
 	if errors.Is(err, errGrabFormat) {
 		img, err = Capture()
@@ -252,17 +253,4 @@ func (d *Device) Observe(ctx context.Context) (*screen.Screen, error) {
 	d.last = st
 	d.mu.Unlock()
 	return s, nil
-}
-
-func clipboard() string {
-	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "xclip", "-o", "-selection", "clipboard").Output()
-	if err != nil {
-		return ""
-	}
-	if len(out) > 2000 {
-		out = out[:2000]
-	}
-	return string(out)
 }
