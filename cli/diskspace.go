@@ -48,13 +48,22 @@ func watchDisk(dir string, w io.Writer, every time.Duration) func() {
 		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
+			stop := false
 			select {
 			case <-ctx.Done():
-				return
+				// A last look: a run that ended within a tick of the
+				// room coming back still says so.
+				if !full {
+					return
+				}
+				stop = true
 			case <-t.C:
 			}
 			free, err := freeSpace(dir)
 			if err != nil {
+				if stop {
+					return
+				}
 				continue
 			}
 			switch {
@@ -65,6 +74,9 @@ func watchDisk(dir string, w io.Writer, every time.Duration) func() {
 			case full && free >= 2*lowDisk:
 				full = false
 				fmt.Fprintf(w, "pcflow: the disk of the state folder %s has room again (%s free): runs go on\n", dir, byteSize(free))
+			}
+			if stop {
+				return
 			}
 		}
 	}()

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestStateDiskFills runs the calculator example on a state folder of its
@@ -62,7 +63,12 @@ func TestStateDiskFills(t *testing.T) {
 		t.Errorf("the notice does not say the run waits:\n%s", buf.String())
 	}
 	os.Remove(filler)
-	waitFor(t, "the room to be told", func() bool { return strings.Contains(buf.String(), "has room again") })
+	for deadline := time.Now().Add(time.Minute); !strings.Contains(buf.String(), "has room again"); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			free, _ := freeSpace(state)
+			t.Fatalf("the room was not told in a minute (%d KiB free now):\n%s", free>>10, buf.String())
+		}
+	}
 	err := run.Wait()
 	if err != nil || !strings.Contains(buf.String(), "SUCCEEDED") {
 		t.Fatalf("run after the disk had room again: %v, want success:\n%s", err, buf.String())
