@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -459,22 +458,15 @@ func TestEvalSecretStaysOnDevice(t *testing.T) {
 	check("eval's output", out)
 	check("the command lines of running processes", []byte(strings.Join(seen, "\n")))
 	placeholder := false
-	for _, dir := range []string{w.out, w.state} {
-		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || d.Type()&fs.ModeSocket != 0 || strings.HasSuffix(p, ".png") {
-				return nil
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return nil
-			}
-			check(p, data)
-			if strings.HasPrefix(filepath.Base(p), "temporal.db") && bytes.Contains(data, []byte("{{secret.token}}")) {
-				placeholder = true
-			}
-			return nil
-		})
-	}
+	eachStoredFile(func(p string, data []byte) {
+		if strings.HasSuffix(p, ".png") {
+			return
+		}
+		check(p, data)
+		if strings.HasPrefix(filepath.Base(p), "temporal.db") && bytes.Contains(data, []byte("{{secret.token}}")) {
+			placeholder = true
+		}
+	}, w.out, w.state)
 	if !placeholder {
 		t.Error("the Temporal database holds no {{secret.token}} placeholder: the search did not look where the history is")
 	}

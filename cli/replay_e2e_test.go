@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -407,20 +406,12 @@ func noSecrets(t *testing.T, state, printed string, secrets ...string) {
 	}
 	check("what the commands printed", []byte(printed))
 	placeholder := false
-	filepath.WalkDir(state, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || d.Type()&fs.ModeSocket != 0 {
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return nil
-		}
+	eachStoredFile(func(p string, data []byte) {
 		check(p, data)
 		if strings.HasPrefix(filepath.Base(p), "temporal.db") && bytes.Contains(data, []byte("{{secret.")) {
 			placeholder = true
 		}
-		return nil
-	})
+	}, state)
 	if !placeholder {
 		t.Error("the database never shows a placeholder: the search did not look where the runs are")
 	}
