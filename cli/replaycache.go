@@ -92,11 +92,7 @@ func cacheSecret(dir string) ([]byte, error) {
 	if _, err := rand.Read(b); err != nil {
 		return nil, fmt.Errorf("replay cache: %w", err)
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return nil, fmt.Errorf("replay cache: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := writeFileAtomicMode(path, b, 0o600); err != nil {
 		return nil, fmt.Errorf("replay cache: %w", err)
 	}
 	return b, nil
@@ -120,11 +116,10 @@ func (c replayCache) lookup() string {
 // save remembers run id of task for the task and inputs.
 func (c replayCache) save(id, task string) error {
 	b, _ := json.Marshal(cacheEntry{Run: id, Task: task, Saved: time.Now().Format(time.RFC3339)})
-	tmp := c.path() + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+	if err := writeFileAtomicMode(c.path(), b, 0o600); err != nil {
 		return fmt.Errorf("replay cache: %w", err)
 	}
-	return os.Rename(tmp, c.path())
+	return nil
 }
 
 // forget drops the entry.

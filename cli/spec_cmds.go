@@ -217,10 +217,15 @@ func cmdFmt(ctx context.Context, e *env, args []string) int {
 // file's permissions, and renames it over the old one, so a full disk or a
 // crash leaves either the old file or the new one, never a cut-off one.
 func writeFileAtomic(path string, data []byte) error {
+	return writeFileAtomicMode(path, data, 0o644)
+}
+
+// writeFileAtomicMode is writeFileAtomic with the permissions a new file
+// gets.
+func writeFileAtomicMode(path string, data []byte, mode os.FileMode) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
-	mode := os.FileMode(0o644)
 	if st, err := os.Stat(path); err == nil {
 		mode = st.Mode().Perm()
 	}
