@@ -336,8 +336,12 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 			}
 			if reset {
 				crashes.clear()
+				// The bind device's home folder, emptied here, outside
+				// and between two sandboxes (inside, ~/.pcflow would be
+				// the state folder itself): the next task finds it empty,
+				// as an overlay device finds its own.
 				if ownHome != "" {
-					if err := freshHome(ownHome); err != nil {
+					if err := x11.EmptyDir(ownHome); err != nil {
 						fmt.Fprintf(logf, "pcflow eval: empty the home folder of %s (%s): %v\n", name, ownHome, err)
 					}
 				}

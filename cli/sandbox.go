@@ -202,23 +202,6 @@ func privateHome(environ []string) string {
 	return home
 }
 
-// freshHome empties dir, the host folder a bind device sees as its home
-// folder, so that the next task finds it as an overlay device finds its
-// own: empty. It runs outside the sandbox, between two of them: the
-// paths the sandbox bound inside it (keepUnder) are empty folders there.
-func freshHome(dir string) error {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // keepUnder lists the host paths under dir (/tmp, the home folder) a bind
 // device's worker needs to see: the X sockets, the desktop's session
 // folder and D-Bus socket (from its environment), the state folder, the

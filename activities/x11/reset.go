@@ -69,7 +69,7 @@ func (d *Device) Reset(ctx context.Context) (*activities.ResetResult, error) {
 		}
 	}
 	for _, d := range dirs {
-		if err := emptyDir(d); err != nil {
+		if err := EmptyDir(d); err != nil {
 			return nil, fmt.Errorf("empty %s: %v", d, err)
 		}
 		res.Cleared = append(res.Cleared, d)
@@ -108,7 +108,8 @@ func OwnDesktop() bool {
 // this process and its ancestors, and returns what it stopped.
 func StopApps(display string) []string { return procs.StopApps(display) }
 
-func emptyDir(dir string) error {
+// EmptyDir removes everything in dir (made when missing), and leaves dir.
+func EmptyDir(dir string) error {
 	entries, err := os.ReadDir(dir)
 	if os.IsNotExist(err) {
 		return os.MkdirAll(dir, 0o755)
