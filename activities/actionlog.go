@@ -69,18 +69,38 @@ func logKeyFile(path string) ([]byte, bool, error) {
 	if _, err := rand.Read(key); err != nil {
 		return nil, false, err
 	}
-	f, err := os.OpenFile(kf, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	// The key is written whole into a file of its own, then linked into
+	// place: linking fails if another process made the key first, and a
+	// process that reads the key never sees it half written (two runs at
+	// once that open the same device's log for the first time).
+	f, err := os.CreateTemp(filepath.Dir(kf), filepath.Base(kf)+".*.tmp")
 	if err != nil {
+		return nil, false, fmt.Errorf("action log: %w", err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return nil, false, fmt.Errorf("action log: %w", err)
+	}
+	if _, err := f.Write(key); err != nil {
+		f.Close()
+		return nil, false, fmt.Errorf("action log: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return nil, false, fmt.Errorf("action log: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return nil, false, fmt.Errorf("action log: %w", err)
+	}
+	if err := os.Link(tmp, kf); err != nil {
 		if os.IsExist(err) { // another process made it first
 			return logKeyFile(path)
 		}
 		return nil, false, fmt.Errorf("action log: %w", err)
 	}
-	defer f.Close()
-	if _, err := f.Write(key); err != nil {
-		return nil, false, fmt.Errorf("action log: %w", err)
-	}
-	return key, true, f.Sync()
+	return key, true, nil
 }
 
 // seal returns e's MAC under key.

@@ -1,9 +1,11 @@
 package activities
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -95,5 +97,41 @@ func TestActionLogWithoutItsKey(t *testing.T) {
 	}
 	if _, ok := old.Last("s/1", "r"); !ok {
 		t.Error("an unsealed log from before sealing was not read")
+	}
+}
+
+// TestActionLogKeyMadeByTwoAtOnce opens a new log from many goroutines at
+// once, as two runs at once open their device's log for the first time:
+// each gets the same whole key, none finds it half written ("damaged").
+func TestActionLogKeyMadeByTwoAtOnce(t *testing.T) {
+	for round := 0; round < 100; round++ {
+		path := filepath.Join(t.TempDir(), "actions", "desktop.jsonl")
+		const n = 8
+		keys := make([][]byte, n)
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := 0; i < n; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				l, err := OpenActionLog(path)
+				errs[i] = err
+				if err == nil {
+					keys[i] = l.key
+				}
+			}()
+		}
+		wg.Wait()
+		for i := 0; i < n; i++ {
+			if errs[i] != nil {
+				t.Fatalf("round %d: open %d: %v", round, i, errs[i])
+			}
+			if !bytes.Equal(keys[i], keys[0]) || len(keys[i]) != 32 {
+				t.Fatalf("round %d: opener %d has another key (%d bytes) than opener 0", round, i, len(keys[i]))
+			}
+		}
+		if left, _ := filepath.Glob(path + ".key.*"); len(left) != 0 {
+			t.Fatalf("round %d: temporary key files left: %v", round, left)
+		}
 	}
 }
