@@ -3,7 +3,6 @@ package activities
 import (
 	"bufio"
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pcflow/pcflow/activities/screen"
+	"github.com/pcflow/pcflow/internal/keyfile"
 )
 
 // Action log phases.
@@ -58,49 +58,11 @@ type ActionLog struct {
 // its owner only, made when the log is first opened. A log written before
 // lines were sealed is taken as it is the first time a key is made for it.
 func logKeyFile(path string) ([]byte, bool, error) {
-	kf := path + ".key"
-	if b, err := os.ReadFile(kf); err == nil {
-		if len(b) < 32 {
-			return nil, false, fmt.Errorf("action log: the key %s is damaged (%d bytes): the log's lines cannot be trusted; move the log and its key away to start a new one", kf, len(b))
-		}
-		return b, false, nil
-	}
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		return nil, false, err
-	}
-	// The key is written whole into a file of its own, then linked into
-	// place: linking fails if another process made the key first, and a
-	// process that reads the key never sees it half written (two runs at
-	// once that open the same device's log for the first time).
-	f, err := os.CreateTemp(filepath.Dir(kf), filepath.Base(kf)+".*.tmp")
+	key, fresh, err := keyfile.Load(path+".key", 32)
 	if err != nil {
-		return nil, false, fmt.Errorf("action log: %w", err)
+		return nil, false, fmt.Errorf("action log: %w: the log's lines cannot be trusted; move the log and its key away to start a new one", err)
 	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return nil, false, fmt.Errorf("action log: %w", err)
-	}
-	if _, err := f.Write(key); err != nil {
-		f.Close()
-		return nil, false, fmt.Errorf("action log: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return nil, false, fmt.Errorf("action log: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return nil, false, fmt.Errorf("action log: %w", err)
-	}
-	if err := os.Link(tmp, kf); err != nil {
-		if os.IsExist(err) { // another process made it first
-			return logKeyFile(path)
-		}
-		return nil, false, fmt.Errorf("action log: %w", err)
-	}
-	return key, true, nil
+	return key, fresh, nil
 }
 
 // seal returns e's MAC under key.

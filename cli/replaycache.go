@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -15,6 +14,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/pcflow/pcflow/activities/artifacts"
+	"github.com/pcflow/pcflow/internal/keyfile"
 	"github.com/pcflow/pcflow/internal/replayrun"
 	"github.com/pcflow/pcflow/specs"
 	"github.com/pcflow/pcflow/specs/plan"
@@ -81,21 +81,11 @@ func cacheKey(secret []byte, res *specs.Result) string {
 
 // cacheSecret is the state folder's HMAC key, made on first use.
 func cacheSecret(dir string) ([]byte, error) {
-	path := filepath.Join(dir, "key")
-	if b, err := os.ReadFile(path); err == nil && len(b) == 32 {
-		return b, nil
+	key, _, err := keyfile.Load(filepath.Join(dir, "key"), 32)
+	if err != nil {
+		return nil, fmt.Errorf("replay cache: %w; delete it (the cache forgets its runs)", err)
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("replay cache: %w", err)
-	}
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		return nil, fmt.Errorf("replay cache: %w", err)
-	}
-	if err := writeFileAtomicMode(path, b, 0o600); err != nil {
-		return nil, fmt.Errorf("replay cache: %w", err)
-	}
-	return b, nil
+	return key, nil
 }
 
 func (c replayCache) path() string { return filepath.Join(c.dir, c.key+".json") }
