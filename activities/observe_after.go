@@ -76,9 +76,26 @@ func (a *Activities) Observe(ctx context.Context, in ObserveInput) (*ObserveResu
 			return nil, err
 		}
 	}
+	if t := targetOf(before, in.Action); t != nil && isMenuItem(t.Role) && dialogTitle(t.Name) != "" {
+		// An item that opens a dialog: the screen settles once the dialog
+		// is in front (the next decision needs what is in it).
+		for end := time.Now().Add(dialogWait); res.After.ActiveWindow == in.Before.ActiveWindow && time.Now().Before(end); {
+			if err := sleep(ctx, 250*time.Millisecond); err != nil {
+				return nil, err
+			}
+			if _, _, res.After, err = a.observe(ctx); err != nil {
+				return nil, err
+			}
+		}
+	}
 	res.Verdict, res.Reason = a.deviceVerdict(in, before, res.After)
 	return res, nil
 }
+
+// dialogWait is how long the device waits for the dialog a menu item
+// names with an ellipsis to come to the front before it observes the
+// screen as it is.
+const dialogWait = 3 * time.Second
 
 // recheckDelay is how long the device looks again before it calls an
 // action that should have changed something no_effect.
@@ -117,14 +134,17 @@ func (a *Activities) deviceVerdict(in ObserveInput, before []screen.Element, aft
 		}
 		return screen.VerdictNoEffect, what + " changed nothing on the screen or in the element tree (judged by the device)"
 	}
-	if in.Action.Kind != screen.ActType {
-		return "", ""
-	}
-	typed := strings.TrimRight(in.Action.Text, "\n")
 	_, af, err := a.loadObservation(screen.Observation{Elements: after.Elements})
 	if err != nil {
 		return "", ""
 	}
+	if in.Action.Kind != screen.ActType {
+		if what := appeared(in.Action, before, af.Elements, in.Before, after); what != "" {
+			return screen.VerdictCorrect, what + " (judged by the device)"
+		}
+		return "", ""
+	}
+	typed := strings.TrimRight(in.Action.Text, "\n")
 	was, now := focusedValue(before), focusedValue(af.Elements)
 	if now != nil && strings.Contains(now.Value, typed) && (was == nil || !strings.Contains(was.Value, typed)) {
 		return screen.VerdictCorrect, fmt.Sprintf("the focused %s now holds the typed text (judged by the device)", now.Role)
@@ -179,6 +199,98 @@ func expectedChange(act screen.Action, before []screen.Element) (what string, tr
 		}
 	}
 	return "", false
+}
+
+// appeared says what a click made appear that is what such a click is
+// for, so the step worked whatever the task ("": the agent judges):
+//   - a menu not open yet: it is open now (selected), with items shown
+//     under it that were not before;
+//   - a menu item whose name ends in an ellipsis ("Save As…"), the mark
+//     of an item that opens a dialog: a window named after the item
+//     ("Save As") is new in front;
+//   - a check box: its checked state flipped;
+//   - a radio button or a page tab not yet checked or selected: it is now.
+//
+// What each is matched by is its role and name at the same place: the
+// tree after the click numbers its elements anew.
+func appeared(act screen.Action, before, after []screen.Element, bobs, aobs screen.Observation) string {
+	if act.Kind != screen.ActClick && act.Kind != screen.ActDoubleClick {
+		return ""
+	}
+	e := targetOf(before, act)
+	if e == nil || hasState(e, "disabled") {
+		return ""
+	}
+	now := sameElement(after, e)
+	switch {
+	case e.Role == "menu" && !hasState(e, "selected"):
+		if now == nil || !hasState(now, "selected") {
+			return ""
+		}
+		for i := range after {
+			if isMenuItem(after[i].Role) && sameElement(before, &after[i]) == nil {
+				return fmt.Sprintf("the menu %q opened", e.Name)
+			}
+		}
+	case isMenuItem(e.Role):
+		title := dialogTitle(e.Name)
+		if title != "" && aobs.ActiveWindow != bobs.ActiveWindow && !slices.Contains(bobs.Windows, aobs.ActiveWindow) &&
+			strings.Contains(strings.ToLower(aobs.ActiveWindow), strings.ToLower(title)) {
+			return fmt.Sprintf("the window %q the menu item %q opens is in front", aobs.ActiveWindow, e.Name)
+		}
+	case e.Role == "check box":
+		if now != nil && hasState(now, "checked") != hasState(e, "checked") {
+			return fmt.Sprintf("the check box %q toggled", e.Name)
+		}
+	case e.Role == "radio button" || e.Role == "page tab":
+		if !hasState(e, "checked") && !hasState(e, "selected") && now != nil && (hasState(now, "checked") || hasState(now, "selected")) {
+			return fmt.Sprintf("the %s %q is selected", e.Role, e.Name)
+		}
+	}
+	return ""
+}
+
+func isMenuItem(role string) bool {
+	return role == "menu item" || role == "check menu item" || role == "radio menu item"
+}
+
+// dialogTitle is the title of the dialog a menu item names with an
+// ellipsis ("Save _As…" → "Save As"), or "" for an item without one or
+// too short a name to tell.
+func dialogTitle(name string) string {
+	var t string
+	switch {
+	case strings.HasSuffix(name, "…"):
+		t = strings.TrimSuffix(name, "…")
+	case strings.HasSuffix(name, "..."):
+		t = strings.TrimSuffix(name, "...")
+	default:
+		return ""
+	}
+	t = strings.TrimSpace(strings.ReplaceAll(t, "_", ""))
+	if utf8.RuneCountInString(t) < 3 {
+		return ""
+	}
+	return t
+}
+
+// sameElement is the element of els with e's role and name at e's place
+// (within a few pixels), or nil.
+func sameElement(els []screen.Element, e *screen.Element) *screen.Element {
+	for i := range els {
+		o := &els[i]
+		if o.Role == e.Role && o.Name == e.Name && abs(o.Box.X-e.Box.X) <= 4 && abs(o.Box.Y-e.Box.Y) <= 4 {
+			return o
+		}
+	}
+	return nil
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // unchanged reports whether nothing changed from before to after: the

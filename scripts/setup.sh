@@ -10,7 +10,7 @@ set -euo pipefail
 packages=(
   xvfb xauth x11-utils openbox dbus-x11 at-spi2-core libatk-adaptor libgail-common
   xclip xsel fonts-dejavu-core libx11-dev libxtst-dev libpng-dev gcc
-  mousepad galculator xterm tesseract-ocr tesseract-ocr-eng
+  mousepad galculator xterm zenity tesseract-ocr tesseract-ocr-eng
   libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 chromium curl ca-certificates bubblewrap
   x11vnc novnc openssl iproute2 postgresql ffmpeg
 )

@@ -23,34 +23,71 @@ import (
 func TestDeviceJudgesAClickThatDidNothing(t *testing.T) {
 	dev := desktop(t)
 	app(t, dev, "galculator", "galculator")
-	env := enginetest.Start(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{"add": {Steps: []scripted.Step{
+	s, reflections := verdictRun(t, dev, "add", []scripted.Step{
 		{Thought: "Recall the memory.", Action: "click", Target: "MR", RedoFrom: 2},
 		{Action: "click", Target: "7"},
 		{Action: "click", Target: "+"},
 		{Action: "click", Target: "2"},
 		{Action: "click", Target: "="},
 		{Action: "done", Read: map[string]scripted.Probe{"sum": {Role: "text", Pattern: `^(\d+)$`}}},
-	}}}})
-	env.Serve("desktop", env.Activities(dev, "desktop", env.ModelConfig()), true)
-	res, diags := specs.Parse("add.hcl", []byte(`task "add" {
+	}, `task "add" {
   max_steps = 10
   subtask "add" {
     instruction = "In the calculator, compute 7 + 2 by clicking its buttons, then report the number shown."
     output "sum" {}
   }
-}`), specs.Options{})
+}`)
+	if s.Outputs["sum"] != "9" {
+		t.Errorf("sum = %q, want 9", s.Outputs["sum"])
+	}
+	// Five clicks: MR judged by the device, the four others by the model.
+	if s.Judged[activities.ByDevice] != 1 || s.Judged[activities.ByModel] != 4 || reflections != 4 || s.Verdicts["no_effect"] != 1 {
+		t.Errorf("judged %v, verdicts %v, %d Reflection requests: want MR's no_effect from the device and 4 Reflection requests for the rest",
+			s.Judged, s.Verdicts, reflections)
+	}
+}
+
+// TestDeviceSeesTheExpectedElementAppear runs a task on Mousepad: a click
+// on the File menu, and it opens (its items appear); a click on "Save
+// As...", and the dialog of that name comes to the front. The device says
+// correct to both without asking the Reflection agent; the click on the
+// dialog's Cancel button, whose effect the device cannot tell, goes to it.
+func TestDeviceSeesTheExpectedElementAppear(t *testing.T) {
+	dev := desktop(t)
+	app(t, dev, "Mousepad", "mousepad")
+	s, reflections := verdictRun(t, dev, "saveas", []scripted.Step{
+		{Thought: "Open the File menu.", Action: "click", Target: "File", Role: "menu"},
+		{Action: "click", Target: "Save As...", Role: "menu item"},
+		{Action: "click", Target: "Cancel", Role: "push button"},
+		{Action: "done"},
+	}, `task "saveas" {
+  max_steps = 10
+  subtask "saveas" {
+    instruction = "Open the editor's Save As dialog from its File menu, then cancel it."
+  }
+}`)
+	if s.Judged[activities.ByDevice] != 2 || s.Judged[activities.ByModel] != 1 || reflections != 1 || s.Verdicts["correct"] != 3 {
+		t.Errorf("judged %v, verdicts %v, %d Reflection requests: want the menu and the dialog judged correct by the device, Cancel by the model",
+			s.Judged, s.Verdicts, reflections)
+	}
+}
+
+// verdictRun runs a one-subtask task on dev through the real engine with
+// the scripted model: the subtask's result and how many Reflection
+// requests the model had.
+func verdictRun(t *testing.T, dev *Device, name string, steps []scripted.Step, task string) (workflows.SubtaskResult, int) {
+	t.Helper()
+	env := enginetest.Start(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{name: {Steps: steps}}})
+	env.Serve("desktop", env.Activities(dev, "desktop", env.ModelConfig()), true)
+	res, diags := specs.Parse(name+".hcl", []byte(task), specs.Options{})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	out, err := env.Run(ctx, "device-verdict", *res.Plan, workflows.Options{})
+	out, err := env.Run(ctx, "device-verdict-"+name, *res.Plan, workflows.Options{})
 	if err != nil || out.Reason != workflows.ReasonSuccess {
 		t.Fatalf("run: %v %+v", err, out)
-	}
-	s := out.Subtasks[0]
-	if s.Outputs["sum"] != "9" {
-		t.Errorf("sum = %q, want 9", s.Outputs["sum"])
 	}
 	reflections := 0
 	for _, r := range env.Model.Requests() {
@@ -58,9 +95,5 @@ func TestDeviceJudgesAClickThatDidNothing(t *testing.T) {
 			reflections++
 		}
 	}
-	// Five clicks: MR judged by the device, the four others by the model.
-	if s.Judged[activities.ByDevice] != 1 || s.Judged[activities.ByModel] != 4 || reflections != 4 || s.Verdicts["no_effect"] != 1 {
-		t.Errorf("judged %v, verdicts %v, %d Reflection requests: want MR's no_effect from the device and 4 Reflection requests for the rest",
-			s.Judged, s.Verdicts, reflections)
-	}
+	return out.Subtasks[0], reflections
 }
