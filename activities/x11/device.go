@@ -56,6 +56,8 @@ type Device struct {
 	treeDown string
 	// hung names the applications last warned about as not answering.
 	hung string
+	// ocrNames remembers what OCR read in unnamed controls' boxes.
+	ocrNames *ocrMemo
 }
 
 // ObserveStats is the account of one observation's element list.
@@ -96,7 +98,7 @@ func New() (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Device{OCRMode: OCRAuto, xu: xu}, nil
+	return &Device{OCRMode: OCRAuto, xu: xu, ocrNames: newOCRMemo()}, nil
 }
 
 // Close releases the device's connections. Call it before the X server
@@ -229,7 +231,7 @@ func (d *Device) Observe(ctx context.Context) (*screen.Screen, error) {
 		d.Warn("warning: " + hung + " does not answer accessibility requests; its elements are left out (the screen's text is read by OCR) until it answers")
 	}
 	if d.OCRMode != OCRNever && st.Unnamed > st.Named {
-		if n, err := nameByOCR(ctx, img, s.Elements); err == nil {
+		if n, err := nameByOCR(ctx, img, s.Elements, d.ocrNames); err == nil {
 			st.NamedByOCR = n
 		}
 	}

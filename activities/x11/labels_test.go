@@ -1,6 +1,7 @@
 package x11
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,5 +101,52 @@ func TestSpinTextBoxes(t *testing.T) {
 	}
 	if els[1].Box.W != 60 || els[2].Box.W != 144 {
 		t.Errorf("narrow spin button or entry changed: %+v %+v", els[1].Box, els[2].Box)
+	}
+}
+
+// TestOCRNamesRemembered observes Mousepad's Save As dialog, whose file
+// list and places have controls the toolkit leaves unnamed, twice with
+// the screen unchanged: the first observation names some by OCR, the
+// second gives them the same names without running tesseract again.
+func TestOCRNamesRemembered(t *testing.T) {
+	dev := desktop(t)
+	dev.OCRMode = OCRAuto
+	app(t, dev, "Mousepad", "mousepad")
+	ctx := context.Background()
+	if _, err := dev.Act(ctx, screen.Action{Kind: screen.ActHotkey, Keys: []string{"ctrl", "s"}}); err != nil {
+		t.Fatal(err)
+	}
+	waitWindow(t, dev, "Save As", 20*time.Second)
+	settle(dev, 20*time.Second)
+	first, err := dev.Observe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := dev.LastStats()
+	if st.NamedByOCR == 0 {
+		t.Fatalf("OCR named nothing in the Save As dialog (%d unnamed elements): nothing to remember", st.Unnamed)
+	}
+	runs := tesseractRuns.Load()
+	second, err := dev.Observe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := tesseractRuns.Load() - runs; n != 0 {
+		t.Errorf("the second observation of the same screen ran tesseract %d times, want 0", n)
+	}
+	if dev.LastStats().NamedByOCR != st.NamedByOCR {
+		t.Errorf("named by OCR: %d the first time, %d the second", st.NamedByOCR, dev.LastStats().NamedByOCR)
+	}
+	names := func(s *screen.Screen) map[string]bool {
+		m := map[string]bool{}
+		for _, e := range s.Elements {
+			if e.Source == "a11y+ocr" {
+				m[e.Name] = true
+			}
+		}
+		return m
+	}
+	if a, b := names(first), names(second); len(a) != len(b) {
+		t.Errorf("names read by OCR: %v the first time, %v the second", a, b)
 	}
 }

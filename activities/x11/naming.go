@@ -4,14 +4,19 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"image"
+	"image/color"
 	"image/png"
 	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -150,9 +155,12 @@ const (
 
 // nameByOCR reads the text that unnamed controls show (a button with a
 // caption the toolkit does not expose), in one tesseract run over a strip
-// of their boxes; icon-only controls stay unnamed. It returns how many it
-// named.
-func nameByOCR(ctx context.Context, img image.Image, els []screen.Element) (int, error) {
+// of their boxes; icon-only controls stay unnamed. A box whose pixels
+// were read before takes its text from memo (nil: none) instead of being
+// read again: most of a screen is unchanged from one step to the next,
+// and tesseract costs about a second a strip on a dialog full of unnamed
+// controls. It returns how many it named.
+func nameByOCR(ctx context.Context, img image.Image, els []screen.Element, memo *ocrMemo) (int, error) {
 	var idx []int
 	for i, e := range els {
 		if e.Name == "" && e.Value == "" && e.Box.W <= maxOCRBoxW && e.Box.H <= maxOCRBoxH && e.Box.W >= 8 && e.Box.H >= 8 {
@@ -165,40 +173,62 @@ func nameByOCR(ctx context.Context, img image.Image, els []screen.Element) (int,
 	if len(idx) == 0 {
 		return 0, nil
 	}
-	// Each box, scaled 2× in gray, on its own band of a white strip.
-	const pad = 16
-	w, h := 0, pad
-	for _, i := range idx {
-		w = max(w, 2*els[i].Box.W+2*pad)
-		h += 2*els[i].Box.H + pad
-	}
-	strip := image.NewGray(image.Rect(0, 0, w, h))
-	for i := range strip.Pix {
-		strip.Pix[i] = 255
-	}
-	bands := make([][2]int, len(idx))
-	y := pad
-	for k, i := range idx {
-		b := els[i].Box
-		dst := image.Rect(pad, y, pad+2*b.W, y+2*b.H)
-		src := image.Rect(b.X, b.Y, b.X+b.W, b.Y+b.H).Add(img.Bounds().Min)
-		draw.BiLinear.Scale(strip, dst, img, src, draw.Src, nil)
-		bands[k] = [2]int{y, y + 2*b.H}
-		y += 2*b.H + pad
-	}
-	words, err := tesseract(ctx, strip, "6")
-	if err != nil {
-		return 0, err
-	}
 	texts := make([][]string, len(idx))
-	for _, wd := range words {
-		if wd.Conf < 70 || !speaks(wd.Text) {
+	keys := make([]uint64, len(idx))
+	var read []int // indexes into idx of the boxes tesseract reads
+	for k, i := range idx {
+		if memo == nil {
+			read = append(read, k)
 			continue
 		}
-		cy := wd.Box.Y + wd.Box.H/2
-		for k, band := range bands {
-			if cy >= band[0] && cy < band[1] {
-				texts[k] = append(texts[k], wd.Text)
+		keys[k] = memo.key(img, els[i].Box)
+		if t, ok := memo.get(keys[k]); ok {
+			texts[k] = t
+		} else {
+			read = append(read, k)
+		}
+	}
+	if len(read) > 0 {
+		// Each box, scaled 2× in gray, on its own band of a white strip.
+		const pad = 16
+		w, h := 0, pad
+		for _, k := range read {
+			b := els[idx[k]].Box
+			w = max(w, 2*b.W+2*pad)
+			h += 2*b.H + pad
+		}
+		strip := image.NewGray(image.Rect(0, 0, w, h))
+		for i := range strip.Pix {
+			strip.Pix[i] = 255
+		}
+		bands := make([][2]int, len(read))
+		y := pad
+		for j, k := range read {
+			b := els[idx[k]].Box
+			dst := image.Rect(pad, y, pad+2*b.W, y+2*b.H)
+			src := image.Rect(b.X, b.Y, b.X+b.W, b.Y+b.H).Add(img.Bounds().Min)
+			draw.BiLinear.Scale(strip, dst, img, src, draw.Src, nil)
+			bands[j] = [2]int{y, y + 2*b.H}
+			y += 2*b.H + pad
+		}
+		words, err := tesseract(ctx, strip, "6")
+		if err != nil {
+			return 0, err
+		}
+		for _, wd := range words {
+			if wd.Conf < 70 || !speaks(wd.Text) {
+				continue
+			}
+			cy := wd.Box.Y + wd.Box.H/2
+			for j, band := range bands {
+				if cy >= band[0] && cy < band[1] {
+					texts[read[j]] = append(texts[read[j]], wd.Text)
+				}
+			}
+		}
+		if memo != nil {
+			for _, k := range read {
+				memo.put(keys[k], texts[k])
 			}
 		}
 	}
@@ -213,6 +243,69 @@ func nameByOCR(ctx context.Context, img image.Image, els []screen.Element) (int,
 	return n, nil
 }
 
+// ocrMemo remembers what OCR read in a box, by the box's size and pixels.
+type ocrMemo struct {
+	mu    sync.Mutex
+	seed  maphash.Seed
+	texts map[uint64][]string
+	order []uint64 // oldest first
+}
+
+// ocrMemoSize is how many boxes an ocrMemo remembers: a few screens'.
+const ocrMemoSize = 1024
+
+func newOCRMemo() *ocrMemo {
+	return &ocrMemo{seed: maphash.MakeSeed(), texts: map[uint64][]string{}}
+}
+
+// key hashes box b's size and pixels in img.
+func (m *ocrMemo) key(img image.Image, b screen.Rect) uint64 {
+	var h maphash.Hash
+	h.SetSeed(m.seed)
+	var dims [8]byte
+	binary.LittleEndian.PutUint32(dims[0:], uint32(b.W))
+	binary.LittleEndian.PutUint32(dims[4:], uint32(b.H))
+	h.Write(dims[:])
+	r := image.Rect(b.X, b.Y, b.X+b.W, b.Y+b.H).Add(img.Bounds().Min).Intersect(img.Bounds())
+	if rgba, ok := img.(*image.RGBA); ok {
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			off := rgba.PixOffset(r.Min.X, y)
+			h.Write(rgba.Pix[off : off+4*r.Dx()])
+		}
+		return h.Sum64()
+	}
+	var px [4]byte
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			c := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
+			px[0], px[1], px[2], px[3] = c.R, c.G, c.B, c.A
+			h.Write(px[:])
+		}
+	}
+	return h.Sum64()
+}
+
+func (m *ocrMemo) get(k uint64) ([]string, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t, ok := m.texts[k]
+	return t, ok
+}
+
+func (m *ocrMemo) put(k uint64, t []string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.texts[k]; ok {
+		return
+	}
+	m.texts[k] = t
+	m.order = append(m.order, k)
+	if len(m.order) > ocrMemoSize {
+		delete(m.texts, m.order[0])
+		m.order = m.order[1:]
+	}
+}
+
 // speaks reports whether OCR text looks like a word rather than an icon
 // read as letters: two or more letters or digits.
 func speaks(s string) bool {
@@ -224,6 +317,9 @@ func speaks(s string) bool {
 	}
 	return n >= 2
 }
+
+// tesseractRuns counts tesseract's runs in this process.
+var tesseractRuns atomic.Int64
 
 // tesseract runs OCR on img with a page segmentation mode and returns word
 // boxes in img's pixels.
@@ -242,6 +338,7 @@ func tesseract(ctx context.Context, img image.Image, psm string) ([]screen.Word,
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
+	tesseractRuns.Add(1)
 	cmd := exec.CommandContext(ctx, "tesseract", "stdin", "stdout", "--psm", psm, "-l", "eng", "tsv")
 	cmd.Stdin = &in
 	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
