@@ -56,8 +56,10 @@ type Device struct {
 	treeDown string
 	// hung names the applications last warned about as not answering.
 	hung string
-	// ocrNames remembers what OCR read in unnamed controls' boxes.
+	// ocrNames remembers what OCR read in unnamed controls' boxes,
+	// ocrLast the last screen read whole.
 	ocrNames *ocrMemo
+	ocrLast  ocrFrame
 }
 
 // ObserveStats is the account of one observation's element list.
@@ -244,7 +246,7 @@ func (d *Device) Observe(ctx context.Context) (*screen.Screen, error) {
 	// A window whose application does not answer is read by OCR, unless
 	// OCR is switched off.
 	if d.OCRMode == OCRAlways || (d.OCRMode == OCRAuto && len(s.Elements) < 5) || (d.OCRMode != OCRNever && hung != "") {
-		words, err := OCR(ctx, img)
+		words, err := d.ReadText(ctx, img)
 		if err == nil {
 			s.Words = words
 			s.Elements = MergeOCR(s.Elements, words)

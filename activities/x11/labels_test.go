@@ -2,6 +2,7 @@ package x11
 
 import (
 	"context"
+	"image"
 	"os"
 	"path/filepath"
 	"strings"
@@ -149,4 +150,67 @@ func TestOCRNamesRemembered(t *testing.T) {
 	if a, b := names(first), names(second); len(a) != len(b) {
 		t.Errorf("names read by OCR: %v the first time, %v the second", a, b)
 	}
+}
+
+// TestOCRReadsOnlyWhatChanged reads Mousepad's screen by OCR, types a
+// second line, and reads it again: tesseract reads only the rows around
+// the change (a band above and below), and the words are the new line's
+// with the unchanged rest's (the menu bar, the first line). An unchanged
+// screen is not read again at all.
+func TestOCRReadsOnlyWhatChanged(t *testing.T) {
+	dev := desktop(t)
+	app(t, dev, "Mousepad", "mousepad")
+	ctx := context.Background()
+	typeText := func(s string) {
+		t.Helper()
+		if _, err := dev.Act(ctx, screen.Action{Kind: screen.ActType, Text: s}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	read := func() ([]screen.Word, int, image.Rectangle) {
+		t.Helper()
+		img, err := Capture()
+		if err != nil {
+			t.Fatal(err)
+		}
+		words, err := dev.ReadText(ctx, img)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return words, dev.ocrLast.rowsRead, img.Bounds()
+	}
+	has := func(words []screen.Word, want ...string) {
+		t.Helper()
+		var got []string
+		for _, w := range words {
+			got = append(got, w.Text)
+		}
+		all := strings.Join(got, " ")
+		for _, s := range want {
+			if !strings.Contains(all, s) {
+				t.Errorf("the words read lack %q: %s", s, all)
+			}
+		}
+	}
+	typeText("Alpha bravo quartz\n")
+	words, rows, screenBox := read()
+	if rows != screenBox.Dy() {
+		t.Fatalf("the first read gave tesseract %d rows, want the whole screen's %d", rows, screenBox.Dy())
+	}
+	has(words, "File", "Alpha", "bravo")
+	typeText("Charlie delta walnut")
+	words, rows, _ = read()
+	if rows == 0 || rows > screenBox.Dy()/2 {
+		t.Errorf("after a line was typed tesseract read %d rows, want only those around the changes (at most half of %d)", rows, screenBox.Dy())
+	}
+	t.Logf("after a line was typed, tesseract read %d rows of %d", rows, screenBox.Dy())
+	has(words, "File", "Alpha", "bravo", "Charlie", "delta", "walnut")
+	runs := tesseractRuns.Load()
+	again, rows, _ := read()
+	if rows > 3*ocrBand || (rows == 0) != (tesseractRuns.Load() == runs) {
+		// The caret blinks: its rows may differ, and only they are read.
+		t.Errorf("an unchanged screen but for the caret gave tesseract %d rows", rows)
+	}
+	has(again, "File", "Alpha", "Charlie", "walnut")
 }

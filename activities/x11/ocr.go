@@ -72,9 +72,10 @@ func OCR(ctx context.Context, img image.Image) ([]screen.Word, error) {
 	return words, nil
 }
 
-// ReadText reads the words img shows with tesseract (see OCR).
+// ReadText reads the words img shows with tesseract (see OCR), again
+// only where it differs from the last screen the device read (ocrFrame).
 func (d *Device) ReadText(ctx context.Context, img image.Image) ([]screen.Word, error) {
-	return OCR(ctx, img)
+	return d.ocrLast.read(ctx, img)
 }
 
 // gray2x is img in grayscale at twice its size, interpolated bilinearly
