@@ -160,4 +160,3 @@ func (f *ocrFrame) read(ctx context.Context, img image.Image) ([]screen.Word, er
 func touches(r screen.Rect, span image.Rectangle) bool {
 	return r.Y < span.Max.Y && r.Y+r.H > span.Min.Y
 }
-
