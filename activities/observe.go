@@ -7,9 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/png"
 
 	"github.com/pcflow/pcflow/activities/screen"
+	"github.com/pcflow/pcflow/internal/fastpng"
 )
 
 // observe captures the screen, draws the Set-of-Marks once and stores both
@@ -85,8 +85,7 @@ type observationFile struct {
 
 func (a *Activities) putPNG(img image.Image) (string, error) {
 	var buf bytes.Buffer
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	if err := enc.Encode(&buf, img); err != nil {
+	if err := fastpng.Encode(&buf, img); err != nil {
 		return "", fmt.Errorf("encode png: %w", err)
 	}
 	ref, err := a.Artifacts.Put(buf.Bytes(), "png")

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"image"
 	"image/jpeg"
-	"image/png"
 
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/pcflow/pcflow/activities/agents/profile"
+	"github.com/pcflow/pcflow/internal/fastpng"
 	"github.com/pcflow/pcflow/internal/imgmemo"
 	"github.com/pcflow/pcflow/internal/imgscale"
 )
@@ -32,8 +32,7 @@ func EncodeImage(img image.Image, maxSide int, format string, quality int) (data
 		err = jpeg.Encode(&buf, img, &jpeg.Options{Quality: quality})
 		mime = "image/jpeg"
 	default:
-		enc := png.Encoder{CompressionLevel: png.BestSpeed}
-		err = enc.Encode(&buf, img)
+		err = fastpng.Encode(&buf, img)
 		mime = "image/png"
 	}
 	return buf.Bytes(), mime, scale, img.Bounds().Dx(), img.Bounds().Dy(), err
