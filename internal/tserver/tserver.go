@@ -15,10 +15,13 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/pcflow/pcflow/internal/freeport"
+	"github.com/labstack/echo/v4"
 	uiserver "github.com/temporalio/ui-server/v2/server"
 	uiconfig "github.com/temporalio/ui-server/v2/server/config"
 	uiserveroptions "github.com/temporalio/ui-server/v2/server/server_options"
@@ -132,8 +135,22 @@ func Start(o Options) (*Server, error) {
 	if !PortFree(o.IP, o.Port) {
 		return nil, fmt.Errorf("frontend %s:%d: %w", o.IP, o.Port, ErrPortInUse)
 	}
-	if o.UIPort != 0 && !PortFree(o.UIIP, o.UIPort) {
-		return nil, fmt.Errorf("web UI %s:%d: %w (pass another --ui-port, or 0 to disable the UI)", o.UIIP, o.UIPort, ErrPortInUse)
+	// The UI's port is held from this check until the UI binds it, a
+	// moment before: the Web UI's server ends the whole process when its
+	// port is taken, and another process picking a free port while the
+	// Temporal server starts (seconds under load) could take it.
+	var uiHold net.Listener
+	if o.UIPort != 0 {
+		l, err := net.Listen("tcp", net.JoinHostPort(o.UIIP, strconv.Itoa(o.UIPort)))
+		if err != nil {
+			return nil, fmt.Errorf("web UI %s:%d: %w (pass another --ui-port, or 0 to disable the UI)", o.UIIP, o.UIPort, ErrPortInUse)
+		}
+		uiHold = l
+		defer func() {
+			if uiHold != nil {
+				uiHold.Close()
+			}
+		}()
 	}
 	s := &Server{HostPort: net.JoinHostPort(o.IP, strconv.Itoa(o.Port))}
 	if o.Postgres != nil {
@@ -224,6 +241,14 @@ func Start(o Options) (*Server, error) {
 			DefaultNamespace:    Namespace,
 			TLS:                 uiTLS(o.TLS),
 		}))
+		if e := uiEcho(s.ui); e != nil {
+			// The UI serves on the listener held since the check: no
+			// moment when another process could take the port.
+			e.Listener = uiHold
+		} else {
+			uiHold.Close()
+		}
+		uiHold = nil
 		go func() { _ = s.ui.Start() }()
 		s.UIURL = "http://" + net.JoinHostPort(o.UIIP, strconv.Itoa(o.UIPort))
 	}
@@ -249,6 +274,18 @@ func Start(o Options) (*Server, error) {
 		}
 	}
 	return s, nil
+}
+
+// uiEcho is the Web UI server's HTTP server, which ui-server keeps in an
+// unexported field; nil if a later ui-server keeps it elsewhere (then the
+// UI binds its port itself, a moment after the held one is let go).
+func uiEcho(ui *uiserver.Server) *echo.Echo {
+	f := reflect.ValueOf(ui).Elem().FieldByName("httpServer")
+	if !f.IsValid() || f.Type() != reflect.TypeOf((*echo.Echo)(nil)) {
+		return nil
+	}
+	e, _ := reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Interface().(*echo.Echo)
+	return e
 }
 
 // uiTLS is the Web UI's client certificate for a frontend that requires one.

@@ -2,10 +2,14 @@ package tserver
 
 import (
 	"database/sql"
+	"errors"
 	"net"
+	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pcflow/pcflow/internal/freeport"
 
@@ -71,5 +75,62 @@ func TestStateDatabaseInWALMode(t *testing.T) {
 	}
 	if mode != "wal" {
 		t.Fatalf("state database journal_mode = %q, want wal", mode)
+	}
+}
+
+// TestUIPortNeverLost: another process trying to take the Web UI's port
+// the whole time the server starts never gets it (the UI's own server
+// would end this process when it finds its port taken), and the UI
+// answers on it.
+func TestUIPortNeverLost(t *testing.T) {
+	front, err := freeport.Pick("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ui, err := freeport.Pick("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(ui))
+	stop := make(chan struct{})
+	took := make(chan bool, 1)
+	go func() { // the other process, as fast as it can, from a moment after the check
+		time.Sleep(2 * time.Millisecond)
+		for {
+			select {
+			case <-stop:
+				took <- false
+				return
+			default:
+			}
+			if l, err := net.Listen("tcp", addr); err == nil {
+				took <- true
+				time.Sleep(3 * time.Second) // long enough for the UI to try
+				l.Close()
+				return
+			}
+		}
+	}()
+	s, err := Start(Options{Port: front, UIPort: ui})
+	if err != nil {
+		close(stop)
+		if !errors.Is(err, ErrPortInUse) {
+			t.Fatal(err)
+		}
+		t.Skip("the other side bound the port before the check: nothing to hold")
+	}
+	defer s.Stop()
+	time.Sleep(500 * time.Millisecond)
+	close(stop)
+	if <-took {
+		t.Fatal("another process took the UI's port while the server started")
+	}
+	resp, err := http.Get(s.UIURL + "/")
+	if err != nil {
+		t.Fatalf("the UI does not answer on %s: %v", s.UIURL, err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET %s/ = %s", s.UIURL, resp.Status)
 	}
 }
