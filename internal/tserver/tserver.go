@@ -20,8 +20,8 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/pcflow/pcflow/internal/freeport"
 	"github.com/labstack/echo/v4"
+	"github.com/pcflow/pcflow/internal/freeport"
 	uiserver "github.com/temporalio/ui-server/v2/server"
 	uiconfig "github.com/temporalio/ui-server/v2/server/config"
 	uiserveroptions "github.com/temporalio/ui-server/v2/server/server_options"
