@@ -4,6 +4,7 @@ import (
 	"image"
 	"sync"
 
+	"github.com/pcflow/pcflow/internal/fifomap"
 	"github.com/pcflow/pcflow/internal/imgmemo"
 )
 
@@ -19,35 +20,18 @@ const recentImageCount = 6
 // name content (SHA-256), so a held image is never stale; the images held
 // are never drawn on (Annotate and Crop draw on copies).
 type recentImages struct {
-	mu   sync.Mutex
-	refs []string // oldest first
-	imgs map[string]image.Image
+	once sync.Once // sets the limit
+	imgs fifomap.Map[string, image.Image]
 }
 
-func (c *recentImages) get(ref string) (image.Image, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	img, ok := c.imgs[ref]
-	return img, ok
-}
+func (c *recentImages) get(ref string) (image.Image, bool) { return c.imgs.Get(ref) }
 
 // put holds img under ref, forgetting the oldest beyond recentImageCount,
 // and tells the agents that img does not change, so that its scalings and
 // encodings for the model are made once (imgmemo.Unchanging).
 func (c *recentImages) put(ref string, img image.Image) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.imgs == nil {
-		c.imgs = map[string]image.Image{}
+	c.once.Do(func() { c.imgs.Max = recentImageCount })
+	if c.imgs.Add(ref, img) {
+		imgmemo.Unchanging(img)
 	}
-	if _, ok := c.imgs[ref]; ok {
-		return
-	}
-	c.imgs[ref] = img
-	c.refs = append(c.refs, ref)
-	if len(c.refs) > recentImageCount {
-		delete(c.imgs, c.refs[0])
-		c.refs = c.refs[1:]
-	}
-	imgmemo.Unchanging(img)
 }

@@ -15,7 +15,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 	"unicode"
@@ -23,6 +22,7 @@ import (
 	"golang.org/x/image/draw"
 
 	"github.com/pcflow/pcflow/activities/screen"
+	"github.com/pcflow/pcflow/internal/fifomap"
 )
 
 // AT-SPI relation types (AtspiRelationType).
@@ -245,17 +245,15 @@ func nameByOCR(ctx context.Context, img image.Image, els []screen.Element, memo 
 
 // ocrMemo remembers what OCR read in a box, by the box's size and pixels.
 type ocrMemo struct {
-	mu    sync.Mutex
 	seed  maphash.Seed
-	texts map[uint64][]string
-	order []uint64 // oldest first
+	texts fifomap.Map[uint64, []string]
 }
 
 // ocrMemoSize is how many boxes an ocrMemo remembers: a few screens'.
 const ocrMemoSize = 1024
 
 func newOCRMemo() *ocrMemo {
-	return &ocrMemo{seed: maphash.MakeSeed(), texts: map[uint64][]string{}}
+	return &ocrMemo{seed: maphash.MakeSeed(), texts: fifomap.Map[uint64, []string]{Max: ocrMemoSize}}
 }
 
 // key hashes box b's size and pixels in img.
@@ -285,26 +283,9 @@ func (m *ocrMemo) key(img image.Image, b screen.Rect) uint64 {
 	return h.Sum64()
 }
 
-func (m *ocrMemo) get(k uint64) ([]string, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	t, ok := m.texts[k]
-	return t, ok
-}
+func (m *ocrMemo) get(k uint64) ([]string, bool) { return m.texts.Get(k) }
 
-func (m *ocrMemo) put(k uint64, t []string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, ok := m.texts[k]; ok {
-		return
-	}
-	m.texts[k] = t
-	m.order = append(m.order, k)
-	if len(m.order) > ocrMemoSize {
-		delete(m.texts, m.order[0])
-		m.order = m.order[1:]
-	}
-}
+func (m *ocrMemo) put(k uint64, t []string) { m.texts.Add(k, t) }
 
 // speaks reports whether OCR text looks like a word rather than an icon
 // read as letters: two or more letters or digits.
