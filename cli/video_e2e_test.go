@@ -58,8 +58,11 @@ func TestRunVideoSurvivesKill(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("resume = %d, want success\n%s", code, res)
 	}
-	if n := strings.Count(res, "video of desktop: sha256-"); n != 2 {
-		t.Errorf("the result lists %d video segments, want 2 (before and after the kill)\n%s", n, res)
+	// Two segments, before and after the kill; a third when the resumed
+	// recording missed a heartbeat under load and started again.
+	segments := strings.Count(res, "video of desktop: sha256-")
+	if segments < 2 {
+		t.Errorf("the result lists %d video segments, want 2 or more (before and after the kill)\n%s", segments, res)
 	}
 	dir := filepath.Join(t.TempDir(), "report")
 	if code, rep := w.pcflow(w.iflags("report", id, "--out", dir)...); code != 0 {
@@ -70,8 +73,8 @@ func TestRunVideoSurvivesKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	srcs := regexp.MustCompile(`<video controls preload="metadata" src="\.\./(video/sha256-[0-9a-f]+\.mp4)">`).FindAllStringSubmatch(string(page), -1)
-	if len(srcs) != 2 {
-		t.Fatalf("the run page plays %d videos, want 2 segments\n%s", len(srcs), page)
+	if len(srcs) != segments {
+		t.Fatalf("the run page plays %d videos, want the result's %d segments\n%s", len(srcs), segments, page)
 	}
 	for _, m := range srcs {
 		if n := videoFrames(t, filepath.Join(dir, m[1])); n < 3 {
