@@ -5,8 +5,7 @@
 #
 # Two streams run side by side. One is the CLI's end-to-end tests, three at
 # a time (each has its own desktop, state folder and ports, and a test
-# waits on its applications and the server more than it computes): its
-# four longest one after another, the others two at a time beside them. The
+# waits on its applications and the server more than it computes). The
 # other runs first every package that never touches a display, two at a
 # time (specs, the agents, office files), the engine's beside them from the
 # start (its tests four at a time: they mostly wait for its server), and the
@@ -49,9 +48,6 @@ mapfile -t nodesk_pkgs < <(printf '%s\n' "${other_pkgs[@]}" | grep -vxF ./workfl
 # phase; with four moved, 747 s and 927 s; three streams overloaded the
 # machine: 767 s and timeouts.)
 moved='TestEvalSmokeSuite|TestExamplePCEval'
-# The CLI's longest tests, run one at a time from the start of the CLI
-# stream (in the suite: 192, 149, 102 and 100 s).
-heavy='TestClusterOfTwoNodes|TestReplayRunTypesWithoutModel|TestEvalTerminalTasksInOverlay|TestReplayRunHandsOverOnDrift'
 
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
@@ -125,20 +121,7 @@ runcli() {
 second=$!
 cli_rc=0
 if [ "$#" -eq 0 ]; then
-	# The longest tests one after another from the start, beside the
-	# rest two at a time: three at a time in one process, go test starts
-	# its parallel tests in no set order, and a long one started last
-	# ran on alone at the end (the cluster test: 192 s from 640 s).
-	(
-		code=0
-		runcli -test.parallel 1 -test.run "^($heavy)\$" >"$logs/heavy" 2>&1 || code=$?
-		echo "$code" >"$logs/heavy.rc"
-	) &
-	heavyjob=$!
-	runcli -test.parallel 2 -test.skip "^($moved|$heavy)\$" || cli_rc=$?
-	wait "$heavyjob" || true
-	cat "$logs/heavy"
-	[ "$(cat "$logs/heavy.rc" 2>/dev/null || echo 1)" -eq 0 ] || cli_rc=1
+	runcli -test.parallel 3 -test.skip "^($moved)\$" || cli_rc=$?
 	echo "test.sh: the CLI stream done $(( $(date +%s) - start )) s after setup"
 else
 	go test -short -count=1 -parallel 3 -timeout 30m ./cli "$@" || cli_rc=$?
