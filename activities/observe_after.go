@@ -275,22 +275,15 @@ func dialogTitle(name string) string {
 }
 
 // sameElement is the element of els with e's role and name at e's place
-// (within a few pixels), or nil.
+// (near: within two pixels), or nil.
 func sameElement(els []screen.Element, e *screen.Element) *screen.Element {
 	for i := range els {
 		o := &els[i]
-		if o.Role == e.Role && o.Name == e.Name && abs(o.Box.X-e.Box.X) <= 4 && abs(o.Box.Y-e.Box.Y) <= 4 {
+		if o.Role == e.Role && o.Name == e.Name && near(o.Box, e.Box) {
 			return o
 		}
 	}
 	return nil
-}
-
-func abs(n int) int {
-	if n < 0 {
-		return -n
-	}
-	return n
 }
 
 // unchanged reports whether nothing changed from before to after: the

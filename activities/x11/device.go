@@ -100,7 +100,7 @@ func New() (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Device{OCRMode: OCRAuto, xu: xu, ocrNames: newOCRMemo()}, nil
+	return &Device{OCRMode: OCRAuto, xu: xu, ocrNames: &ocrMemo{Max: ocrMemoSize}}, nil
 }
 
 // Close releases the device's connections. Call it before the X server

@@ -4,11 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/binary"
 	"fmt"
-	"hash/maphash"
 	"image"
-	"image/color"
 	"image/png"
 	"os"
 	"os/exec"
@@ -175,14 +172,19 @@ func nameByOCR(ctx context.Context, img image.Image, els []screen.Element, memo 
 	}
 	texts := make([][]string, len(idx))
 	keys := make([]uint64, len(idx))
+	rgba, _ := img.(*image.RGBA) // what the device captures; others are read each time
+	if rgba == nil {
+		memo = nil
+	}
 	var read []int // indexes into idx of the boxes tesseract reads
 	for k, i := range idx {
 		if memo == nil {
 			read = append(read, k)
 			continue
 		}
-		keys[k] = memo.key(img, els[i].Box)
-		if t, ok := memo.get(keys[k]); ok {
+		b := els[i].Box
+		keys[k] = pixelHash(rgba, image.Rect(b.X, b.Y, b.X+b.W, b.Y+b.H).Add(rgba.Rect.Min))
+		if t, ok := memo.Get(keys[k]); ok {
 			texts[k] = t
 		} else {
 			read = append(read, k)
@@ -228,7 +230,7 @@ func nameByOCR(ctx context.Context, img image.Image, els []screen.Element, memo 
 		}
 		if memo != nil {
 			for _, k := range read {
-				memo.put(keys[k], texts[k])
+				memo.Add(keys[k], texts[k])
 			}
 		}
 	}
@@ -243,49 +245,12 @@ func nameByOCR(ctx context.Context, img image.Image, els []screen.Element, memo 
 	return n, nil
 }
 
-// ocrMemo remembers what OCR read in a box, by the box's size and pixels.
-type ocrMemo struct {
-	seed  maphash.Seed
-	texts fifomap.Map[uint64, []string]
-}
+// ocrMemo remembers what OCR read in a box, by the box's size and pixels
+// (pixelHash).
+type ocrMemo = fifomap.Map[uint64, []string]
 
 // ocrMemoSize is how many boxes an ocrMemo remembers: a few screens'.
 const ocrMemoSize = 1024
-
-func newOCRMemo() *ocrMemo {
-	return &ocrMemo{seed: maphash.MakeSeed(), texts: fifomap.Map[uint64, []string]{Max: ocrMemoSize}}
-}
-
-// key hashes box b's size and pixels in img.
-func (m *ocrMemo) key(img image.Image, b screen.Rect) uint64 {
-	var h maphash.Hash
-	h.SetSeed(m.seed)
-	var dims [8]byte
-	binary.LittleEndian.PutUint32(dims[0:], uint32(b.W))
-	binary.LittleEndian.PutUint32(dims[4:], uint32(b.H))
-	h.Write(dims[:])
-	r := image.Rect(b.X, b.Y, b.X+b.W, b.Y+b.H).Add(img.Bounds().Min).Intersect(img.Bounds())
-	if rgba, ok := img.(*image.RGBA); ok {
-		for y := r.Min.Y; y < r.Max.Y; y++ {
-			off := rgba.PixOffset(r.Min.X, y)
-			h.Write(rgba.Pix[off : off+4*r.Dx()])
-		}
-		return h.Sum64()
-	}
-	var px [4]byte
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		for x := r.Min.X; x < r.Max.X; x++ {
-			c := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
-			px[0], px[1], px[2], px[3] = c.R, c.G, c.B, c.A
-			h.Write(px[:])
-		}
-	}
-	return h.Sum64()
-}
-
-func (m *ocrMemo) get(k uint64) ([]string, bool) { return m.texts.Get(k) }
-
-func (m *ocrMemo) put(k uint64, t []string) { m.texts.Add(k, t) }
 
 // speaks reports whether OCR text looks like a word rather than an icon
 // read as letters: two or more letters or digits.
@@ -310,6 +275,7 @@ func tesseract(ctx context.Context, img image.Image, psm string) ([]screen.Word,
 		// A grey image goes as PGM: a header and its bytes, where PNG
 		// took tens of milliseconds to compress what tesseract unpacks.
 		r := g.Bounds()
+		in.Grow(32 + r.Dx()*r.Dy())
 		fmt.Fprintf(&in, "P5\n%d %d\n255\n", r.Dx(), r.Dy())
 		for y := r.Min.Y; y < r.Max.Y; y++ {
 			in.Write(g.Pix[(y-r.Min.Y)*g.Stride : (y-r.Min.Y)*g.Stride+r.Dx()])

@@ -2,6 +2,7 @@ package x11
 
 import (
 	"context"
+	"encoding/binary"
 	"hash/maphash"
 	"image"
 	"image/draw"
@@ -25,7 +26,6 @@ const ocrBand = 48
 // bands' hashes and its words.
 type ocrFrame struct {
 	mu    sync.Mutex
-	seed  maphash.Seed
 	size  image.Point
 	bands []uint64
 	words []screen.Word
@@ -48,19 +48,10 @@ func (f *ocrFrame) read(ctx context.Context, img image.Image) ([]screen.Word, er
 		f.size, f.bands, f.lastRead, f.rowsRead = image.Point{}, nil, b, b.Dy()
 		return OCR(ctx, img)
 	}
-	if f.bands == nil {
-		f.seed = maphash.MakeSeed()
-	}
 	n := (b.Dy() + ocrBand - 1) / ocrBand
 	bands := make([]uint64, n)
 	for i := range bands {
-		var h maphash.Hash
-		h.SetSeed(f.seed)
-		for y := b.Min.Y + i*ocrBand; y < min(b.Min.Y+(i+1)*ocrBand, b.Max.Y); y++ {
-			off := rgba.PixOffset(b.Min.X, y)
-			h.Write(rgba.Pix[off : off+4*b.Dx()])
-		}
-		bands[i] = h.Sum64()
+		bands[i] = pixelHash(rgba, image.Rect(b.Min.X, b.Min.Y+i*ocrBand, b.Max.X, min(b.Min.Y+(i+1)*ocrBand, b.Max.Y)))
 	}
 	lo, hi := -1, -1
 	if f.size == b.Size() && len(f.bands) == n {
@@ -154,6 +145,26 @@ func (f *ocrFrame) read(ctx context.Context, img image.Image) ([]screen.Word, er
 	slices.SortStableFunc(words, func(p, q screen.Word) int { return p.Box.Y/ocrBand - q.Box.Y/ocrBand })
 	f.bands, f.words, f.lastRead, f.rowsRead = bands, words, image.Rect(b.Min.X, areas[0].Min.Y, b.Max.X, areas[len(areas)-1].Max.Y), rows
 	return append([]screen.Word(nil), words...), nil
+}
+
+// pixelSeed seeds the hashes of pixels this process compares.
+var pixelSeed = maphash.MakeSeed()
+
+// pixelHash hashes r's size and m's pixels within r: equal hashes, the
+// same pixels (for what OCR read in them).
+func pixelHash(m *image.RGBA, r image.Rectangle) uint64 {
+	var h maphash.Hash
+	h.SetSeed(pixelSeed)
+	var dims [8]byte
+	binary.LittleEndian.PutUint32(dims[0:], uint32(r.Dx()))
+	binary.LittleEndian.PutUint32(dims[4:], uint32(r.Dy()))
+	h.Write(dims[:])
+	r = r.Intersect(m.Rect)
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		off := m.PixOffset(r.Min.X, y)
+		h.Write(m.Pix[off : off+4*r.Dx()])
+	}
+	return h.Sum64()
 }
 
 // touches reports whether box r has a row in span's rows.

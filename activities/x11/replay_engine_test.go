@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"go.temporal.io/sdk/client"
-
 	"github.com/pcflow/pcflow/activities/agent"
 	"github.com/pcflow/pcflow/activities/agents/scripted"
 	"github.com/pcflow/pcflow/internal/enginetest"
@@ -101,19 +99,14 @@ func TestReplayHandsOverOnARealRenameAndOtherValue(t *testing.T) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
-		wr, err := env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue},
-			workflows.InstructionWorkflowName, workflows.InstructionInput{Plan: *res.Plan, Vars: res.Values, Replay: rp})
+		r, err := env.RunInput(ctx, id, workflows.InstructionInput{Plan: *res.Plan, Vars: res.Values, Replay: rp})
 		if err != nil {
-			t.Fatal(err)
-		}
-		var r workflows.InstructionResult
-		if err := wr.Get(ctx, &r); err != nil {
 			t.Fatalf("%s: %v", id, err)
 		}
 		if b, _ := os.ReadFile(filepath.Join(dir, "note.txt")); r.Status == workflows.StatusSucceeded && !strings.Contains(string(b), vars["note"]) {
 			t.Errorf("%s: note.txt = %q after a successful run, want the note %q", id, b, vars["note"])
 		}
-		return &r
+		return r
 	}
 	if r := run("first", map[string]string{"note": "alpha"}, nil); r.Status != workflows.StatusSucceeded {
 		t.Fatalf("first run: %+v", r)

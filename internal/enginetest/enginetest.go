@@ -109,8 +109,14 @@ func (e *Env) Serve(device string, acts *activities.Activities, workflowsToo boo
 
 // Run starts a run of p and waits for its result.
 func (e *Env) Run(ctx context.Context, id string, p plan.Plan, o workflows.Options) (*workflows.InstructionResult, error) {
+	return e.RunInput(ctx, id, workflows.InstructionInput{Plan: p, Options: o})
+}
+
+// RunInput starts a run of in (a plan with its variables' values, a
+// replay, options) and waits for its result.
+func (e *Env) RunInput(ctx context.Context, id string, in workflows.InstructionInput) (*workflows.InstructionResult, error) {
 	run, err := e.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue},
-		workflows.InstructionWorkflowName, workflows.InstructionInput{Plan: p, Options: o})
+		workflows.InstructionWorkflowName, in)
 	if err != nil {
 		return nil, err
 	}

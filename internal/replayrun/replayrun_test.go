@@ -12,7 +12,6 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
-	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/pcflow/pcflow/activities"
@@ -81,17 +80,11 @@ func (e *engine) run(tb testing.TB, id string, vars map[string]string, rp *workf
 	}
 	res.Plan.Policy = e.policy
 	e.dev.Elements[2].Value = e.prefill // a fresh field, or one filled in
-	ctx := context.Background()
-	run, err := e.env.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue},
-		workflows.InstructionWorkflowName, workflows.InstructionInput{Plan: *res.Plan, Vars: res.Values, Replay: rp})
+	r, err := e.env.RunInput(context.Background(), id, workflows.InstructionInput{Plan: *res.Plan, Vars: res.Values, Replay: rp})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var r workflows.InstructionResult
-	if err := run.Get(ctx, &r); err != nil {
-		tb.Fatal(err)
-	}
-	return &r
+	return r
 }
 
 func typeSteps() []scripted.Step {
