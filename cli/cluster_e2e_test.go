@@ -370,6 +370,14 @@ func (c *clusterLab) suite(id string, tasks []string, pool string, repeat int, d
 	for _, row := range r.Runs {
 		if row.Status != "succeeded" {
 			t.Errorf("suite %s: %s #%d: %s/%s (%s), want succeeded", id, row.Key, row.Repeat, row.Status, row.Reason, row.Error)
+			// Every step of the run, and every action on the devices:
+			// what the agent saw and did around the disruption.
+			_, hist := pcflowRun(t, c.client("history", row.Workflow, "--state", c.state)...)
+			t.Logf("disrupted at %s; pcflow history %s:\n%s", disrupted.Format("15:04:05.000"), row.Workflow, hist)
+			for _, p := range logs() {
+				b, _ := os.ReadFile(p)
+				t.Logf("%s:\n%s", p, b)
+			}
 		}
 	}
 	// No action started twice, on any device, over every suite so far.
