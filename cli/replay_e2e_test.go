@@ -65,7 +65,10 @@ func noteSteps() []scripted.Step {
 		{Thought: "Type the full path into the Name field, then press Save.", Action: "type",
 			FromInstruction: map[string]string{"text": `save it as (\S+)\.$`}},
 		{Action: "click", Target: "Save", Role: "push button"},
-		{Action: "wait", Args: map[string]any{"seconds": 1}},
+		// The name field's completion list can take the click on Save
+		// (a suite run: the file never written): a model sees the dialog
+		// still open and clicks Save again.
+		{Action: "wait", Args: map[string]any{"seconds": 1}, Expect: &scripted.Probe{Pattern: `^note\.txt`}, RedoFrom: 5},
 		{Thought: "The title shows note.txt: saved.", Action: "done"},
 	}
 }
@@ -273,6 +276,7 @@ func TestReplayRunHandsOverOnDrift(t *testing.T) {
 	steps[8].FromInstruction = map[string]string{"text": `type the text '([^']+)'`}
 	steps[11].FromInstruction = map[string]string{"text": `save it as (\S+)\.$`}
 	steps[10].RedoFrom = 10
+	steps[13].RedoFrom = 13
 	w := newReplayWorld(t, replayTwoWindowsTask, map[string][]scripted.Step{"both": steps})
 	dir := filepath.Join(t.TempDir(), "notes")
 	code, out, first := w.run("--id", "first", "--var", "dir="+dir, "--var", "mover="+mover)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"os/exec"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -45,12 +47,27 @@ func appWindow(t testing.TB, dev *Device, titleHas string, argv ...string) {
 	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	tail := &tailBuffer{max: 8 << 10}
+	cmd.Stdout, cmd.Stderr = tail, tail
+	cmd.WaitDelay = 2 * time.Second // a child that keeps the output open
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %v: %v", argv, err)
 	}
+	// A program that ends before the test does says how (an application
+	// that exits mid-test is otherwise only a target not found).
+	var stopping atomic.Bool
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		err := cmd.Wait()
+		if !stopping.Load() {
+			t.Logf("%s exited before the test ended (%v), at %s; the end of its output:\n%s", argv[0], err, time.Now().Format("15:04:05.000"), tail.String())
+		}
+	}()
 	t.Cleanup(func() {
+		stopping.Store(true)
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		cmd.Wait()
+		<-exited
 	})
 	waitWindow(t, dev, titleHas, 60*time.Second)
 }
@@ -160,4 +177,27 @@ func clickNamed(t testing.TB, dev *Device, role, name string) bool {
 
 func key(dev *Device, keys ...string) {
 	dev.Act(context.Background(), screen.Action{Kind: screen.ActHotkey, Keys: keys})
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (w *tailBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.b = append(w.b, p...)
+	if len(w.b) > w.max {
+		w.b = append(w.b[:0], w.b[len(w.b)-w.max:]...)
+	}
+	return len(p), nil
+}
+
+func (w *tailBuffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return string(w.b)
 }
