@@ -66,9 +66,10 @@ func noteSteps() []scripted.Step {
 			FromInstruction: map[string]string{"text": `save it as (\S+)\.$`}},
 		{Action: "click", Target: "Save", Role: "push button"},
 		// The name field's completion list can take the click on Save
-		// (a suite run: the file never written): a model sees the dialog
-		// still open and clicks Save again.
-		{Action: "wait", Args: map[string]any{"seconds": 1}, Expect: &scripted.Probe{Pattern: `^note\.txt`}, RedoFrom: 5},
+		// (a suite run: the file never written): a model sees the title
+		// still without the file ("/…/note.txt - Mousepad" once saved)
+		// and clicks Save again.
+		{Action: "wait", Args: map[string]any{"seconds": 1}, Expect: &scripted.Probe{Pattern: `note\.txt - Mousepad`}, RedoFrom: 5},
 		{Thought: "The title shows note.txt: saved.", Action: "done"},
 	}
 }
