@@ -11,8 +11,9 @@
 # start (its tests four at a time: they mostly wait for its server), and the
 # device's grounding set on real applications; then the other desktop
 # packages (the device on real applications, calibration, the live view)
-# with the cross-builds for Windows and macOS beside them, then two of the
-# CLI's longest tests (the smoke suite and the PC-Eval example).
+# with the cross-builds for Windows and macOS and the CLI's cluster test
+# beside them, then two of the CLI's longest tests (the smoke suite and
+# the PC-Eval example).
 # Every package runs with -short: the benchmarks among the tests (the
 # grounding set, every profile end to end, 300-task suites) run their short
 # versions; `go test ./...` without -short runs them whole (README).
@@ -44,12 +45,15 @@ desktop_pkgs=(./activities/x11 ./internal/calibrate ./internal/liveview)
 mapfile -t other_pkgs < <(go list ./... | sed 's#^github.com/pcflow/pcflow#.#' | grep -vxF -e ./cli -e ./activities/x11 -e ./internal/calibrate -e ./internal/liveview)
 mapfile -t nodesk_pkgs < <(printf '%s\n' "${other_pkgs[@]}" | grep -vxF ./workflows)
 
-# Run in the second stream, after its packages, when test.sh has no
-# arguments: two of the CLI's longest tests, side by side. (Fresh-clone
-# runs: with the cluster test moved too, the CLI stream ended at 706 s
-# and the other at 882 s, the cluster test alone 183 s of the moved
-# phase; with four moved, 747 s and 927 s; three streams overloaded the
-# machine: 767 s and timeouts.)
+# Run in the second stream when test.sh has no arguments: the CLI's
+# cluster test beside the device's tests (it mostly waits: a link cut
+# off, a database stopped, servers starting; in the CLI stream it often
+# started last, 190 s with the machine's cores idle behind it), and two
+# of the CLI's longest tests after them, side by side. (Fresh-clone runs:
+# with the cluster test after them too, the CLI stream ended at 706 s
+# and the other at 882 s; with four after them, 747 s and 927 s; three
+# streams overloaded the machine: 767 s and timeouts.)
+beside='TestClusterOfTwoNodes'
 moved='TestEvalSmokeSuite|TestExamplePCEval'
 
 logs=$(mktemp -d)
@@ -126,12 +130,17 @@ runbin() {
 		xstart=$(date +%s)
 		bash scripts/crossbuild.sh >"$logs/cross" 2>&1 &
 		cross=$!
+		runcli -test.run "^($beside)\$" >"$logs/beside" 2>&1 &
+		besidepid=$!
 		for p in "${desktop_pkgs[@]}"; do
 			runbin "$p" "$logs/bin/$(basename "$p").test" -test.skip '^TestGrounding$' >>"$logs/desktop" 2>&1 || rc=$?
 		done
 		echo "test.sh: the other desktop packages done $(( $(date +%s) - start )) s after setup" >>"$logs/desktop"
 		wait "$cross" || rc=$?
 		cat "$logs/cross" >>"$logs/desktop"
+		wait "$besidepid" || rc=$?
+		cat "$logs/beside" >>"$logs/desktop"
+		echo "test.sh: the CLI's $beside done $(( $(date +%s) - start )) s after setup" >>"$logs/desktop"
 		echo "test.sh: cross-builds done $(( $(date +%s) - start )) s after setup, $(( $(date +%s) - xstart )) s after they began" >>"$logs/desktop"
 	else
 		go test -short -p 2 -count=1 -timeout 30m "${other_pkgs[@]}" "$@" >"$logs/other" 2>&1 || rc=$?
@@ -152,7 +161,7 @@ runbin() {
 second=$!
 cli_rc=0
 if [ "$#" -eq 0 ]; then
-	runcli -test.parallel 3 -test.skip "^($moved)\$" || cli_rc=$?
+	runcli -test.parallel 3 -test.skip "^($moved|$beside)\$" || cli_rc=$?
 	echo "test.sh: the CLI stream done $(( $(date +%s) - start )) s after setup"
 else
 	go test -short -count=1 -parallel 3 -timeout 30m ./cli "$@" || cli_rc=$?

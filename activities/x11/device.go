@@ -80,6 +80,9 @@ type ObserveStats struct {
 	// the previous observation, the screen showing no change that needs
 	// it read again; Reread the changed elements of them read again alone.
 	Requests, Reused, Reread int
+	// Walked counts the applications whose tree was walked live instead
+	// of read from their cache (LibreOffice, whose cache can abort it).
+	Walked int
 }
 
 // LastStats returns the account of the latest observation.
@@ -223,7 +226,7 @@ func (d *Device) Observe(ctx context.Context) (*screen.Screen, error) {
 	s.Elements = obs.elements
 	st.Occluded, st.Unnamed, st.Named = obs.Occluded, obs.Unnamed, obs.Named
 	st.NotAnswering = obs.NotAnswering
-	st.Requests, st.Reused, st.Reread = obs.Requests, obs.Reused, obs.Reread
+	st.Requests, st.Reused, st.Reread, st.Walked = obs.Requests, obs.Reused, obs.Reread, obs.Walked
 	d.mu.Lock()
 	hung := strings.Join(st.NotAnswering, ", ")
 	warn = d.Warn != nil && hung != "" && hung != d.hung

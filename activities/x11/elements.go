@@ -61,6 +61,9 @@ type observation struct {
 	// Reused the applications whose tree came from the last observation
 	// (see treecache.go), Reread the elements of them read again.
 	Requests, Reused, Reread int
+	// Walked counts the applications read by walking their tree live,
+	// not from their cache (LibreOffice: see items).
+	Walked int
 }
 
 // scene holds what the layer computations of one observation share.
@@ -271,6 +274,8 @@ func (a *a11y) elements(ctx context.Context, img *image.RGBA, screenW, screenH i
 			obs.Reused++
 		} else if items, err = a.items(conn, app); err != nil {
 			continue // an application that went away
+		} else if conn.walked[app.Bus] {
+			obs.Walked++
 		}
 		t := newAppTree(items)
 		t.bus = app.Bus

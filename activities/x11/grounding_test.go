@@ -416,6 +416,21 @@ func TestGrounding(t *testing.T) {
 				dev.Act(context.Background(), screen.Action{Kind: screen.ActClick, X: 700, Y: 500})
 			}
 			settle(dev, 10*time.Second)
+			// LibreOffice's tree is walked live, every other
+			// application's read from its cache (items: LibreOffice's
+			// cache aborted Calc after its Delete Cells dialog closed).
+			dev.tree.mu.Lock()
+			dev.tree.cache = nil
+			dev.tree.mu.Unlock()
+			if _, err := dev.Observe(context.Background()); err == nil {
+				want := 0
+				if g.argv[0] == "soffice" {
+					want = 1
+				}
+				if st := dev.LastStats(); st.Walked != want {
+					t.Errorf("%s: a full observation walked %d applications live, want %d", g.name, st.Walked, want)
+				}
+			}
 			if g.name == "calc" {
 				walkSparesTable(t, dev)
 			}

@@ -47,7 +47,7 @@ func appWindow(t testing.TB, dev *Device, titleHas string, argv ...string) {
 	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	tail := &tailBuffer{max: 8 << 10}
+	tail := &tailBuffer{max: 64 << 10}
 	cmd.Stdout, cmd.Stderr = tail, tail
 	cmd.WaitDelay = 2 * time.Second // a child that keeps the output open
 	if err := cmd.Start(); err != nil {
@@ -61,7 +61,7 @@ func appWindow(t testing.TB, dev *Device, titleHas string, argv ...string) {
 		defer close(exited)
 		err := cmd.Wait()
 		if !stopping.Load() {
-			t.Logf("%s exited before the test ended (%v), at %s; the end of its output:\n%s", argv[0], err, time.Now().Format("15:04:05.000"), tail.String())
+			t.Logf("%s exited before the test ended (%v), at %s; the end of its output:\n%s", argv[0], err, time.Now().Format("15:04:05.000"), lastLines(tail.String(), 60))
 		}
 	}()
 	t.Cleanup(func() {
@@ -200,4 +200,10 @@ func (w *tailBuffer) String() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return string(w.b)
+}
+
+// lastLines is the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
