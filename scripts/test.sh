@@ -27,11 +27,13 @@ export PATH="/usr/local/go/bin:$PATH"
 # Stack traces and profiles keep their symbols (-w drops DWARF only).
 export GOFLAGS="${GOFLAGS:+$GOFLAGS }-ldflags=-w"
 # The suite's Go processes (the compiler, the tests, the pcflow commands
-# they start, each with a Temporal server) collect garbage a quarter as
-# often: the collector took 7% of the pcflow processes' CPU at the default
-# (a CLI run's profiles) and 9% of the workflows tests', and the suite is
-# bound by CPU (its cores busy 97% of its run); memory is plenty.
-export GOGC="${GOGC:-400}"
+# they start, each with a Temporal server) collect garbage half as often:
+# the collector took 7% of the pcflow processes' CPU at the default (a
+# CLI run's profiles) and 9% of the workflows tests', and the suite is
+# bound by CPU (its cores busy 97% of its run). At 400 a fresh-clone run
+# took more CPU, not less (1,219 s against 1,112; 41 s more of it in the
+# kernel, fresh memory to map and zero).
+export GOGC="${GOGC:-200}"
 start=$(date +%s)
 # go vet first, with all its analyzers, over every package and its tests;
 # the tests then build without go test's own vet pass (-vet=off), which

@@ -232,8 +232,11 @@ func latin1(b []byte) string {
 }
 
 // clipboard reads the clipboard with xclip.
-func clipboard() string {
-	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+func clipboard() string { return clipboardWithin(500 * time.Millisecond) }
+
+// clipboardWithin is clipboard with xclip given d to answer.
+func clipboardWithin(d time.Duration) string {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, "xclip", "-o", "-selection", "clipboard").Output()
 	if err != nil {

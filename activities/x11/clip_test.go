@@ -131,15 +131,7 @@ func BenchmarkClipboard(b *testing.B) {
 	})
 }
 
-// xclipOut is what `xclip -o` reads from the clipboard, as clipboard()
-// but waiting up to 5 s: the 2 MB transfer in pieces took longer than
-// clipboard()'s 500 ms in a suite run with the machine's cores busy.
-func xclipOut() string {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "xclip", "-o", "-selection", "clipboard").Output()
-	if err != nil {
-		return ""
-	}
-	return string(out[:min(len(out), clipMax)])
-}
+// xclipOut is what `xclip -o` reads, waiting up to 5 s: the 2 MB transfer
+// in pieces took longer than clipboard()'s 500 ms in a suite run with the
+// machine's cores busy.
+func xclipOut() string { return clipboardWithin(5 * time.Second) }
