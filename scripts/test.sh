@@ -44,8 +44,9 @@ go vet ./...
 export GOFLAGS="$GOFLAGS -vet=off"
 echo "test.sh: vet done $(( $(date +%s) - start )) s after setup"
 
+mod=$(go list -m)
 desktop_pkgs=(./activities/x11 ./internal/calibrate ./internal/liveview)
-mapfile -t other_pkgs < <(go list ./... | sed 's#^github.com/pcflow/pcflow#.#' | grep -vxF -e ./cli -e ./activities/x11 -e ./internal/calibrate -e ./internal/liveview)
+mapfile -t other_pkgs < <(go list ./... | sed "s#^$mod#.#" | grep -vxF -e ./cli "${desktop_pkgs[@]/#/-e}")
 mapfile -t nodesk_pkgs < <(printf '%s\n' "${other_pkgs[@]}" | grep -vxF ./workflows)
 
 # Run in the second stream when test.sh has no arguments: the CLI's
@@ -96,7 +97,7 @@ runbin() {
 	began=$(date +%s)
 	out=$(cd "$dir" && "$bin" -test.short -test.timeout 30m "$@" 2>&1) || code=$?
 	if [ "$code" -eq 0 ]; then
-		echo "ok  	$(go list "$dir")	$(( $(date +%s) - began ))s"
+		echo "ok  	$mod/${dir#./}	$(( $(date +%s) - began ))s"
 	else
 		echo "$out"
 		echo "FAIL	$dir: exit $code after $(( $(date +%s) - began ))s"
@@ -141,22 +142,18 @@ runbin() {
 		echo "test.sh: the other desktop packages done $(( $(date +%s) - start )) s after setup" >>"$logs/desktop"
 		wait "$cross" || rc=$?
 		cat "$logs/cross" >>"$logs/desktop"
+		echo "test.sh: cross-builds done $(( $(date +%s) - start )) s after setup, $(( $(date +%s) - xstart )) s after they began" >>"$logs/desktop"
 		wait "$besidepid" || rc=$?
 		cat "$logs/beside" >>"$logs/desktop"
 		echo "test.sh: the CLI's $beside done $(( $(date +%s) - start )) s after setup" >>"$logs/desktop"
-		echo "test.sh: cross-builds done $(( $(date +%s) - start )) s after setup, $(( $(date +%s) - xstart )) s after they began" >>"$logs/desktop"
+		# The CLI's longest tests, to even the two streams out.
+		runcli -test.parallel 3 -test.run "^($moved)\$" >>"$logs/desktop" 2>&1 || rc=$?
+		echo "test.sh: the CLI's moved tests done $(( $(date +%s) - start )) s after setup" >>"$logs/desktop"
 	else
 		go test -short -p 2 -count=1 -timeout 30m "${other_pkgs[@]}" "$@" >"$logs/other" 2>&1 || rc=$?
 		echo "$rc" >"$logs/other.rc"
 		rc=0
 		go test -short -p 1 -count=1 -timeout 30m "${desktop_pkgs[@]}" "$@" >"$logs/desktop" 2>&1 || rc=$?
-	fi
-	# The CLI's longest tests, to even the two streams out.
-	if [ "$#" -eq 0 ]; then
-		runcli -test.parallel 3 -test.run "^($moved)\$" >>"$logs/desktop" 2>&1 || rc=$?
-		echo "test.sh: the CLI's moved tests done $(( $(date +%s) - start )) s after setup" >>"$logs/desktop"
-	fi
-	if [ "$#" -ne 0 ]; then
 		bash scripts/crossbuild.sh >>"$logs/desktop" 2>&1 || rc=$?
 	fi
 	echo "$rc" >"$logs/desktop.rc"

@@ -94,8 +94,40 @@ type a11y struct {
 	// events holds the applications' focus events since the last
 	// observation (see watchFocus).
 	events *eventSet
-	// toolkits holds each application's toolkit and version, by bus name.
-	toolkits map[string][2]string
+	// apps holds what was asked once of each application, by bus name.
+	apps map[string]appFacts
+}
+
+// appFacts is what is asked once of an application: its name, toolkit
+// and the toolkit's version.
+type appFacts struct{ name, toolkit, version string }
+
+// facts returns what app says of itself, asked once per application (by
+// bus name: a restarted one has another, and unique names are never
+// reused).
+func (a *a11y) facts(conn bus, app objRef) appFacts {
+	a.mu.Lock()
+	f, ok := a.apps[app.Bus]
+	a.mu.Unlock()
+	if ok {
+		return f
+	}
+	obj := conn.Object(app.Bus, app.Path)
+	n, nerr := obj.GetProperty("org.a11y.atspi.Accessible.Name")
+	t, terr := obj.GetProperty("org.a11y.atspi.Application.ToolkitName")
+	v, verr := obj.GetProperty("org.a11y.atspi.Application.Version")
+	f.name, _ = n.Value().(string)
+	f.toolkit, _ = t.Value().(string)
+	f.version, _ = v.Value().(string)
+	if nerr == nil && terr == nil && verr == nil {
+		a.mu.Lock()
+		if a.apps == nil {
+			a.apps = map[string]appFacts{}
+		}
+		a.apps[app.Bus] = f
+		a.mu.Unlock()
+	}
+	return f
 }
 
 func (a *a11y) connect() (*dbus.Conn, error) {
@@ -161,65 +193,67 @@ func (a *a11y) close() {
 // it opens (LibreOffice's native menus) is missing until walked, so the
 // missing children of every showing object are walked live.
 //
-// LibreOffice is walked live, never asked for its cache: its bridge's
-// GetItems reads every object it ever handed out, and after a dialog
-// closes one of them can be freed already; LibreOffice then aborts inside
-// GetItems (SIGABRT; stack: g_hash_table_foreach, g_object_ref in
-// libatk-bridge, from dbus_connection_dispatch), the warnings "Exception
-// in getAccessibleDescription()" before it. Calc did so after its Delete
-// Cells dialog was closed, in about one grounding run in three
-// (docs/perception.md). A walk reaches only objects that are still some
-// window's descendants.
-func (a *a11y) items(conn bus, app objRef) ([]cacheItem, error) {
-	if g, ok := conn.(*guarded); ok && isLibreOffice(g, app) {
-		return a.walkMany(g, app)
+// LibreOffice is walked live, never asked for its cache (walked is true):
+// its bridge's GetItems reads every object it ever handed out, and after
+// a dialog closes one of them can be freed already; LibreOffice then
+// aborts inside GetItems (SIGABRT; stack: g_hash_table_foreach,
+// g_object_ref in libatk-bridge, from dbus_connection_dispatch), the
+// warnings "Exception in getAccessibleDescription()" before it. Calc did
+// so after its Delete Cells dialog was closed (docs/perception.md). A
+// walk reaches only objects that are still some window's descendants.
+func (a *a11y) items(g *guarded, app objRef) (items []cacheItem, walked bool, err error) {
+	if a.facts(g, app).name == "soffice" {
+		items, err := a.walk(g, []walkNode{{ref: app}}, nil, new(int))
+		return items, true, err
 	}
-	var items []cacheItem
-	err := conn.Object(app.Bus, "/org/a11y/atspi/cache").Call("org.a11y.atspi.Cache.GetItems", 0).Store(&items)
+	err = g.Object(app.Bus, "/org/a11y/atspi/cache").Call("org.a11y.atspi.Cache.GetItems", 0).Store(&items)
 	if err != nil || len(items) == 0 {
-		return a.walk(conn, app, objRef{}, 0, new(int))
+		items, err := a.walk(g, []walkNode{{ref: app}}, nil, new(int))
+		return items, false, err
 	}
 	cached := make(map[objRef]int, len(items))
-	for _, it := range items {
-		cached[it.Parent]++
-	}
 	known := make(map[objRef]bool, len(items))
 	for _, it := range items {
+		cached[it.Parent]++
 		known[it.Ref] = true
 	}
-	// At most maxLiveWalk objects are walked live per application: lists
-	// that manage their descendants keep them out of the cache for good.
-	budget := new(int)
-	*budget = maxWalk - maxLiveWalk
-	n := len(items)
-	for i := 0; i < n; i++ {
-		it := items[i]
+	var parents []cacheItem
+	for _, it := range items {
 		if it.Children <= 0 || it.Children > maxListedChildren || int(it.Children) <= cached[it.Ref] ||
 			!bit(it.States, stateShowing) || bit(it.States, stateManagesDescendants) {
 			continue
 		}
+		parents = append(parents, it)
+	}
+	reqs := make([]request, len(parents))
+	for i, it := range parents {
+		reqs[i] = request{ref: it.Ref, method: "org.a11y.atspi.Accessible.GetChildren"}
+	}
+	var roots []walkNode
+	for i, c := range g.manyOf(reqs) {
 		var kids []objRef
-		if conn.Object(it.Ref.Bus, it.Ref.Path).Call("org.a11y.atspi.Accessible.GetChildren", 0).Store(&kids) != nil {
+		if c.Err != nil || c.Store(&kids) != nil {
 			continue
 		}
 		for _, k := range kids {
-			if known[k] {
-				continue
+			if !known[k] {
+				roots = append(roots, walkNode{ref: k, parent: parents[i].Ref, depth: 1})
 			}
-			sub, _ := a.walk(conn, k, it.Ref, 1, budget)
-			for _, s := range sub {
-				known[s.Ref] = true
-			}
-			items = append(items, sub...)
 		}
 	}
-	return items, nil
+	// At most maxLiveWalk objects are walked live per application: lists
+	// that manage their descendants keep them out of the cache for good.
+	budget := maxWalk - maxLiveWalk
+	sub, _ := a.walk(g, roots, known, &budget)
+	return append(items, sub...), false, nil
 }
 
-// Limits of walking a tree object by object.
+// Limits of walking a tree.
 const (
 	maxWalk     = 4000
 	maxLiveWalk = 400
+	// maxWalkDepth is the deepest an object's children are asked for.
+	maxWalkDepth = 30
 	// maxListedChildren is the most children of one object walked, and
 	// the most an object may have for the cached walk to ask for them.
 	maxListedChildren = 500
@@ -228,56 +262,130 @@ const (
 	maxChildren = 10000
 )
 
-func (a *a11y) walk(conn bus, ref, parent objRef, depth int, budget *int) ([]cacheItem, error) {
-	if depth > 30 || *budget > maxWalk {
-		return nil, nil
+const propGet = "org.freedesktop.DBus.Properties.Get"
+
+// walkNode is an object a walk reads: its parent and its depth below the
+// application.
+type walkNode struct {
+	ref, parent objRef
+	depth       int
+}
+
+// walk reads the objects from level down, one depth at a time with every
+// request of a depth sent at once (object by object, Writer's full read
+// took 570 ms; so, 230-243 ms). Per depth: every object's role and state;
+// then, for the application and the objects showing, their interfaces,
+// name, description and number of children; then the children of those
+// that have a countable few and do not manage them. An object not showing
+// (a closed menu's items) is kept with its role and state: an observation
+// places none of it. Objects in seen are not read (again); budget counts
+// the objects read, up to maxWalk. The error is the application's, when
+// it does not answer (a root of depth 0).
+func (a *a11y) walk(g *guarded, level []walkNode, seen map[objRef]bool, budget *int) ([]cacheItem, error) {
+	if seen == nil {
+		seen = map[objRef]bool{}
 	}
-	*budget++
-	obj := conn.Object(ref.Bus, ref.Path)
-	it := cacheItem{Ref: ref, Parent: parent}
-	if err := obj.Call("org.a11y.atspi.Accessible.GetRole", 0).Store(&it.Role); err != nil {
-		return nil, err
-	}
-	_ = obj.Call("org.a11y.atspi.Accessible.GetState", 0).Store(&it.States)
-	if len(it.States) > 0 && !bit(it.States, stateShowing) && depth >= 1 {
-		// Not on the screen (a closed menu's items): an observation
-		// places none of it, and needs only its role and state (its
-		// name, interfaces and children took four more requests each,
-		// for every item of every closed menu, at every observation).
-		return []cacheItem{it}, nil
-	}
-	_ = obj.Call("org.a11y.atspi.Accessible.GetInterfaces", 0).Store(&it.Interfaces)
-	if v, err := obj.GetProperty("org.a11y.atspi.Accessible.Name"); err == nil {
-		it.Name, _ = v.Value().(string)
-	}
-	if v, err := obj.GetProperty("org.a11y.atspi.Accessible.Description"); err == nil {
-		it.Desc, _ = v.Value().(string)
-	}
-	// Count the children before asking for them: GetChildren makes the
-	// application create every child, and a spreadsheet's table reports
-	// 2^31-1 cells (LibreOffice asked for them grows to all the machine's
-	// memory and never answers). Such an object's children are reached
-	// another way (visibleCells), never listed.
-	if v, err := obj.GetProperty("org.a11y.atspi.Accessible.ChildCount"); err == nil {
-		if n, ok := v.Value().(int32); ok {
-			it.Children = n
+	var out []cacheItem
+	for len(level) > 0 && *budget < maxWalk {
+		fresh := level[:0:0]
+		for _, n := range level {
+			if !seen[n.ref] {
+				seen[n.ref] = true
+				fresh = append(fresh, n)
+			}
 		}
-	}
-	if it.Children > maxChildren || bit(it.States, stateManagesDescendants) {
-		return []cacheItem{it}, nil
-	}
-	var kids []objRef
-	if err := obj.Call("org.a11y.atspi.Accessible.GetChildren", 0).Store(&kids); err != nil {
-		return []cacheItem{it}, nil
-	}
-	it.Children = int32(len(kids))
-	out := []cacheItem{it}
-	if len(kids) > maxListedChildren {
-		kids = kids[:maxListedChildren]
-	}
-	for _, k := range kids {
-		sub, _ := a.walk(conn, k, ref, depth+1, budget)
-		out = append(out, sub...)
+		level = fresh
+		if room := maxWalk - *budget; len(level) > room {
+			level = level[:room]
+		}
+		*budget += len(level)
+		reqs := make([]request, 0, 2*len(level))
+		for _, n := range level {
+			reqs = append(reqs, request{ref: n.ref, method: "org.a11y.atspi.Accessible.GetRole"},
+				request{ref: n.ref, method: "org.a11y.atspi.Accessible.GetState"})
+		}
+		calls := g.manyOf(reqs)
+		items := make([]cacheItem, len(level))
+		ok := make([]bool, len(level))
+		var full []int
+		for i, n := range level {
+			it := cacheItem{Ref: n.ref, Parent: n.parent}
+			if calls[2*i].Err != nil || calls[2*i].Store(&it.Role) != nil {
+				if n.depth == 0 {
+					return nil, fmt.Errorf("application %s: %v", n.ref.Bus, calls[2*i].Err)
+				}
+				continue // gone since its parent listed it
+			}
+			if calls[2*i+1].Err == nil {
+				_ = calls[2*i+1].Store(&it.States)
+			}
+			items[i], ok[i] = it, true
+			if len(it.States) == 0 || bit(it.States, stateShowing) || n.depth == 0 {
+				full = append(full, i)
+			}
+		}
+		reqs = reqs[:0]
+		for _, i := range full {
+			r := level[i].ref
+			reqs = append(reqs, request{ref: r, method: "org.a11y.atspi.Accessible.GetInterfaces"},
+				request{ref: r, method: propGet, args: []any{"org.a11y.atspi.Accessible", "Name"}},
+				request{ref: r, method: propGet, args: []any{"org.a11y.atspi.Accessible", "Description"}},
+				request{ref: r, method: propGet, args: []any{"org.a11y.atspi.Accessible", "ChildCount"}})
+		}
+		calls = g.manyOf(reqs)
+		var parents []int
+		for j, i := range full {
+			it := &items[i]
+			c := calls[4*j : 4*j+4]
+			if c[0].Err == nil {
+				_ = c[0].Store(&it.Interfaces)
+			}
+			var v dbus.Variant
+			if c[1].Err == nil && c[1].Store(&v) == nil {
+				it.Name, _ = v.Value().(string)
+			}
+			if c[2].Err == nil && c[2].Store(&v) == nil {
+				it.Desc, _ = v.Value().(string)
+			}
+			if c[3].Err == nil && c[3].Store(&v) == nil {
+				it.Children, _ = v.Value().(int32)
+			}
+			// Count the children before asking for them: GetChildren
+			// makes the application create every child, and a
+			// spreadsheet's table reports 2^31-1 cells (LibreOffice asked
+			// for them grows to all the machine's memory and never
+			// answers). Such an object's children are reached another way
+			// (visibleCells), never listed.
+			if it.Children > maxChildren || bit(it.States, stateManagesDescendants) || level[i].depth >= maxWalkDepth {
+				continue
+			}
+			parents = append(parents, i)
+		}
+		reqs = reqs[:0]
+		for _, i := range parents {
+			reqs = append(reqs, request{ref: level[i].ref, method: "org.a11y.atspi.Accessible.GetChildren"})
+		}
+		calls = g.manyOf(reqs)
+		var next []walkNode
+		for j, i := range parents {
+			var kids []objRef
+			if calls[j].Err != nil || calls[j].Store(&kids) != nil {
+				continue
+			}
+			items[i].Children = int32(len(kids))
+			if len(kids) > maxListedChildren {
+				kids = kids[:maxListedChildren]
+			}
+			for _, k := range kids {
+				next = append(next, walkNode{ref: k, parent: level[i].ref, depth: level[i].depth + 1})
+			}
+		}
+		for i := range items {
+			if ok[i] {
+				out = append(out, items[i])
+			}
+		}
+		level = next
 	}
 	return out, nil
 }

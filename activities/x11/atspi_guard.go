@@ -48,8 +48,6 @@ type guarded struct {
 	hung map[string]bool // bus names that let a request go unanswered, this observation
 	// requests counts the requests sent to applications.
 	requests int
-	// walked holds the bus names of the applications walked live (walkMany).
-	walked map[string]bool
 }
 
 func (a *a11y) guard(ctx context.Context, conn *dbus.Conn) *guarded {

@@ -132,30 +132,10 @@ func (sc *scene) prefetch(g *guarded, apps []*appTree, behind func(*appTree) boo
 	}
 }
 
-// toolkit names an application's toolkit and its version, asked once per
-// application (by bus name: a restarted one has another).
+// toolkit names an application's toolkit and its version (facts).
 func (sc *scene) toolkit(app objRef) (name, version string) {
-	a := sc.a
-	a.mu.Lock()
-	tk, ok := a.toolkits[app.Bus]
-	a.mu.Unlock()
-	if ok {
-		return tk[0], tk[1]
-	}
-	obj := sc.conn.Object(app.Bus, app.Path)
-	n, nerr := obj.GetProperty("org.a11y.atspi.Application.ToolkitName")
-	v, verr := obj.GetProperty("org.a11y.atspi.Application.Version")
-	name, _ = n.Value().(string)
-	version, _ = v.Value().(string)
-	if nerr == nil && verr == nil {
-		a.mu.Lock()
-		if a.toolkits == nil {
-			a.toolkits = map[string][2]string{}
-		}
-		a.toolkits[app.Bus] = [2]string{name, version}
-		a.mu.Unlock()
-	}
-	return name, version
+	f := sc.a.facts(sc.conn, app)
+	return f.toolkit, f.version
 }
 
 // windowRelative handles a toolkit that reports boxes relative to their
@@ -272,10 +252,14 @@ func (a *a11y) elements(ctx context.Context, img *image.RGBA, screenW, screenH i
 			items = ac.items
 			maps.Copy(sc.extents, ac.extents)
 			obs.Reused++
-		} else if items, err = a.items(conn, app); err != nil {
-			continue // an application that went away
-		} else if conn.walked[app.Bus] {
-			obs.Walked++
+		} else {
+			var walked bool
+			if items, walked, err = a.items(conn, app); err != nil {
+				continue // an application that went away
+			}
+			if walked {
+				obs.Walked++
+			}
 		}
 		t := newAppTree(items)
 		t.bus = app.Bus

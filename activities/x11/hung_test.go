@@ -137,7 +137,7 @@ func walkSparesTable(t *testing.T, dev *Device) {
 		if err != nil || v.Value() != "soffice" {
 			continue
 		}
-		items, err := dev.tree.walk(g, app, objRef{}, 0, new(int))
+		items, err := dev.tree.walk(g, []walkNode{{ref: app}}, nil, new(int))
 		if err != nil {
 			t.Fatalf("walk of Calc: %v", err)
 		}

@@ -29,9 +29,7 @@ type ocrFrame struct {
 	size  image.Point
 	bands []uint64
 	words []screen.Word
-	// lastRead spans the rows the latest read gave tesseract (empty:
-	// none), rowsRead counts them; for tests.
-	lastRead image.Rectangle
+	// rowsRead counts the rows the latest read gave tesseract; for tests.
 	rowsRead int
 }
 
@@ -45,7 +43,7 @@ func (f *ocrFrame) read(ctx context.Context, img image.Image) ([]screen.Word, er
 	b := img.Bounds()
 	rgba, ok := img.(*image.RGBA)
 	if !ok || b.Dy() == 0 {
-		f.size, f.bands, f.lastRead, f.rowsRead = image.Point{}, nil, b, b.Dy()
+		f.size, f.bands, f.rowsRead = image.Point{}, nil, b.Dy()
 		return OCR(ctx, img)
 	}
 	n := (b.Dy() + ocrBand - 1) / ocrBand
@@ -64,7 +62,7 @@ func (f *ocrFrame) read(ctx context.Context, img image.Image) ([]screen.Word, er
 			}
 		}
 		if lo < 0 {
-			f.lastRead, f.rowsRead = image.Rectangle{}, 0
+			f.rowsRead = 0
 			return append([]screen.Word(nil), f.words...), nil
 		}
 	}
@@ -99,7 +97,7 @@ func (f *ocrFrame) read(ctx context.Context, img image.Image) ([]screen.Word, er
 		if err != nil {
 			return nil, err
 		}
-		f.size, f.bands, f.words, f.lastRead, f.rowsRead = b.Size(), bands, words, b, b.Dy()
+		f.size, f.bands, f.words, f.rowsRead = b.Size(), bands, words, b.Dy()
 		return append([]screen.Word(nil), words...), nil
 	}
 	// The areas one below the other, a gap of the screen's first pixel's
@@ -143,7 +141,7 @@ func (f *ocrFrame) read(ctx context.Context, img image.Image) ([]screen.Word, er
 	}
 	words = append(words, fresh...)
 	slices.SortStableFunc(words, func(p, q screen.Word) int { return p.Box.Y/ocrBand - q.Box.Y/ocrBand })
-	f.bands, f.words, f.lastRead, f.rowsRead = bands, words, image.Rect(b.Min.X, areas[0].Min.Y, b.Max.X, areas[len(areas)-1].Max.Y), rows
+	f.bands, f.words, f.rowsRead = bands, words, rows
 	return append([]screen.Word(nil), words...), nil
 }
 

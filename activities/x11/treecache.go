@@ -300,7 +300,6 @@ func (r *reuse) refresh(conn *guarded) {
 		args   []any
 	}
 	var asks []ask
-	prop := "org.freedesktop.DBus.Properties.Get"
 	for ref := range r.dirty {
 		ac := r.app(ref.Bus)
 		if ac == nil {
@@ -313,9 +312,9 @@ func (r *reuse) refresh(conn *guarded) {
 		}
 		asks = append(asks,
 			ask{ref, "org.a11y.atspi.Accessible.GetState", nil},
-			ask{ref, prop, []any{"org.a11y.atspi.Accessible", "Name"}},
-			ask{ref, prop, []any{"org.a11y.atspi.Accessible", "Description"}},
-			ask{ref, prop, []any{"org.a11y.atspi.Accessible", "ChildCount"}},
+			ask{ref, propGet, []any{"org.a11y.atspi.Accessible", "Name"}},
+			ask{ref, propGet, []any{"org.a11y.atspi.Accessible", "Description"}},
+			ask{ref, propGet, []any{"org.a11y.atspi.Accessible", "ChildCount"}},
 			ask{ref, "org.a11y.atspi.Component.GetExtents", []any{uint32(0)}})
 		if _, ok := ac.texts[ref]; ok {
 			asks = append(asks, ask{ref, "org.a11y.atspi.Text.GetText", []any{int32(0), int32(-1)}})

@@ -2,9 +2,10 @@ package x11
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -47,9 +48,12 @@ func appWindow(t testing.TB, dev *Device, titleHas string, argv ...string) {
 	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	tail := &tailBuffer{max: 64 << 10}
-	cmd.Stdout, cmd.Stderr = tail, tail
-	cmd.WaitDelay = 2 * time.Second // a child that keeps the output open
+	out, err := os.Create(filepath.Join(t.TempDir(), "output"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close() // the program has its own copy
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %v: %v", argv, err)
 	}
@@ -61,7 +65,7 @@ func appWindow(t testing.TB, dev *Device, titleHas string, argv ...string) {
 		defer close(exited)
 		err := cmd.Wait()
 		if !stopping.Load() {
-			t.Logf("%s exited before the test ended (%v), at %s; the end of its output:\n%s", argv[0], err, time.Now().Format("15:04:05.000"), lastLines(tail.String(), 60))
+			t.Logf("%s exited before the test ended (%v), at %s%s", argv[0], err, time.Now().Format("15:04:05.000"), errorOutput(out.Name(), 6000))
 		}
 	}()
 	t.Cleanup(func() {
@@ -177,33 +181,4 @@ func clickNamed(t testing.TB, dev *Device, role, name string) bool {
 
 func key(dev *Device, keys ...string) {
 	dev.Act(context.Background(), screen.Action{Kind: screen.ActHotkey, Keys: keys})
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (w *tailBuffer) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.b = append(w.b, p...)
-	if len(w.b) > w.max {
-		w.b = append(w.b[:0], w.b[len(w.b)-w.max:]...)
-	}
-	return len(p), nil
-}
-
-func (w *tailBuffer) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return string(w.b)
-}
-
-// lastLines is the last n lines of s.
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }

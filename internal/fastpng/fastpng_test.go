@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"image"
 	"image/color"
+	"image/draw"
 	"image/png"
 	"math/rand"
 	"os"
@@ -92,11 +93,7 @@ func BenchmarkEncode(b *testing.B) {
 			b.Fatal(err)
 		}
 		img = image.NewRGBA(m.Bounds())
-		for y := m.Bounds().Min.Y; y < m.Bounds().Max.Y; y++ {
-			for x := m.Bounds().Min.X; x < m.Bounds().Max.X; x++ {
-				img.Set(x, y, m.At(x, y))
-			}
-		}
+		draw.Draw(img, img.Bounds(), m, m.Bounds().Min, draw.Src)
 	} else {
 		img = screen(1440, 900, true, false)
 	}
