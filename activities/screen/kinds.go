@@ -149,7 +149,7 @@ var kinds = []KindInfo{
 	{Kind: ActRightClick, Offered: true, Device: true, Point: PointAt, HoldsKeys: true,
 		Doc: "Right-click an element (or pixel).", Params: pointParams},
 	{Kind: ActType, Offered: true, Device: true, Point: PointOptional, Focused: true,
-		Doc: "Type text, optionally into an element first clicked, optionally pressing Enter after.",
+		Doc: "Type text (a line break in it is Enter, a tab Tab), optionally into an element first clicked, optionally pressing Enter after.",
 		Params: []Param{{Name: "text", Type: "string", Required: true}, {Name: "element", Type: "integer"}, targetParam,
 			{Name: "enter", Type: "boolean"}},
 		summary: func(a Action, target string) string {

@@ -171,7 +171,24 @@ func typeText(s string) {
 			run = run[:0]
 		}
 	}
+	prev := rune(0)
 	for _, r := range s {
+		// robotgo types a character by its keysym, and a line break or a
+		// tab has none: it would be dropped ("one\ntwo" typed "onetwo").
+		// They are the Return and Tab keys; "\r\n" is one Return.
+		if r == '\n' || r == '\r' || r == '\t' {
+			flush()
+			switch {
+			case r == '\t':
+				robotgo.KeyTap("tab")
+			case r == '\n' && prev == '\r':
+			default:
+				robotgo.KeyTap("enter")
+			}
+			prev = r
+			continue
+		}
+		prev = r
 		if r < 0x80 {
 			run = append(run, r)
 			continue

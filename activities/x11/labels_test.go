@@ -156,17 +156,35 @@ func TestOCRNamesRemembered(t *testing.T) {
 // second line, and reads it again: tesseract reads only the rows around
 // the change (a band above and below), and the words are the new line's
 // with the unchanged rest's (the menu bar, the first line). An unchanged
-// screen is not read again at all.
+// screen is not read again at all. The lines are typed with a line break
+// and a tab in the text, which the editor must hold as such.
 func TestOCRReadsOnlyWhatChanged(t *testing.T) {
 	dev := desktop(t)
 	app(t, dev, "Mousepad", "mousepad")
 	ctx := context.Background()
+	// Keys typed before the editor has the focus go nowhere: wait for it.
+	if _, e := find(dev, func(e screen.Element) bool { return e.Role == "text" && hasState(e, "focused") }, 30*time.Second); e == nil {
+		t.Fatal("Mousepad's editor never had the focus")
+	}
+	typed := ""
+	// typeText types s and waits until the editor holds it: with the cores
+	// busy, Mousepad draws a line later than a fixed pause allows.
 	typeText := func(s string) {
 		t.Helper()
 		if _, err := dev.Act(ctx, screen.Action{Kind: screen.ActType, Text: s}); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(500 * time.Millisecond)
+		typed += s
+		want := strings.TrimSpace(typed)
+		if sc, e := find(dev, func(e screen.Element) bool { return e.Role == "text" && strings.TrimSpace(e.Value) == want }, 20*time.Second); e == nil {
+			for _, e := range sc.Elements {
+				if e.Role == "text" {
+					t.Logf("a text element holds %q", e.Value)
+				}
+			}
+			t.Fatalf("the editor does not hold %q 20 s after it was typed", want)
+		}
+		time.Sleep(300 * time.Millisecond)
 	}
 	read := func() ([]screen.Word, int, image.Rectangle) {
 		t.Helper()
@@ -199,7 +217,7 @@ func TestOCRReadsOnlyWhatChanged(t *testing.T) {
 		t.Fatalf("the first read gave tesseract %d rows, want the whole screen's %d", rows, screenBox.Dy())
 	}
 	has(words, "File", "Alpha", "bravo")
-	typeText("Charlie delta walnut")
+	typeText("Charlie delta\twalnut")
 	words, rows, _ = read()
 	if rows == 0 || rows > screenBox.Dy()/2 {
 		t.Errorf("after a line was typed tesseract read %d rows, want only those around the changes (at most half of %d)", rows, screenBox.Dy())
