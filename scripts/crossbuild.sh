@@ -5,9 +5,10 @@
 # ./...), so a new package is cross-built from the day it is added.
 # Usage: scripts/crossbuild.sh [-list | -all | -server]
 #   -all     every package, the two that embed the Temporal server too
-#   -server  only those two (CI builds them after the tests: compiling the
-#            whole server for two more systems takes about 8 minutes each
-#            on 2 cores, more than the rest of the cross-builds together)
+#            (CI's step after the tests, .ci/run: compiling the whole
+#            server for two more systems takes about 8 minutes each on 2
+#            cores, more than the rest of the cross-builds together)
+#   -server  only those two
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/usr/local/go/bin:$PATH"
@@ -41,7 +42,7 @@ case "${1:-}" in
 -server) pkgs=$server ;;
 *)
 	if [ -n "$server" ]; then
-		echo "crossbuild: not built here (they embed the Temporal server; scripts/crossbuild.sh -server builds them, CI does after the tests):" $server
+		echo "crossbuild: not built here (they embed the Temporal server; scripts/crossbuild.sh -all or -server builds them, as CI does):" $server
 		pkgs=$(echo "$pkgs" | grep -vxF "$server")
 	fi
 	;;

@@ -11,9 +11,11 @@
 # start (its tests four at a time: they mostly wait for its server), and the
 # device's grounding set on real applications; then the other desktop
 # packages (the device on real applications, calibration, the live view)
-# with the cross-builds for Windows and macOS and the CLI's cluster test
-# beside them, then two of the CLI's longest tests (the smoke suite and
-# the PC-Eval example).
+# with the CLI's cluster test beside them, then two of the CLI's longest
+# tests (the smoke suite and the PC-Eval example).
+# The Windows and macOS cross-builds are CI's step after this one
+# (.ci/run, scripts/crossbuild.sh): from a cold build cache they compile
+# every dependency twice more, 443 s of CPU, a third of the suite's.
 # Every package runs with -short: the benchmarks among the tests (the
 # grounding set, every profile end to end, 300-task suites) run their short
 # versions; `go test ./...` without -short runs them whole (README).
@@ -129,20 +131,12 @@ runbin() {
 		echo "$rc" >"$logs/other.rc"
 		echo "test.sh: packages without a desktop and the grounding set done $(( $(date +%s) - start )) s after setup" >"$logs/desktop"
 		rc=0
-		# The core builds for every OS (the platform seam) beside the
-		# device's tests, which mostly wait for their applications.
-		xstart=$(date +%s)
-		bash scripts/crossbuild.sh >"$logs/cross" 2>&1 &
-		cross=$!
 		runcli -test.run "^($beside)\$" >"$logs/beside" 2>&1 &
 		besidepid=$!
 		for p in "${desktop_pkgs[@]}"; do
 			runbin "$p" "$logs/bin/$(basename "$p").test" -test.skip '^TestGrounding$' >>"$logs/desktop" 2>&1 || rc=$?
 		done
 		echo "test.sh: the other desktop packages done $(( $(date +%s) - start )) s after setup" >>"$logs/desktop"
-		wait "$cross" || rc=$?
-		cat "$logs/cross" >>"$logs/desktop"
-		echo "test.sh: cross-builds done $(( $(date +%s) - start )) s after setup, $(( $(date +%s) - xstart )) s after they began" >>"$logs/desktop"
 		wait "$besidepid" || rc=$?
 		cat "$logs/beside" >>"$logs/desktop"
 		echo "test.sh: the CLI's $beside done $(( $(date +%s) - start )) s after setup" >>"$logs/desktop"
@@ -154,7 +148,6 @@ runbin() {
 		echo "$rc" >"$logs/other.rc"
 		rc=0
 		go test -short -p 1 -count=1 -timeout 30m "${desktop_pkgs[@]}" "$@" >"$logs/desktop" 2>&1 || rc=$?
-		bash scripts/crossbuild.sh >>"$logs/desktop" 2>&1 || rc=$?
 	fi
 	echo "$rc" >"$logs/desktop.rc"
 ) &
@@ -176,7 +169,7 @@ fi
 cat "$logs/desktop"
 echo "--- packages without a desktop"
 cat "$logs/other"
-echo "test.sh: $(( $(date +%s) - start )) s after setup (vet, cross-builds, tests)"
+echo "test.sh: $(( $(date +%s) - start )) s after setup (vet, tests)"
 if [ "$cli_rc" -ne 0 ] || [ "$desktop_rc" -ne 0 ] || [ "$other_rc" -ne 0 ]; then
   echo "test.sh: FAILED (cli: exit $cli_rc, other desktop packages: exit $desktop_rc, other packages: exit $other_rc)" >&2
   exit 1
