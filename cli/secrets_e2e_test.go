@@ -308,9 +308,20 @@ func watchProcesses(t *testing.T, skip int, value string) func() processWatch {
 		// The skipped process's command line: a child it has forked but
 		// not yet exec'd shares its memory, so /proc shows the parent's
 		// command line and environment under the child's pid.
+		// Right after exec.Cmd.Start the kernel may not have set up the
+		// new program's arguments yet (Start returns when exec closes the
+		// CLOEXEC pipe, before the ELF loader writes argv): until it has,
+		// /proc shows an empty command line. Wait for it; the process
+		// forks nothing before its program runs.
 		var skipCmdline []byte
-		if skip != 0 {
-			skipCmdline, _ = os.ReadFile(filepath.Join("/proc", fmt.Sprint(skip), "cmdline"))
+		for skip != 0 && len(skipCmdline) == 0 && ctx.Err() == nil {
+			var err error
+			if skipCmdline, err = os.ReadFile(filepath.Join("/proc", fmt.Sprint(skip), "cmdline")); err != nil {
+				break // gone already
+			}
+			if len(skipCmdline) == 0 {
+				time.Sleep(time.Millisecond)
+			}
 		}
 		for ctx.Err() == nil {
 			entries, _ := os.ReadDir("/proc")
