@@ -1,18 +1,12 @@
-package replayrun_test
+package workflows_test
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	enumspb "go.temporal.io/api/enums/v1"
-	historypb "go.temporal.io/api/history/v1"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/agents/scripted"
@@ -228,30 +222,6 @@ func TestReplayHandsOverOnRenameAndOtherValue(t *testing.T) {
 		acts := e.dev.Actions()[acted:]
 		if last := acts[len(acts)-1]; last.Kind != "click" || last.Target != e.dev.Elements[1].Name {
 			t.Errorf("%s: the last action = %+v, want the agent's click on %q", c.name, last, e.dev.Elements[1].Name)
-		}
-	}
-}
-
-var record = flag.Bool("record", false, "record the drifted replay's histories into workflows/testdata/")
-
-func saveHistories(t *testing.T, env *enginetest.Env, ids ...string) {
-	t.Helper()
-	for _, id := range ids {
-		it := env.Client.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-		h := &historypb.History{}
-		for it.HasNext() {
-			ev, err := it.Next()
-			if err != nil {
-				t.Fatal(err)
-			}
-			h.Events = append(h.Events, ev)
-		}
-		b, err := protojson.MarshalOptions{Indent: "  "}.Marshal(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile("../../workflows/testdata/"+strings.ReplaceAll(id, "/", "_")+".json", b, 0o644); err != nil {
-			t.Fatal(err)
 		}
 	}
 }
