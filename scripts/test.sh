@@ -64,15 +64,22 @@ moved='TestEvalSmokeSuite|TestExamplePCEval'
 
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
-# The CLI's test binary first, with both cores: its stream is the longer,
-# and built beside the other stream's thirty test binaries it started
-# about three minutes late. Both streams run it.
-clitest=""
+# The CLI's test binary, built beside the other stream's start (its link
+# holds one core for about 15 s); both streams run it, the other only
+# late, after waiting for clibuilt.
+clitest="" clibuild=""
 if [ "$#" -eq 0 ]; then
-	go test -c -o "$logs/cli.test" ./cli
 	clitest="$logs/cli.test"
-	echo "test.sh: the CLI's tests built $(( $(date +%s) - start )) s after setup"
+	( code=0; go test -c -o "$clitest" ./cli || code=$?
+	  echo "test.sh: the CLI's tests built $(( $(date +%s) - start )) s after setup"
+	  echo "$code" >"$logs/clibuilt.tmp" && mv "$logs/clibuilt.tmp" "$logs/clibuilt" ) &
+	clibuild=$!
 fi
+# clibuilt waits until the CLI's test binary is built (from either stream).
+clibuilt() {
+	until [ -f "$logs/clibuilt" ]; do sleep 1; done
+	return "$(cat "$logs/clibuilt")"
+}
 # runcli runs the CLI's tests like `go test ./cli` (in the package's
 # folder), from the binary built above.
 # Verbose, into a log of its own: a failure prints the whole log, a pass
@@ -131,7 +138,7 @@ runbin() {
 		echo "$rc" >"$logs/other.rc"
 		echo "test.sh: packages without a desktop and the grounding set done $(( $(date +%s) - start )) s after setup" >"$logs/desktop"
 		rc=0
-		runcli -test.run "^($beside)\$" >"$logs/beside" 2>&1 &
+		{ clibuilt && runcli -test.run "^($beside)\$"; } >"$logs/beside" 2>&1 &
 		besidepid=$!
 		for p in "${desktop_pkgs[@]}"; do
 			runbin "$p" "$logs/bin/$(basename "$p").test" -test.skip '^TestGrounding$' >>"$logs/desktop" 2>&1 || rc=$?
@@ -141,7 +148,7 @@ runbin() {
 		cat "$logs/beside" >>"$logs/desktop"
 		echo "test.sh: the CLI's $beside done $(( $(date +%s) - start )) s after setup" >>"$logs/desktop"
 		# The CLI's longest tests, to even the two streams out.
-		runcli -test.parallel 3 -test.run "^($moved)\$" >>"$logs/desktop" 2>&1 || rc=$?
+		{ clibuilt && runcli -test.parallel 3 -test.run "^($moved)\$"; } >>"$logs/desktop" 2>&1 || rc=$?
 		echo "test.sh: the CLI's moved tests done $(( $(date +%s) - start )) s after setup" >>"$logs/desktop"
 	else
 		go test -short -p 2 -count=1 -timeout 30m "${other_pkgs[@]}" "$@" >"$logs/other" 2>&1 || rc=$?
@@ -154,7 +161,13 @@ runbin() {
 second=$!
 cli_rc=0
 if [ "$#" -eq 0 ]; then
-	runcli -test.parallel 3 -test.skip "^($moved|$beside)\$" || cli_rc=$?
+	wait "$clibuild" || true
+	if clibuilt; then
+		runcli -test.parallel 3 -test.skip "^($moved|$beside)\$" || cli_rc=$?
+	else
+		echo "test.sh: the CLI's tests did not build" >&2
+		cli_rc=1
+	fi
 	echo "test.sh: the CLI stream done $(( $(date +%s) - start )) s after setup"
 else
 	go test -short -count=1 -parallel 3 -timeout 30m ./cli "$@" || cli_rc=$?
