@@ -11,8 +11,8 @@
 # start (its tests four at a time: they mostly wait for its server), and the
 # device's grounding set on real applications; then the other desktop
 # packages (the device on real applications, calibration, the live view)
-# with the CLI's cluster test beside them, and after it two of the CLI's
-# longest tests (the smoke suite and the PC-Eval example).
+# with the CLI's cluster test beside them, then two of the CLI's longest
+# tests (the smoke suite and the PC-Eval example).
 # The Windows and macOS cross-builds are CI's step after this one
 # (.ci/run, scripts/crossbuild.sh): from a cold build cache they compile
 # every dependency twice more, 443 s of CPU, a third of the suite's.
@@ -55,7 +55,7 @@ mapfile -t nodesk_pkgs < <(printf '%s\n' "${other_pkgs[@]}" | grep -vxF ./workfl
 # cluster test beside the device's tests (it mostly waits: a link cut
 # off, a database stopped, servers starting; in the CLI stream it often
 # started last, 190 s with the machine's cores idle behind it), and two
-# of the CLI's longest tests after it, side by side. (Fresh-clone runs:
+# of the CLI's longest tests after them, side by side. (Fresh-clone runs:
 # with the cluster test after them too, the CLI stream ended at 706 s
 # and the other at 882 s; with four after them, 747 s and 927 s; three
 # streams overloaded the machine: 767 s and timeouts.)
@@ -138,22 +138,7 @@ runbin() {
 		echo "$rc" >"$logs/other.rc"
 		echo "test.sh: packages without a desktop and the grounding set done $(( $(date +%s) - start )) s after setup" >"$logs/desktop"
 		rc=0
-		# Beside the device's tests: the cluster test, then the CLI's
-		# moved tests as soon as it ends (after the device's packages
-		# they started some 30 s late, the cores idle behind the
-		# device's last tests).
-		(
-			code=0
-			if clibuilt; then
-				runcli -test.run "^($beside)\$" || code=$?
-				echo "test.sh: the CLI's $beside done $(( $(date +%s) - start )) s after setup"
-				runcli -test.parallel 3 -test.run "^($moved)\$" || code=$?
-				echo "test.sh: the CLI's moved tests done $(( $(date +%s) - start )) s after setup"
-			else
-				code=1
-			fi
-			exit "$code"
-		) >"$logs/beside" 2>&1 &
+		{ clibuilt && runcli -test.run "^($beside)\$"; } >"$logs/beside" 2>&1 &
 		besidepid=$!
 		for p in "${desktop_pkgs[@]}"; do
 			runbin "$p" "$logs/bin/$(basename "$p").test" -test.skip '^TestGrounding$' >>"$logs/desktop" 2>&1 || rc=$?
@@ -161,6 +146,10 @@ runbin() {
 		echo "test.sh: the other desktop packages done $(( $(date +%s) - start )) s after setup" >>"$logs/desktop"
 		wait "$besidepid" || rc=$?
 		cat "$logs/beside" >>"$logs/desktop"
+		echo "test.sh: the CLI's $beside done $(( $(date +%s) - start )) s after setup" >>"$logs/desktop"
+		# The CLI's longest tests, to even the two streams out.
+		{ clibuilt && runcli -test.parallel 3 -test.run "^($moved)\$"; } >>"$logs/desktop" 2>&1 || rc=$?
+		echo "test.sh: the CLI's moved tests done $(( $(date +%s) - start )) s after setup" >>"$logs/desktop"
 	else
 		go test -short -p 2 -count=1 -timeout 30m "${other_pkgs[@]}" "$@" >"$logs/other" 2>&1 || rc=$?
 		echo "$rc" >"$logs/other.rc"
