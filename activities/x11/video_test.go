@@ -103,6 +103,10 @@ func TestRecordKilledStillPlays(t *testing.T) {
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// 5 s of recording, from when ffmpeg runs: the helper (this test
+	// binary again) takes seconds to start on a loaded machine, and a
+	// fixed pause then killed it before its first fragment.
+	waitRecorder(t, worker)
 	time.Sleep(5 * time.Second)
 	c.Process.Kill()
 	c.Wait()
@@ -117,6 +121,7 @@ func TestRecordKilledStillPlays(t *testing.T) {
 	defer stop()
 	done := make(chan error, 1)
 	go func() { done <- dev(t).Record(ctx, self, 4) }()
+	waitRecorder(t, self)
 	time.Sleep(5 * time.Second)
 	pid := recorderOf(self)
 	if pid == 0 {
@@ -167,6 +172,16 @@ func recorderOf(path string) int {
 		}
 	}
 	return 0
+}
+
+// waitRecorder waits for an ffmpeg to write path.
+func waitRecorder(t *testing.T, path string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); recorderOf(path) == 0; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no ffmpeg records %s 30 s after the recording began", path)
+		}
+	}
 }
 
 // waitGone waits for the ffmpeg writing path to end (its parent died).
