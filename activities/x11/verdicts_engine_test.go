@@ -50,14 +50,19 @@ func TestDeviceJudgesAClickThatDidNothing(t *testing.T) {
 // TestDeviceSeesTheExpectedElementAppear runs a task on Mousepad: a click
 // on the File menu, and it opens (its items appear); a click on "Save
 // As...", and the dialog of that name comes to the front. The device says
-// correct to both without asking the Reflection agent; the click on the
-// dialog's Cancel button, whose effect the device cannot tell, goes to it.
+// correct to both without asking the Reflection agent. The agent then
+// waits until the dialog lists its Cancel button (a busy machine can take
+// seconds to build the file chooser, whose tree is missing meanwhile), and
+// clicks it: the wait and the click, whose effects the device cannot
+// tell, go to the Reflection agent.
 func TestDeviceSeesTheExpectedElementAppear(t *testing.T) {
 	dev := desktop(t)
 	app(t, dev, "Mousepad", "mousepad")
 	s, reflections := verdictRun(t, dev, "saveas", []scripted.Step{
 		{Thought: "Open the File menu.", Action: "click", Target: "File", Role: "menu"},
 		{Action: "click", Target: "Save As...", Role: "menu item"},
+		{Thought: "Let the dialog come up.", Action: "wait", Args: map[string]any{"seconds": 1},
+			Expect: &scripted.Probe{Role: "push button", Pattern: "^Cancel$"}, RedoFrom: 3},
 		{Action: "click", Target: "Cancel", Role: "push button"},
 		{Action: "done"},
 	}, `task "saveas" {
@@ -66,8 +71,11 @@ func TestDeviceSeesTheExpectedElementAppear(t *testing.T) {
     instruction = "Open the editor's Save As dialog from its File menu, then cancel it."
   }
 }`)
-	if s.Judged[activities.ByDevice] != 2 || s.Judged[activities.ByModel] != 1 || reflections != 1 || s.Verdicts["correct"] != 3 {
-		t.Errorf("judged %v, verdicts %v, %d Reflection requests: want the menu and the dialog judged correct by the device, Cancel by the model",
+	// The model judges the waits (one, or more while the dialog builds)
+	// and Cancel; every wait but the last one changed nothing.
+	waits := s.Judged[activities.ByModel] - 1
+	if s.Judged[activities.ByDevice] != 2 || waits < 1 || reflections != waits+1 || s.Verdicts["correct"] != 4 || s.Verdicts["no_effect"] != waits-1 {
+		t.Errorf("judged %v, verdicts %v, %d Reflection requests: want the menu and the dialog judged correct by the device, the waits and Cancel by the model",
 			s.Judged, s.Verdicts, reflections)
 	}
 }
