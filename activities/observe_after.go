@@ -55,6 +55,25 @@ func (a *Activities) Observe(ctx context.Context, in ObserveInput) (*ObserveResu
 		return nil, err
 	}
 	res := &ObserveResult{After: obs}
+	if in.Outcome.Outcome == OutcomeDone && in.Action.Kind == screen.ActType {
+		// Typed text still arriving: the focused field holds the start of
+		// it (a busy application takes the keys in bit by bit). What is
+		// recorded and judged is the screen once the keys are in.
+		last := ""
+		for end := time.Now().Add(typingWait); time.Now().Before(end); {
+			v, partly := a.partlyTyped(res.After, in.Action.Text)
+			if !partly || v == last {
+				break
+			}
+			last = v
+			if err := sleep(ctx, 250*time.Millisecond); err != nil {
+				return nil, err
+			}
+			if _, _, res.After, err = a.observe(ctx); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if !in.Judge || in.Outcome.Outcome != OutcomeDone {
 		return res, nil
 	}
@@ -90,6 +109,36 @@ func (a *Activities) Observe(ctx context.Context, in ObserveInput) (*ObserveResu
 	}
 	res.Verdict, res.Reason = a.deviceVerdict(in, before, res.After)
 	return res, nil
+}
+
+// typingWait is how long the device waits for typed text to arrive whole
+// in the focused field while it keeps arriving.
+const typingWait = 3 * time.Second
+
+// partlyTyped says whether the focused field of obs ends with a start of
+// typed but does not hold it whole, and what it holds. Text with a
+// placeholder is never compared (the field holds the value, not the
+// placeholder).
+func (a *Activities) partlyTyped(obs screen.Observation, typed string) (string, bool) {
+	typed = strings.TrimSpace(typed)
+	if typed == "" || strings.Contains(typed, "{{") || obs.Elements == "" {
+		return "", false
+	}
+	_, f, err := a.loadObservation(screen.Observation{Elements: obs.Elements})
+	if err != nil {
+		return "", false
+	}
+	e := focusedValue(f.Elements)
+	if e == nil || strings.Contains(e.Value, typed) {
+		return "", false
+	}
+	rs, v := []rune(typed), strings.TrimSpace(e.Value)
+	for k := len(rs) - 1; k >= 1; k-- {
+		if p := strings.TrimSpace(string(rs[:k])); p != "" && strings.HasSuffix(v, p) {
+			return e.Value, true
+		}
+	}
+	return "", false
 }
 
 // dialogWait is how long the device waits for the dialog a menu item

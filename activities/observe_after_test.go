@@ -118,3 +118,57 @@ func TestDeviceVerdicts(t *testing.T) {
 		t.Errorf("failed action: verdict %q, want the agent's", r.Verdict)
 	}
 }
+
+// slowTyping is a device whose focused field takes typed text in two
+// characters per observation, as a busy application takes its keys.
+type slowTyping struct {
+	*fakedevice.Device
+	pending []rune
+}
+
+func (d *slowTyping) Act(ctx context.Context, a screen.Action) (string, error) {
+	if a.Kind == screen.ActType {
+		d.pending = append(d.pending, []rune(a.Text)...)
+		return "typed", nil
+	}
+	return d.Device.Act(ctx, a)
+}
+
+func (d *slowTyping) Observe(ctx context.Context) (*screen.Screen, error) {
+	n := min(2, len(d.pending))
+	d.Device.Elements[0].Value += string(d.pending[:n])
+	d.pending = d.pending[n:]
+	return d.Device.Observe(ctx)
+}
+
+// TestObserveWaitsForTypedText: after text is typed, the screen is
+// observed once the focused field holds it whole, not while the keys are
+// still arriving (a recording of a run would otherwise keep "al" for
+// "alpha", and its replay would see drift that is not there); and the
+// device judges the typing correct.
+func TestObserveWaitsForTypedText(t *testing.T) {
+	ctx := context.Background()
+	fd := fakedevice.New()
+	fd.Elements = []screen.Element{{ID: 1, Role: "text", Name: "Note", States: []string{"focused", "editable"}, Source: "a11y"}}
+	dev := &slowTyping{Device: fd}
+	a := &activities.Activities{Device: dev, Artifacts: artifacts.Dir{Root: t.TempDir()}}
+	before, err := a.Observe(ctx, activities.ObserveInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	typed := screen.Action{Kind: screen.ActType, Text: "alpha bravo"}
+	if _, err := dev.Act(ctx, typed); err != nil {
+		t.Fatal(err)
+	}
+	r, err := a.Observe(ctx, activities.ObserveInput{Before: before.After, Action: typed,
+		Outcome: activities.ActResult{Outcome: activities.OutcomeDone}, Judge: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fd.Elements[0].Value; got != "alpha bravo" {
+		t.Errorf("the field held %q when the screen was observed, want the whole text", got)
+	}
+	if r.Verdict != screen.VerdictCorrect {
+		t.Errorf("verdict %q (%s), want correct from the device", r.Verdict, r.Reason)
+	}
+}
