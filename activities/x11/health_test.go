@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -171,5 +172,22 @@ func TestDesktopHoldsNoInheritedFiles(t *testing.T) {
 				t.Errorf("desktop process %d holds the inherited file %s", pid, lock)
 			}
 		}
+	}
+}
+
+// TestWindowManagerWithoutClientListYet: a window manager that runs but
+// has not published its list of windows yet (openbox does a moment after
+// it announces itself; seconds on a loaded machine) is a desktop with no
+// windows, not an error that fails the observation.
+func TestWindowManagerWithoutClientListYet(t *testing.T) {
+	dev := desktop(t)
+	if out, err := exec.Command("xprop", "-root", "-remove", "_NET_CLIENT_LIST").CombinedOutput(); err != nil {
+		t.Fatalf("xprop: %v: %s", err, out)
+	}
+	if _, err := dev.Observe(context.Background()); err != nil {
+		t.Fatalf("Observe before the window manager lists its windows: %v, want a screen with none", err)
+	}
+	if _, _, err := dev.WindowBox(context.Background(), "anything"); err == nil || strings.Contains(err.Error(), "is a window manager running") {
+		t.Errorf("WindowBox before the window manager lists its windows = %v, want no such window", err)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/jezek/xgb/xproto"
-	"github.com/jezek/xgbutil/ewmh"
 
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/screen"
@@ -22,7 +21,7 @@ func (d *Device) WindowBox(ctx context.Context, title string) (screen.Rect, stri
 	if err != nil {
 		return screen.Rect{}, "", err
 	}
-	ids, err := ewmh.ClientListGet(xu)
+	ids, err := clientList(xu)
 	if err != nil {
 		return screen.Rect{}, "", fmt.Errorf("list windows (is a window manager running? `pcflow desktop up` starts one): %w", err)
 	}

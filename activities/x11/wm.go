@@ -20,7 +20,7 @@ func (d *Device) windows() ([]string, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	ids, err := ewmh.ClientListGet(xu)
+	ids, err := clientList(xu)
 	if err != nil {
 		return nil, "", fmt.Errorf("list windows (is a window manager running? `pcflow desktop up` starts one): %w", err)
 	}
@@ -35,6 +35,17 @@ func (d *Device) windows() ([]string, string, error) {
 		}
 	}
 	return titles, active, nil
+}
+
+// clientList is the window manager's list of client windows. A window
+// manager that runs but has not published the list yet (it does a moment
+// after it announces itself, seconds on a loaded machine) lists none.
+func clientList(xu *xgbutil.XUtil) ([]xproto.Window, error) {
+	ids, err := ewmh.ClientListGet(xu)
+	if err != nil && wmRunning(xu, "") == nil {
+		return nil, nil
+	}
+	return ids, err
 }
 
 // clientOrigin is where the client area of the window with a title lies
