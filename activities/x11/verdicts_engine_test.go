@@ -28,7 +28,10 @@ func TestDeviceJudgesAClickThatDidNothing(t *testing.T) {
 		{Action: "click", Target: "7"},
 		{Action: "click", Target: "+"},
 		{Action: "click", Target: "2"},
-		{Action: "click", Target: "="},
+		// The display shows 9 once the sum is done; on a loaded machine
+		// galculator can take a click late or lose one: then the sum is
+		// done again from 7, as an agent reading the display would.
+		{Action: "click", Target: "=", Expect: &scripted.Probe{Role: "text", Pattern: `^9$`}, RedoFrom: 2},
 		{Action: "done", Read: map[string]scripted.Probe{"sum": {Role: "text", Pattern: `^(\d+)$`}}},
 	}, `task "add" {
   max_steps = 10
@@ -40,8 +43,12 @@ func TestDeviceJudgesAClickThatDidNothing(t *testing.T) {
 	if s.Outputs["sum"] != "9" {
 		t.Errorf("sum = %q, want 9", s.Outputs["sum"])
 	}
-	// Five clicks: MR judged by the device, the four others by the model.
-	if s.Judged[activities.ByDevice] != 1 || s.Judged[activities.ByModel] != 4 || reflections != 4 || s.Verdicts["no_effect"] != 1 {
+	// Five clicks: MR judged by the device, the four others by the model
+	// (four more for each time the sum was done again, after "=" changed
+	// nothing the model could see).
+	again := (reflections - 4) / 4
+	if s.Judged[activities.ByDevice] != 1 || s.Judged[activities.ByModel] != reflections || reflections < 4 || reflections%4 != 0 ||
+		s.Verdicts["no_effect"] != 1+again {
 		t.Errorf("judged %v, verdicts %v, %d Reflection requests: want MR's no_effect from the device and 4 Reflection requests for the rest",
 			s.Judged, s.Verdicts, reflections)
 	}
