@@ -50,7 +50,7 @@ func (a *Activities) Observe(ctx context.Context, in ObserveInput) (*ObserveResu
 	if err := sleep(ctx, a.SettleDelay); err != nil {
 		return nil, err
 	}
-	_, _, obs, err := a.observe(ctx)
+	s, _, obs, err := a.observe(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +61,7 @@ func (a *Activities) Observe(ctx context.Context, in ObserveInput) (*ObserveResu
 		// recorded and judged is the screen once the keys are in.
 		last := ""
 		for end := time.Now().Add(typingWait); time.Now().Before(end); {
-			v, partly := a.partlyTyped(res.After, in.Action.Text)
+			v, partly := partlyTyped(s.Elements, in.Action.Text)
 			if !partly || v == last {
 				break
 			}
@@ -69,7 +69,7 @@ func (a *Activities) Observe(ctx context.Context, in ObserveInput) (*ObserveResu
 			if err := sleep(ctx, 250*time.Millisecond); err != nil {
 				return nil, err
 			}
-			if _, _, res.After, err = a.observe(ctx); err != nil {
+			if s, _, res.After, err = a.observe(ctx); err != nil {
 				return nil, err
 			}
 		}
@@ -115,20 +115,16 @@ func (a *Activities) Observe(ctx context.Context, in ObserveInput) (*ObserveResu
 // in the focused field while it keeps arriving.
 const typingWait = 3 * time.Second
 
-// partlyTyped says whether the focused field of obs ends with a start of
-// typed but does not hold it whole, and what it holds. Text with a
+// partlyTyped says whether the focused field among els ends with a start
+// of typed but does not hold it whole, and what it holds. Text with a
 // placeholder is never compared (the field holds the value, not the
 // placeholder).
-func (a *Activities) partlyTyped(obs screen.Observation, typed string) (string, bool) {
+func partlyTyped(els []screen.Element, typed string) (string, bool) {
 	typed = strings.TrimSpace(typed)
-	if typed == "" || strings.Contains(typed, "{{") || obs.Elements == "" {
+	if typed == "" || strings.Contains(typed, "{{") {
 		return "", false
 	}
-	_, f, err := a.loadObservation(screen.Observation{Elements: obs.Elements})
-	if err != nil {
-		return "", false
-	}
-	e := focusedValue(f.Elements)
+	e := focusedValue(els)
 	if e == nil || strings.Contains(e.Value, typed) {
 		return "", false
 	}

@@ -419,9 +419,7 @@ func TestGrounding(t *testing.T) {
 			// LibreOffice's tree is walked live, every other
 			// application's read from its cache (items: LibreOffice's
 			// cache aborted Calc after its Delete Cells dialog closed).
-			dev.tree.mu.Lock()
-			dev.tree.cache = nil
-			dev.tree.mu.Unlock()
+			dev.tree.forget()
 			if _, err := dev.Observe(context.Background()); err == nil {
 				want := 0
 				if g.argv[0] == "soffice" {

@@ -23,7 +23,7 @@ func (d *Device) WindowBox(ctx context.Context, title string) (screen.Rect, stri
 	}
 	ids, err := clientList(xu)
 	if err != nil {
-		return screen.Rect{}, "", fmt.Errorf("list windows (is a window manager running? `pcflow desktop up` starts one): %w", err)
+		return screen.Rect{}, "", err
 	}
 	var open []string
 	for _, id := range ids {

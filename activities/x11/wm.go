@@ -22,7 +22,7 @@ func (d *Device) windows() ([]string, string, error) {
 	}
 	ids, err := clientList(xu)
 	if err != nil {
-		return nil, "", fmt.Errorf("list windows (is a window manager running? `pcflow desktop up` starts one): %w", err)
+		return nil, "", err
 	}
 	active := ""
 	if aw, err := ewmh.ActiveWindowGet(xu); err == nil && aw != 0 {
@@ -42,16 +42,16 @@ func (d *Device) windows() ([]string, string, error) {
 // after it announces itself, seconds on a loaded machine) lists none.
 func clientList(xu *xgbutil.XUtil) ([]xproto.Window, error) {
 	ids, err := ewmh.ClientListGet(xu)
-	if err != nil && wmRunning(xu, "") == nil {
-		return nil, nil
+	if err == nil || wmRunning(xu, "") == nil {
+		return ids, nil
 	}
-	return ids, err
+	return nil, fmt.Errorf("list windows (is a window manager running? `pcflow desktop up` starts one): %w", err)
 }
 
 // clientOrigin is where the client area of the window with a title lies
 // on the screen.
 func clientOrigin(xu *xgbutil.XUtil, title string) (int, int, bool) {
-	ids, err := ewmh.ClientListGet(xu)
+	ids, err := clientList(xu)
 	if err != nil {
 		return 0, 0, false
 	}
@@ -144,7 +144,7 @@ func (d *Device) switchWindow(title string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	ids, err := ewmh.ClientListGet(xu)
+	ids, err := clientList(xu)
 	if err != nil {
 		return "", err
 	}
@@ -166,7 +166,7 @@ func (d *Device) switchWindow(title string) (string, error) {
 // titleBars returns where the window manager draws each client window's
 // title: the top of its frame, as tall as the frame's top extent.
 func titleBars(xu *xgbutil.XUtil) []screen.TitleBar {
-	ids, err := ewmh.ClientListGet(xu)
+	ids, err := clientList(xu)
 	if err != nil {
 		return nil
 	}
