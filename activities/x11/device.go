@@ -54,8 +54,10 @@ type Device struct {
 	exits []string
 	// treeDown is the tree error last warned about.
 	treeDown string
-	// hung names the applications last warned about as not answering.
-	hung string
+	// hung holds the applications that did not answer the last
+	// observation: each is warned about once while it keeps not
+	// answering, however others come and go.
+	hung map[string]bool
 	// ocrNames remembers what OCR read in unnamed controls' boxes,
 	// ocrLast the last screen read whole.
 	ocrNames *ocrMemo
@@ -228,13 +230,16 @@ func (d *Device) Observe(ctx context.Context) (*screen.Screen, error) {
 	st.NotAnswering = obs.NotAnswering
 	st.Requests, st.Reused, st.Reread, st.Walked = obs.Requests, obs.Reused, obs.Reread, obs.Walked
 	d.mu.Lock()
-	hung := strings.Join(st.NotAnswering, ", ")
-	warn = d.Warn != nil && hung != "" && hung != d.hung
-	d.hung = hung
+	newly := d.noteHung(st.NotAnswering)
 	d.mu.Unlock()
-	if warn {
-		d.Warn("warning: " + hung + " does not answer accessibility requests; its elements are left out (the screen's text is read by OCR) until it answers")
+	if d.Warn != nil && len(newly) > 0 {
+		say := "does not answer accessibility requests; its elements are left out (the screen's text is read by OCR) until it answers"
+		if len(newly) > 1 {
+			say = "do not answer accessibility requests; their elements are left out (the screen's text is read by OCR) until they answer"
+		}
+		d.Warn("warning: " + strings.Join(newly, ", ") + " " + say)
 	}
+	hung := len(st.NotAnswering) > 0
 	if d.OCRMode != OCRNever && st.Unnamed > st.Named {
 		if n, err := nameByOCR(ctx, img, s.Elements, d.ocrNames); err == nil {
 			st.NamedByOCR = n
@@ -248,7 +253,7 @@ func (d *Device) Observe(ctx context.Context) (*screen.Screen, error) {
 	s.Clipboard = <-clip
 	// A window whose application does not answer is read by OCR, unless
 	// OCR is switched off.
-	if d.OCRMode == OCRAlways || (d.OCRMode == OCRAuto && len(s.Elements) < 5) || (d.OCRMode != OCRNever && hung != "") {
+	if d.OCRMode == OCRAlways || (d.OCRMode == OCRAuto && len(s.Elements) < 5) || (d.OCRMode != OCRNever && hung) {
 		words, err := d.ReadText(ctx, img)
 		if err == nil {
 			s.Words = words
@@ -260,4 +265,21 @@ func (d *Device) Observe(ctx context.Context) (*screen.Screen, error) {
 	d.last = st
 	d.mu.Unlock()
 	return s, nil
+}
+
+// noteHung records the applications that did not answer an observation
+// and returns those that answered the one before: the ones to warn
+// about. (d.mu held.)
+func (d *Device) noteHung(apps []string) []string {
+	var newly []string
+	for _, app := range apps {
+		if !d.hung[app] {
+			newly = append(newly, app)
+		}
+	}
+	d.hung = map[string]bool{}
+	for _, app := range apps {
+		d.hung[app] = true
+	}
+	return newly
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -71,7 +72,18 @@ func TestFrozenApplicationIsLeftOut(t *testing.T) {
 	}
 	for _, what := range []string{"first observation", "second observation"} {
 		s, st := observe(what)
-		if len(st.NotAnswering) != 1 || !strings.Contains(st.NotAnswering[0], "mousepad") {
+		// Another application may answer one request late on a loaded
+		// machine (CI once saw galculator named too): mousepad must be
+		// named, and anything else is only logged.
+		frozen := 0
+		for _, app := range st.NotAnswering {
+			if strings.Contains(app, "mousepad") {
+				frozen++
+			} else {
+				t.Logf("%s: %s answered late too", what, app)
+			}
+		}
+		if frozen != 1 {
 			t.Errorf("%s: NotAnswering = %q, want mousepad named", what, st.NotAnswering)
 		}
 		// The calculator still answers: its buttons are on the list.
@@ -173,4 +185,22 @@ func rss(proc string) string {
 		}
 	}
 	return "unknown"
+}
+
+// An application that keeps not answering is warned about once, however
+// others come and go beside it (CI: galculator answered one request late
+// while mousepad was frozen, and mousepad was warned about twice).
+func TestHungWarnedOncePerApplication(t *testing.T) {
+	var d Device
+	for _, c := range []struct{ now, warn []string }{
+		{[]string{"mousepad (pid 2)"}, []string{"mousepad (pid 2)"}},
+		{[]string{"galculator (pid 1)", "mousepad (pid 2)"}, []string{"galculator (pid 1)"}},
+		{[]string{"mousepad (pid 2)"}, nil},
+		{nil, nil},
+		{[]string{"mousepad (pid 2)"}, []string{"mousepad (pid 2)"}},
+	} {
+		if got := d.noteHung(c.now); !slices.Equal(got, c.warn) {
+			t.Errorf("not answering %q: warned about %q, want %q", c.now, got, c.warn)
+		}
+	}
 }
