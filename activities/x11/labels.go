@@ -10,6 +10,12 @@ var labelledRoles = map[string]bool{
 	"entry": true, "text": true, "password text": true, "spin button": true, "combo box": true, "slider": true,
 }
 
+// choiceRoles are the controls whose label follows them on their row: a
+// check box or radio button with its text after it, not wrapped in a
+// label element (a web page's <input type=checkbox> <span>Gift
+// wrap</span>, which Chromium leaves unnamed).
+var choiceRoles = map[string]bool{"check box": true, "radio button": true}
+
 // labelRoles are the roles whose text labels a control.
 var labelRoles = map[string]bool{"label": true, "static": true}
 
@@ -21,6 +27,9 @@ const (
 	// maxFieldHeight is the tallest control a label names: a one-line
 	// field; an editor's text area is a document, not a form field.
 	maxFieldHeight = 48
+	// maxChoiceGap is how far right of a check box or radio button its
+	// label may start.
+	maxChoiceGap = 32
 )
 
 // nameByLabels names each control of labelledRoles that nothing named
@@ -28,11 +37,19 @@ const (
 // the accessibility API relates no label: the label just before it on
 // the same row, else the one just above it; only a label in the same
 // window layer (layers[i]) counts, and a label that is nearer to another
-// control than to this one does not. It returns how many it named.
+// control than to this one does not. A check box or radio button takes
+// the label just after it on its row. It returns how many it named.
 func nameByLabels(els []*screen.Element, layers []int) int {
 	named := 0
 	for i := range els {
 		e := els[i]
+		if e.Name == "" && choiceRoles[e.Role] && e.Box.H <= maxFieldHeight {
+			if n := choiceLabel(els, layers, i); n != "" {
+				e.Name = n
+				named++
+			}
+			continue
+		}
 		if e.Name != "" || !labelledRoles[e.Role] || e.Box.H > maxFieldHeight {
 			continue
 		}
@@ -75,6 +92,47 @@ func nameByLabels(els []*screen.Element, layers []int) int {
 		}
 	}
 	return named
+}
+
+// choiceLabel is the text of the label that starts just after check box
+// or radio button i on its row, in its layer, with no control between
+// ("" when none).
+func choiceLabel(els []*screen.Element, layers []int, i int) string {
+	c := els[i].Box
+	best, bestGap := -1, maxChoiceGap+1
+	for j, l := range els {
+		if j == i || layers[j] != layers[i] || !labelRoles[l.Role] || l.Name == "" {
+			continue
+		}
+		ly := l.Box.Y + l.Box.H/2
+		gap := l.Box.X - (c.X + c.W)
+		if ly < c.Y || ly > c.Y+c.H || gap < -4 || gap >= bestGap {
+			continue
+		}
+		if !controlAfterBetween(els, layers, i, l.Box) {
+			best, bestGap = j, gap
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	return clean(els[best].Name)
+}
+
+// controlAfterBetween reports whether another control of the same layer
+// lies on the row between control i and a label after it.
+func controlAfterBetween(els []*screen.Element, layers []int, i int, label screen.Rect) bool {
+	c := els[i].Box
+	for j, o := range els {
+		if j == i || layers[j] != layers[i] || labelRoles[o.Role] {
+			continue
+		}
+		oy := o.Box.Y + o.Box.H/2
+		if oy >= c.Y && oy <= c.Y+c.H && o.Box.X >= c.X+c.W-4 && o.Box.X+o.Box.W <= label.X+4 {
+			return true
+		}
+	}
+	return false
 }
 
 // controlBetween reports whether another control of the same layer lies

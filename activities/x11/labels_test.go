@@ -54,17 +54,62 @@ func TestNameByLabels(t *testing.T) {
 	}
 }
 
+// A check box or radio button the accessibility API leaves unnamed takes
+// the label that starts just after it on its row, never one past another
+// control, one in another layer, or one to its left.
+func TestChoiceNamedByTheTextAfterIt(t *testing.T) {
+	box := func(x, y, w, h int) screen.Rect { return screen.Rect{X: x, Y: y, W: w, H: h} }
+	els := []screen.Element{
+		{Role: "check box", Box: box(26, 164, 13, 13)},
+		{Role: "static", Name: "Gift wrap", Box: box(47, 162, 80, 19)},
+		{Role: "check box", Box: box(135, 164, 13, 13)}, // the next on the row
+		{Role: "static", Name: "Insured", Box: box(156, 162, 60, 19)},
+		{Role: "radio button", Box: box(26, 204, 13, 13)},
+		{Role: "push button", Name: "Help", Box: box(44, 200, 30, 20)}, // between it and its text
+		{Role: "static", Name: "Express", Box: box(80, 202, 60, 19)},
+		{Role: "check box", Box: box(26, 244, 13, 13)},
+		{Role: "label", Name: "Behind", Box: box(45, 242, 60, 19)}, // another layer
+		{Role: "label", Name: "Before:", Box: box(200, 284, 60, 19)},
+		{Role: "check box", Box: box(266, 286, 13, 13)}, // only a label to its left
+		{Role: "check box", Name: "Named", Box: box(26, 324, 13, 13)},
+		{Role: "static", Name: "Other", Box: box(45, 322, 60, 19)},
+	}
+	layers := []int{0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0}
+	ptrs := make([]*screen.Element, len(els))
+	for i := range els {
+		ptrs[i] = &els[i]
+	}
+	if n := nameByLabels(ptrs, layers); n != 2 {
+		t.Errorf("nameByLabels named %d, want 2", n)
+	}
+	var got []string
+	for _, e := range els {
+		if choiceRoles[e.Role] {
+			got = append(got, e.Name)
+		}
+	}
+	want := []string{"Gift wrap", "Insured", "", "", "", "Named"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("names (-want +got):\n%s", diff)
+	}
+}
+
 // labelPage is a form whose fields have no label element, only text
-// beside or above them (Chromium then gives them no accessible name).
+// beside or above them, and check boxes and radio buttons with their
+// text after them (Chromium then gives them no accessible name).
 const labelPage = `<!doctype html><html><head><title>Labels</title></head><body style="font: 16px sans-serif">
 <div style="position:absolute; left:40px; top:40px"><span>Full name:</span> <input id="n" size="20"></div>
 <div style="position:absolute; left:40px; top:110px">Columns:</div>
 <div style="position:absolute; left:40px; top:132px"><input id="c" type="number" value="1"></div>
+<div style="position:absolute; left:40px; top:190px"><input type="checkbox"> <span>Gift wrap</span> <input type="checkbox"> <span>Insured</span></div>
+<div style="position:absolute; left:40px; top:230px"><input type="radio" name="s"> Express <input type="radio" name="s"> Standard</div>
 </body></html>`
 
 // TestLabelBesideNamesAField: on a real page whose fields the
-// accessibility API leaves unnamed, the field after "Full name:" and the
-// number field under "Columns:" are listed by those names.
+// accessibility API leaves unnamed, the field after "Full name:", the
+// number field under "Columns:", and the check boxes and radio buttons
+// before "Gift wrap", "Insured", "Express" and "Standard" (two on a row)
+// are listed by those names.
 func TestLabelBesideNamesAField(t *testing.T) {
 	dev := desktop(t)
 	page := filepath.Join(t.TempDir(), "labels.html")
@@ -74,7 +119,8 @@ func TestLabelBesideNamesAField(t *testing.T) {
 	app(t, dev, "Labels", "chromium", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--disable-quic", "--force-renderer-accessibility", "--disable-dev-shm-usage",
 		"--user-data-dir="+t.TempDir(), "file://"+page)
-	for _, want := range []struct{ role, name string }{{"entry", "Full name"}, {"spin button", "Columns"}} {
+	for _, want := range []struct{ role, name string }{{"entry", "Full name"}, {"spin button", "Columns"},
+		{"check box", "Gift wrap"}, {"check box", "Insured"}, {"radio button", "Express"}, {"radio button", "Standard"}} {
 		if s, e := find(dev, named(want.role, want.name), 30*time.Second); e == nil {
 			var names []string
 			if s != nil {
