@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -177,6 +178,19 @@ func TestExampleCalculator(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	// The progress shows every step once, in order, the last ones before
+	// the subtask ended too (it showed only the step that ended last at
+	// each look, twice a second).
+	at := 0
+	for n := 1; n <= 6; n++ {
+		re := regexp.MustCompile(fmt.Sprintf(`(?m)^  multiply +step %d/\d+ `, n))
+		locs := re.FindAllStringIndex(out, -1)
+		if len(locs) != 1 || locs[0][0] < at {
+			t.Errorf("the progress shows step %d %d times (want once, after step %d):\n%s", n, len(locs), n-1, out)
+			continue
+		}
+		at = locs[0][0]
 	}
 	// The run is inspectable: every step is in Temporal's history.
 	id := runID(out)

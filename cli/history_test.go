@@ -84,7 +84,11 @@ func TestHistoryPrintsNoEscapes(t *testing.T) {
 // escaped.
 func TestProgressAndStatusPrintNoEscapes(t *testing.T) {
 	sl := workflows.SubtaskLive{Done: 2, MaxSteps: 9, LastAction: "type " + hostile, Verdict: hostile}
-	noControls(t, "progress step line", stepLine("s", sl))
+	lines, _ := stepLines("s", sl, 0, false)
+	noControls(t, "progress step line", strings.Join(lines, "\n"))
+	sl.Recent = []workflows.StepSeen{{Step: 1, Action: "click " + hostile, Verdict: hostile}, {Step: 2, Action: "type " + hostile, Verdict: hostile}}
+	lines, _ = stepLines("s", sl, 0, false)
+	noControls(t, "progress step lines", strings.Join(lines, "\n"))
 	noControls(t, "progress failure line", subtaskLine("s", workflows.StatusFailed, "error "+hostile))
 	now := time.Now()
 	for _, w := range []*workflows.Waiting{
@@ -99,5 +103,36 @@ func TestProgressAndStatusPrintNoEscapes(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// TestProgressShowsEveryStep: `pcflow run` looks at a subtask twice a
+// second, and a fast model, a replay or the steps just before the subtask
+// ends can finish several steps between two looks; each is shown once,
+// in order, a step waits for its verdict while the subtask runs, and
+// when the subtask has ended its last steps are shown whatever their
+// verdict. (Before, only the step that ended last was shown: a run on a
+// web form showed steps 1 and 2 of 3.)
+func TestProgressShowsEveryStep(t *testing.T) {
+	sl := workflows.SubtaskLive{MaxSteps: 8, Done: 3, Recent: []workflows.StepSeen{
+		{Step: 1, Action: `click #20 "Gift wrap"`, Verdict: "correct"},
+		{Step: 2, Action: `click #26 "Express"`, Verdict: "correct"},
+		{Step: 3, Action: `click #28 "Place order"`, Verdict: "pending"},
+	}}
+	lines, last := stepLines("order", sl, 0, false)
+	if len(lines) != 2 || last != 2 || !strings.Contains(lines[0], "step 1/8") || !strings.Contains(lines[1], `step 2/8  click #26 "Express"`) {
+		t.Fatalf("while running: lines %q up to step %d, want steps 1 and 2 (3 waits for its verdict)", lines, last)
+	}
+	if again, l := stepLines("order", sl, last, false); len(again) != 0 || l != 2 {
+		t.Errorf("a second look with nothing new printed %q (up to %d)", again, l)
+	}
+	sl.Recent[2].Verdict = "correct"
+	lines, last = stepLines("order", sl, last, false)
+	if len(lines) != 1 || last != 3 || !strings.Contains(lines[0], `step 3/8  click #28 "Place order"`) || !strings.HasSuffix(lines[0], "→ correct") {
+		t.Errorf("once judged: lines %q up to %d, want step 3 → correct", lines, last)
+	}
+	sl.Recent = append(sl.Recent, workflows.StepSeen{Step: 4, Action: "type \"x\"", Verdict: "pending"})
+	if lines, last = stepLines("order", sl, last, true); len(lines) != 1 || last != 4 {
+		t.Errorf("the subtask ended: lines %q up to %d, want step 4 shown as it is", lines, last)
 	}
 }

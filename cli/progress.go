@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/pcflow/pcflow/activities/screen"
 	"github.com/pcflow/pcflow/internal/text"
 	"github.com/pcflow/pcflow/workflows"
 )
@@ -95,17 +97,30 @@ func (s *session) progress(ctx context.Context, e *env, id string, seen map[stri
 	sort.Strings(names)
 	for _, n := range names {
 		st := live.Subtasks[n]
-		if child, ok := live.Children[n]; ok && st == workflows.StatusRunning {
-			s.retries(qctx, e, child, n, seen)
+		// A running subtask's steps; a subtask that just ended, its last
+		// steps once more (they may have ended since the last look).
+		// (An ended subtask's workflow is no longer among the running
+		// children, but it answers the query by its id.)
+		ended := (st == workflows.StatusSucceeded || st == workflows.StatusFailed) && seen[n] != st
+		child, ok := live.Children[n]
+		if !ok && ended {
+			child, ok = workflows.ChildID(id, n), true
+		}
+		if ok && (st == workflows.StatusRunning || ended) {
+			if !ended {
+				s.retries(qctx, e, child, n, seen)
+			}
 			cv, err := s.eng.client.QueryWorkflow(qctx, child, "", workflows.ProgressQuery)
 			if err == nil {
 				var sl workflows.SubtaskLive
 				if cv.Get(&sl) == nil {
-					// The step that ended first: a wait comes after it.
-					if key := fmt.Sprintf("%d", sl.Done); sl.Done > 0 && seen[n+"#step"] != key {
-						seen[n+"#step"] = key
-						fmt.Fprintln(e.stdout, stepLine(n, sl))
+					// The steps that ended first: a wait comes after them.
+					last, _ := strconv.Atoi(seen[n+"#step"])
+					lines, upTo := stepLines(n, sl, last, ended)
+					for _, l := range lines {
+						fmt.Fprintln(e.stdout, l)
 					}
+					seen[n+"#step"] = strconv.Itoa(upTo)
 					wkey := ""
 					if sl.Waiting != nil {
 						wkey = sl.Waiting.Kind + "/" + sl.Waiting.ID
@@ -132,10 +147,28 @@ func (s *session) progress(ctx context.Context, e *env, id string, seen map[stri
 	}
 }
 
-// stepLine is the progress line of subtask n's last finished step; the
-// action and verdict, a model's words, are shown through text.Printable.
-func stepLine(n string, sl workflows.SubtaskLive) string {
-	return fmt.Sprintf("  %-14s step %d/%d  %-28s → %s", n, sl.Done, sl.MaxSteps, text.Printable(sl.LastAction), text.Printable(sl.Verdict))
+// stepLines are the progress lines of subtask n's steps that ended after
+// step last, and the last step they show. A step whose verdict is still
+// to come (the pipelined loop's, a replayed step's) waits for it, unless
+// the subtask has ended. The action and verdict, a model's words, are
+// shown through text.Printable.
+func stepLines(n string, sl workflows.SubtaskLive, last int, ended bool) ([]string, int) {
+	recent := sl.Recent
+	if len(recent) == 0 && sl.Done > 0 { // a worker from before Recent
+		recent = []workflows.StepSeen{{Step: sl.Done, Action: sl.LastAction, Verdict: sl.Verdict}}
+	}
+	var lines []string
+	for _, r := range recent {
+		if r.Step <= last {
+			continue
+		}
+		if !ended && (r.Verdict == "" || r.Verdict == screen.VerdictPending) {
+			break
+		}
+		lines = append(lines, fmt.Sprintf("  %-14s step %d/%d  %-28s → %s", n, r.Step, sl.MaxSteps, text.Printable(r.Action), text.Printable(r.Verdict)))
+		last = r.Step
+	}
+	return lines, last
 }
 
 // subtaskLine is the progress line of subtask n entering status st (""

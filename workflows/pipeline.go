@@ -108,7 +108,7 @@ func (l *subtaskLoop) reflectAhead(turn agent.Turn, d activities.DecideResult, s
 	st.Verdicts[verdict]++
 	l.noteVerdict(summary, verdict)
 	st.LastAction, st.LastVerdict, st.LastReason, st.LastThought = summary, verdict, reason, d.Thought
-	l.live.Verdict, l.live.LastAction, l.live.Done = verdict, summary, step
+	l.live.finished(step, summary, verdict)
 	if err := l.progressed(pf); err != nil {
 		return l.fail(err)
 	}

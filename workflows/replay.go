@@ -219,7 +219,7 @@ func (l *subtaskLoop) replayStep() *ending {
 		}
 		st.Judged[ByReplay]++
 		st.LastVerdict, st.LastReason = screen.VerdictCorrect, "the screen shows what the recording showed after this step"
-		l.live.Verdict = st.LastVerdict
+		l.live.judged(st.LastVerdict)
 	}
 	if rec == nil {
 		st.Replayed++
@@ -259,7 +259,8 @@ func (l *subtaskLoop) replayStep() *ending {
 	st.Progress, st.Memory = rec.Progress, rec.Memory
 	st.LastAction, st.LastThought = summary, rec.Thought
 	st.LastVerdict, st.LastReason = screen.VerdictPending, "the replay checks its effect before the next step"
-	l.live.LastAction, l.live.Done, l.live.Progress = summary, step, rec.Progress
+	l.live.finished(step, summary, screen.VerdictPending)
+	l.live.Progress = rec.Progress
 	return nil
 }
 

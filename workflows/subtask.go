@@ -401,7 +401,7 @@ func (l *subtaskLoop) noAction(turn agent.Turn, summary string, out agent.Outcom
 	l.st.Verdicts[out.Verdict]++
 	l.st.LastAction, l.st.LastVerdict, l.st.LastReason, l.st.LastThought = summary, out.Verdict, out.Reason, ""
 	out.Earlier, l.st.Earlier = l.st.Earlier, ""
-	l.live.Verdict, l.live.LastAction, l.live.Done = out.Verdict, summary, turn.Step
+	l.live.finished(turn.Step, summary, out.Verdict)
 	l.live.Phase = "updating progress"
 	if err := l.progress(turn, out); err != nil {
 		return l.fail(err)
@@ -555,7 +555,7 @@ func (l *subtaskLoop) reflect(turn agent.Turn, d activities.DecideResult, summar
 	st.Verdicts[r.Verdict]++
 	l.noteVerdict(summary, r.Verdict)
 	st.LastAction, st.LastVerdict, st.LastReason, st.LastObservation = summary, r.Verdict, r.Reason, r.After
-	l.live.Verdict, l.live.LastAction, l.live.Done = r.Verdict, summary, step
+	l.live.finished(step, summary, r.Verdict)
 
 	l.live.Phase = "updating progress"
 	if err := l.progress(turn, agent.Outcome{Action: summary, Thought: d.Thought, Verdict: r.Verdict, Reason: r.Reason, Person: who}); err != nil {

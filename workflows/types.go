@@ -288,6 +288,42 @@ type SubtaskLive struct {
 	Tokens     int    `json:"tokens"`
 	// Done counts finished steps; Done, LastAction and Verdict change together.
 	Done int `json:"done"`
+	// Recent are the last finished steps (up to maxRecent), oldest first,
+	// so that a follower that looks less often than steps end (a fast
+	// model, a replay, the last steps before the subtask ends) shows each.
+	Recent []StepSeen `json:"recent,omitempty"`
 	// Waiting is set while the loop waits for a person (see control.go).
 	Waiting *Waiting `json:"waiting,omitempty"`
+}
+
+// StepSeen is one finished step as progress shows it.
+type StepSeen struct {
+	Step    int    `json:"step"`
+	Action  string `json:"action"`
+	Verdict string `json:"verdict,omitempty"`
+}
+
+// maxRecent bounds SubtaskLive.Recent.
+const maxRecent = 16
+
+// finished records that step ended with action and verdict.
+func (sl *SubtaskLive) finished(step int, action, verdict string) {
+	sl.Verdict, sl.LastAction, sl.Done = verdict, action, step
+	if n := len(sl.Recent); n > 0 && sl.Recent[n-1].Step == step {
+		sl.Recent[n-1] = StepSeen{Step: step, Action: action, Verdict: verdict}
+		return
+	}
+	sl.Recent = append(sl.Recent, StepSeen{Step: step, Action: action, Verdict: verdict})
+	if len(sl.Recent) > maxRecent {
+		sl.Recent = append([]StepSeen(nil), sl.Recent[len(sl.Recent)-maxRecent:]...)
+	}
+}
+
+// judged gives the last finished step its verdict, which came after it
+// (a replayed step's, checked before the next one).
+func (sl *SubtaskLive) judged(verdict string) {
+	sl.Verdict = verdict
+	if n := len(sl.Recent); n > 0 {
+		sl.Recent[n-1].Verdict = verdict
+	}
 }
