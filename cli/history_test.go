@@ -131,8 +131,14 @@ func TestProgressShowsEveryStep(t *testing.T) {
 	if len(lines) != 1 || last != 3 || !strings.Contains(lines[0], `step 3/8  click #28 "Place order"`) || !strings.HasSuffix(lines[0], "→ correct") {
 		t.Errorf("once judged: lines %q up to %d, want step 3 → correct", lines, last)
 	}
-	sl.Recent = append(sl.Recent, workflows.StepSeen{Step: 4, Action: "type \"x\"", Verdict: "pending"})
-	if lines, last = stepLines("order", sl, last, true); len(lines) != 1 || last != 4 {
-		t.Errorf("the subtask ended: lines %q up to %d, want step 4 shown as it is", lines, last)
+	// A replayed step that handed over never gets its verdict: the
+	// step after it shows that none is coming.
+	sl.Recent = append(sl.Recent, workflows.StepSeen{Step: 4, Action: "key enter", Verdict: "pending"}, workflows.StepSeen{Step: 5, Action: "click (1,2)", Verdict: "correct"})
+	if lines, last = stepLines("order", sl, last, false); len(lines) != 2 || last != 5 || !strings.HasSuffix(lines[0], "→ pending") {
+		t.Errorf("a pending step before a judged one: lines %q up to %d, want steps 4 and 5", lines, last)
+	}
+	sl.Recent = append(sl.Recent, workflows.StepSeen{Step: 6, Action: "type \"x\"", Verdict: "pending"})
+	if lines, last = stepLines("order", sl, last, true); len(lines) != 1 || last != 6 {
+		t.Errorf("the subtask ended: lines %q up to %d, want step 6 shown as it is", lines, last)
 	}
 }

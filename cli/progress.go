@@ -148,9 +148,9 @@ func (s *session) progress(ctx context.Context, e *env, id string, seen map[stri
 }
 
 // stepLines are the progress lines of subtask n's steps that ended after
-// step last, and the last step they show. A step whose verdict is still
-// to come (the pipelined loop's, a replayed step's) waits for it, unless
-// the subtask has ended. The action and verdict, a model's words, are
+// step last, and the last step they show. The last step, while its
+// verdict is still to come (the pipelined loop's, a replayed step's),
+// waits for it, unless the subtask has ended. The action and verdict, a model's words, are
 // shown through text.Printable.
 func stepLines(n string, sl workflows.SubtaskLive, last int, ended bool) ([]string, int) {
 	recent := sl.Recent
@@ -158,12 +158,12 @@ func stepLines(n string, sl workflows.SubtaskLive, last int, ended bool) ([]stri
 		recent = []workflows.StepSeen{{Step: sl.Done, Action: sl.LastAction, Verdict: sl.Verdict}}
 	}
 	var lines []string
-	for _, r := range recent {
+	for i, r := range recent {
 		if r.Step <= last {
 			continue
 		}
-		if !ended && (r.Verdict == "" || r.Verdict == screen.VerdictPending) {
-			break
+		if !ended && i == len(recent)-1 && (r.Verdict == "" || r.Verdict == screen.VerdictPending) {
+			break // (a later step's start says no verdict is coming: a replay handed over)
 		}
 		lines = append(lines, fmt.Sprintf("  %-14s step %d/%d  %-28s → %s", n, r.Step, sl.MaxSteps, text.Printable(r.Action), text.Printable(r.Verdict)))
 		last = r.Step
