@@ -119,33 +119,29 @@ func choiceLabel(els []*screen.Element, layers []int, i int) string {
 	return clean(els[best].Name)
 }
 
+// controlBetween reports whether another control of the same layer lies
+// on the row between a label's box and control i after it (the label is
+// then the other control's).
+func controlBetween(els []*screen.Element, layers []int, i int, label screen.Rect) bool {
+	return controlOnRow(els, layers, i, label.X+label.W, els[i].Box.X)
+}
+
 // controlAfterBetween reports whether another control of the same layer
 // lies on the row between control i and a label after it.
 func controlAfterBetween(els []*screen.Element, layers []int, i int, label screen.Rect) bool {
-	c := els[i].Box
-	for j, o := range els {
-		if j == i || layers[j] != layers[i] || labelRoles[o.Role] {
-			continue
-		}
-		oy := o.Box.Y + o.Box.H/2
-		if oy >= c.Y && oy <= c.Y+c.H && o.Box.X >= c.X+c.W-4 && o.Box.X+o.Box.W <= label.X+4 {
-			return true
-		}
-	}
-	return false
+	return controlOnRow(els, layers, i, els[i].Box.X+els[i].Box.W, label.X)
 }
 
-// controlBetween reports whether another control of the same layer lies
-// on the row between a label's box and control i (the label is then the
-// other control's).
-func controlBetween(els []*screen.Element, layers []int, i int, label screen.Rect) bool {
+// controlOnRow reports whether a control other than i, of i's layer,
+// lies on i's row between x0 and x1 (4 px of slack).
+func controlOnRow(els []*screen.Element, layers []int, i, x0, x1 int) bool {
 	c := els[i].Box
 	for j, o := range els {
 		if j == i || layers[j] != layers[i] || labelRoles[o.Role] {
 			continue
 		}
 		oy := o.Box.Y + o.Box.H/2
-		if oy >= c.Y && oy <= c.Y+c.H && o.Box.X >= label.X+label.W-4 && o.Box.X+o.Box.W <= c.X+4 {
+		if oy >= c.Y && oy <= c.Y+c.H && o.Box.X >= x0-4 && o.Box.X+o.Box.W <= x1+4 {
 			return true
 		}
 	}

@@ -35,23 +35,31 @@ func TestNameByLabels(t *testing.T) {
 		{Role: "text", Box: box(100, 502, 600, 300)}, // an editor's text area is no field
 	}
 	layers := []int{0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0}
-	ptrs := make([]*screen.Element, len(els))
-	for i := range els {
-		ptrs[i] = &els[i]
-	}
-	if n := nameByLabels(ptrs, layers); n != 2 {
-		t.Errorf("nameByLabels named %d, want 2", n)
-	}
-	var got []string
-	for _, e := range els {
-		if labelledRoles[e.Role] {
-			got = append(got, e.Name)
-		}
-	}
+	got := namedByLabels(t, els, layers, labelledRoles, 2)
 	want := []string{"Name", "Columns", "", "", "Search", "", ""}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("names (-want +got):\n%s", diff)
 	}
+}
+
+// namedByLabels runs nameByLabels over els, which must name want of
+// them, and returns the names of the elements of roles after it.
+func namedByLabels(t *testing.T, els []screen.Element, layers []int, roles map[string]bool, want int) []string {
+	t.Helper()
+	ptrs := make([]*screen.Element, len(els))
+	for i := range els {
+		ptrs[i] = &els[i]
+	}
+	if n := nameByLabels(ptrs, layers); n != want {
+		t.Errorf("nameByLabels named %d, want %d", n, want)
+	}
+	var got []string
+	for _, e := range els {
+		if roles[e.Role] {
+			got = append(got, e.Name)
+		}
+	}
+	return got
 }
 
 // A check box or radio button the accessibility API leaves unnamed takes
@@ -75,19 +83,7 @@ func TestChoiceNamedByTheTextAfterIt(t *testing.T) {
 		{Role: "static", Name: "Other", Box: box(45, 322, 60, 19)},
 	}
 	layers := []int{0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0}
-	ptrs := make([]*screen.Element, len(els))
-	for i := range els {
-		ptrs[i] = &els[i]
-	}
-	if n := nameByLabels(ptrs, layers); n != 2 {
-		t.Errorf("nameByLabels named %d, want 2", n)
-	}
-	var got []string
-	for _, e := range els {
-		if choiceRoles[e.Role] {
-			got = append(got, e.Name)
-		}
-	}
+	got := namedByLabels(t, els, layers, choiceRoles, 2)
 	want := []string{"Gift wrap", "Insured", "", "", "", "Named"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("names (-want +got):\n%s", diff)
