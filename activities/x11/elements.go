@@ -40,6 +40,8 @@ var (
 	// A zero-sized container of these roles shows none of its children:
 	// LibreOffice keeps a hidden menu bar of its own beside the native one.
 	clipRoles = map[string]bool{"menu bar": true, "tool bar": true, "menu": true}
+	// documentRoles are a page's roots: under a window, never one.
+	documentRoles = map[string]bool{"document web": true, "document frame": true}
 )
 
 // menuRoles are the roles of a menu's entries.
@@ -169,7 +171,9 @@ func (sc *scene) windowRelative(app objRef, t *appTree, active string) {
 // layer finds the X window an object is drawn in, as an index into the
 // stack (-1 when no window matches), by walking up to the nearest
 // ancestor that is a popup or a top-level window. hidden reports an
-// ancestor that shows nothing.
+// ancestor that shows nothing, or a document in no window: Chromium
+// lists a background tab's page, detached from its window but showing,
+// with boxes as if it were at the window's corner (a tab strip's place).
 func (sc *scene) layer(t *appTree, it *cacheItem) (z int, hidden bool) {
 	p := it.Parent
 	for depth := 0; depth < 80; depth++ {
@@ -180,6 +184,9 @@ func (sc *scene) layer(t *appTree, it *cacheItem) (z int, hidden bool) {
 		role := roleName(pi.Role)
 		if role == "application" {
 			return -1, false
+		}
+		if documentRoles[role] && t.byRef[pi.Parent] == nil {
+			return -1, true
 		}
 		if popupRoles[role] || windowRoles[role] || clipRoles[role] || t.byRef[pi.Parent] == nil {
 			b, ok := sc.extent(p)

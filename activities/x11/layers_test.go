@@ -2,6 +2,10 @@ package x11
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -108,4 +112,51 @@ func TestLaunchFailsLater(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Errorf("LaunchFailures = %q after the program failed, want it", dev.LaunchFailures())
+}
+
+// TestBackgroundTabLeftOut: Chromium lists a background tab's page too,
+// showing, detached from its window, with boxes as if at the window's
+// corner (where the tab strip is). A second page opened in the same
+// browser goes to a new tab: the first page's button is not listed (a
+// click on it would land on the tab strip), the second page's is, and
+// the first tab still is (a click on it brings its page back).
+func TestBackgroundTabLeftOut(t *testing.T) {
+	dev := desktop(t)
+	dir := t.TempDir()
+	pages := map[string]string{"first": "Alpha", "second": "Bravo"}
+	for page, button := range pages {
+		html := fmt.Sprintf(`<!doctype html><html><head><title>%s page</title></head><body><button>%s</button></body></html>`, page, button)
+		if err := os.WriteFile(filepath.Join(dir, page+".html"), []byte(html), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	argv := []string{"chromium", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--disable-quic", "--force-renderer-accessibility", "--disable-dev-shm-usage",
+		"--user-data-dir=" + t.TempDir()}
+	app(t, dev, "first page", append(argv, "file://"+filepath.Join(dir, "first.html"))...)
+	if _, e := find(dev, named("push button", "Alpha"), 60*time.Second); e == nil {
+		t.Fatal("the first page's button never appeared")
+	}
+	// The same browser opens the second page in a new tab and exits.
+	if out, err := exec.Command(argv[0], append(argv[1:], "file://"+filepath.Join(dir, "second.html"))...).CombinedOutput(); err != nil {
+		t.Fatalf("second page: %v: %s", err, out)
+	}
+	if _, e := find(dev, named("push button", "Bravo"), 60*time.Second); e == nil {
+		t.Fatal("the second page's button never appeared")
+	}
+	// Read every tree afresh: the answer is the tree's, not the cache's.
+	dev.tree.forget()
+	s, err := dev.Observe(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasElement(s, named("push button", "Bravo")) {
+		t.Error("the front tab's button is not listed")
+	}
+	if hasElement(s, named("push button", "Alpha")) {
+		t.Error("the background tab's button is listed")
+	}
+	if !hasElement(s, func(e screen.Element) bool { return e.Role == "page tab" && strings.HasPrefix(e.Name, "first page") }) {
+		t.Error("the background tab itself is not listed")
+	}
 }
