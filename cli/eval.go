@@ -302,6 +302,10 @@ Examples:
 		rec.Model.Script = path
 	}
 	rec.Repro = st.repro
+	rec.Repro.Sandbox = rec.Sandbox
+	if !rec.Local {
+		rec.Repro.Sandbox = "pool"
+	}
 	rec.Secrets = sortedKeys(st.secrets)
 	f.newID = id
 	if !rec.Local && len(rec.Secrets) > 0 {

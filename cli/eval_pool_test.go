@@ -112,6 +112,9 @@ func TestEvalPoolDetachResume(t *testing.T) {
 		t.Fatalf("eval on the pool exited %d:\n%s", code, out)
 	}
 	r := readResults(t, w.out)
+	if r.Repro.Sandbox != "pool" {
+		t.Errorf("results.json records the sandbox %q, want pool (the workers' own)", r.Repro.Sandbox)
+	}
 	used := map[string]bool{}
 	for _, row := range r.Runs {
 		if got := row.Status + "/" + row.Reason; got != smokeWant[row.Key] {

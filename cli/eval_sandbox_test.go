@@ -116,6 +116,9 @@ func TestEvalTerminalTasksInOverlay(t *testing.T) {
 		t.Errorf("eval as root did not say it chose the overlay sandbox:\n%s", out)
 	}
 	r := readResults(t, w.out)
+	if r.Repro.Sandbox != "overlay" {
+		t.Errorf("results.json records the sandbox %q, want overlay (the default eval chose)", r.Repro.Sandbox)
+	}
 	if len(r.Runs) != 4 {
 		t.Fatalf("%d runs, want 4:\n%s", len(r.Runs), out)
 	}
@@ -158,6 +161,9 @@ func TestEvalTerminalTasksInBind(t *testing.T) {
 		t.Fatalf("eval: %v", err)
 	}
 	r := readResults(t, w.out)
+	if r.Repro.Sandbox != "bind" {
+		t.Errorf("results.json records the sandbox %q, want bind", r.Repro.Sandbox)
+	}
 	if len(r.Runs) != 3 || r.Runs[2].Key != "clean_start" {
 		t.Fatalf("%d runs, want terminal_mkdir, git_identity, clean_start:\n%s", len(r.Runs), b)
 	}

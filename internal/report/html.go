@@ -293,7 +293,7 @@ var indexTmpl = template.Must(template.New("index").Funcs(funcs).Parse(`<!doctyp
 <tr><th>mean SSR</th><td>{{f2 .R.Overall.MeanSSR}}</td></tr>
 <tr><th>mean PC (partial credit)</th><td id="mean-pc">{{f2 .R.Overall.MeanPC}}</td></tr>
 <tr><th>steps / tokens / model calls</th><td>{{.R.Overall.Steps}} / {{.R.Overall.Tokens}} / {{.R.Overall.ModelCalls}}</td></tr>
-<tr><th>wall time</th><td>{{f1 .R.WallSeconds}} s on {{len .R.Devices}} devices</td></tr>
+<tr><th>wall time</th><td>{{f1 .R.WallSeconds}} s on {{len .R.Devices}} devices{{with .R.Repro.Sandbox}} (sandbox: {{.}}){{end}}</td></tr>
 {{with .R.PassK}}<tr><th>pass@{{.K}} / pass^{{.K}}</th><td>{{f2 .PassAt}} / {{f2 .PassAll}} over {{.Tasks}} tasks</td></tr>{{end}}
 <tr><th>model</th><td>{{.R.Repro.Models.decision}} at {{.R.Repro.Endpoint}}{{if .R.Repro.Scripted}} (scripted){{end}}, prompts {{.R.Repro.PromptVersion}}</td></tr>
 </table>

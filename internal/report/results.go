@@ -117,6 +117,10 @@ type Repro struct {
 	MaxTokens          int               `json:"max_tokens"`
 	Image              map[string]string `json:"image"`
 	TextActions        bool              `json:"text_actions"`
+	// Sandbox is how local devices isolated the tasks (overlay, bind,
+	// none), chosen or by default; "pool" when the pool's workers did,
+	// each as it was started.
+	Sandbox string `json:"sandbox,omitempty"`
 	// Profile is the Decision model's profile: protocol, coordinate space,
 	// image sizing.
 	Profile json.RawMessage `json:"profile,omitempty"`
