@@ -110,7 +110,15 @@ func (s *session) progress(ctx context.Context, e *env, id string, seen map[stri
 			if !ended {
 				s.retries(qctx, e, child, n, seen)
 			}
-			cv, err := s.eng.client.QueryWorkflow(qctx, child, "", workflows.ProgressQuery)
+			cctx, ccancel := qctx, context.CancelFunc(func() {})
+			if ended {
+				// A closed workflow answers by replaying its history on a
+				// worker: slower than a running one's cached state, and
+				// asked once.
+				cctx, ccancel = context.WithTimeout(ctx, 15*time.Second)
+			}
+			cv, err := s.eng.client.QueryWorkflow(cctx, child, "", workflows.ProgressQuery)
+			ccancel()
 			if err == nil {
 				var sl workflows.SubtaskLive
 				if cv.Get(&sl) == nil {
