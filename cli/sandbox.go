@@ -349,7 +349,7 @@ func hiddenWorkDir(wd string) string {
 // holds the sandbox's namespaces and memory. It returns how many it
 // killed.
 func sweepSandbox(marker string) int {
-	n := 0
+	matched := map[int]bool{}
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
@@ -361,14 +361,38 @@ func sweepSandbox(marker string) int {
 			continue
 		}
 		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-		if filepath.Base(args[0]) != "bwrap" || !slices.Contains(args[1:], marker) || procs.ParentOf(pid) == os.Getpid() {
+		if filepath.Base(args[0]) != "bwrap" || !slices.Contains(args[1:], marker) || descendsFromMe(pid) {
 			continue
 		}
-		if syscall.Kill(pid, syscall.SIGKILL) == nil {
+		matched[pid] = true
+	}
+	n := 0
+	for pid := range matched {
+		// A match whose parent matches too is that process's child
+		// between fork and exec (it has its parent's arguments until
+		// then): killed with it, not counted as another sandbox.
+		parent := matched[procs.ParentOf(pid)]
+		if syscall.Kill(pid, syscall.SIGKILL) == nil && !parent {
 			n++
 		}
 	}
 	return n
+}
+
+// descendsFromMe reports whether pid is this process's child, grandchild
+// or further: a sandbox this process runs, or a process that sandbox has
+// forked and not yet exec'd (it holds bwrap's arguments until then).
+func descendsFromMe(pid int) bool {
+	for range 32 {
+		pid = procs.ParentOf(pid)
+		if pid <= 1 {
+			return false
+		}
+		if pid == os.Getpid() {
+			return true
+		}
+	}
+	return false
 }
 
 // childrenOf lists the child processes of pid (Linux: /proc/PID/task/*/children).

@@ -13,7 +13,12 @@ import (
 // TestSweepSandboxKillsOrphans: a bubblewrap process left by a killed
 // eval (its parent gone, still holding the device's sandbox path) is
 // killed when the device's sandbox starts again; one of another device,
-// and one this process started itself, are left alone.
+// and one this process started itself, are left alone. Each holds a
+// child forked and not exec'd (a subshell: bwrap's own arguments, as a
+// process has between fork and exec): the orphan's dies with it and is
+// not counted as another sandbox, and the live sandbox's is left alone
+// (CI: "killed 2 processes, want 1" when the sweep came while the live
+// one's shell had forked its sleep).
 func TestSweepSandboxKillsOrphans(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("needs bash")
@@ -26,7 +31,7 @@ func TestSweepSandboxKillsOrphans(t *testing.T) {
 	// dies with a killed eval), and returns its pid.
 	orphan := func(marker string) int {
 		pidFile := filepath.Join(t.TempDir(), "pid")
-		c := exec.Command("bash", "-c", `exec -a bwrap bash -c 'sleep 600; :' "$1" >/dev/null 2>&1 & echo $! > "$2"`, "_", marker, pidFile)
+		c := exec.Command("bash", "-c", `exec -a bwrap bash -c '(sleep 600; :); :' "$1" >/dev/null 2>&1 & echo $! > "$2"`, "_", marker, pidFile)
 		if out, err := c.CombinedOutput(); err != nil {
 			t.Fatalf("start an orphan: %v %s", err, out)
 		}
@@ -44,12 +49,22 @@ func TestSweepSandboxKillsOrphans(t *testing.T) {
 	}
 	left, otherDevice := orphan(mine), orphan(other)
 	// A sandbox of this very process (a live one) is never swept.
-	own := exec.Command("bash", "-c", "sleep 600; :", mine)
+	own := exec.Command("bash", "-c", "(sleep 600; :); :", mine)
 	own.Args[0] = "bwrap"
 	if err := own.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { own.Process.Kill(); own.Wait() }()
+	// Wait for the subshells: each shell's child with its arguments.
+	for _, pid := range []int{left, own.Process.Pid} {
+		for i := 0; len(childrenOf(pid)) == 0; i++ {
+			if i > 100 {
+				t.Fatalf("process %d forked no subshell", pid)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	ownChild := childrenOf(own.Process.Pid)[0]
 
 	if n := sweepSandbox(mine); n != 1 {
 		t.Errorf("sweepSandbox killed %d processes, want 1 (the orphan of the same device)", n)
@@ -63,7 +78,7 @@ func TestSweepSandboxKillsOrphans(t *testing.T) {
 	if !alive(otherDevice) {
 		t.Error("the orphan of another device was killed")
 	}
-	if !alive(own.Process.Pid) {
-		t.Error("a sandbox process this process started was killed")
+	if !alive(own.Process.Pid) || !alive(ownChild) {
+		t.Error("a sandbox process this process started, or its child, was killed")
 	}
 }
