@@ -162,7 +162,10 @@ func (s *session) progress(ctx context.Context, e *env, id string, seen map[stri
 // shown through text.Printable.
 func stepLines(n string, sl workflows.SubtaskLive, last int, ended bool) ([]string, int) {
 	recent := sl.Recent
-	if len(recent) == 0 && sl.Done > 0 { // a worker from before Recent
+	// A subtask resumed after a crash starts its live state from the
+	// stored one, with only its last step (as does a worker from before
+	// Recent).
+	if len(recent) == 0 && sl.Done > 0 {
 		recent = []workflows.StepSeen{{Step: sl.Done, Action: sl.LastAction, Verdict: sl.Verdict}}
 	}
 	var lines []string

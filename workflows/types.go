@@ -309,13 +309,15 @@ const maxRecent = 16
 // finished records that step ended with action and verdict.
 func (sl *SubtaskLive) finished(step int, action, verdict string) {
 	sl.Verdict, sl.LastAction, sl.Done = verdict, action, step
-	if n := len(sl.Recent); n > 0 && sl.Recent[n-1].Step == step {
-		sl.Recent[n-1] = StepSeen{Step: step, Action: action, Verdict: verdict}
-		return
-	}
-	sl.Recent = append(sl.Recent, StepSeen{Step: step, Action: action, Verdict: verdict})
-	if len(sl.Recent) > maxRecent {
-		sl.Recent = append([]StepSeen(nil), sl.Recent[len(sl.Recent)-maxRecent:]...)
+	seen := StepSeen{Step: step, Action: action, Verdict: verdict}
+	switch n := len(sl.Recent); {
+	case n > 0 && sl.Recent[n-1].Step == step:
+		sl.Recent[n-1] = seen
+	case n == maxRecent: // the oldest goes, in place
+		copy(sl.Recent, sl.Recent[1:])
+		sl.Recent[n-1] = seen
+	default:
+		sl.Recent = append(sl.Recent, seen)
 	}
 }
 

@@ -277,7 +277,10 @@ func (d *Device) noteHung(apps []string) []string {
 			newly = append(newly, app)
 		}
 	}
-	d.hung = map[string]bool{}
+	if d.hung == nil {
+		d.hung = map[string]bool{}
+	}
+	clear(d.hung)
 	for _, app := range apps {
 		d.hung[app] = true
 	}

@@ -64,7 +64,7 @@ func nameByLabels(els []*screen.Element, layers []int) int {
 			if ly < e.Box.Y || ly > e.Box.Y+e.Box.H || gap < -4 || gap > maxLabelGap {
 				continue
 			}
-			if gap < bestGap && !controlBetween(els, layers, i, l.Box) {
+			if gap < bestGap && !controlOnRow(els, layers, i, l.Box.X+l.Box.W, e.Box.X) {
 				best, bestGap = j, gap
 			}
 		}
@@ -109,7 +109,7 @@ func choiceLabel(els []*screen.Element, layers []int, i int) string {
 		if ly < c.Y || ly > c.Y+c.H || gap < -4 || gap >= bestGap {
 			continue
 		}
-		if !controlAfterBetween(els, layers, i, l.Box) {
+		if !controlOnRow(els, layers, i, c.X+c.W, l.Box.X) {
 			best, bestGap = j, gap
 		}
 	}
@@ -119,21 +119,9 @@ func choiceLabel(els []*screen.Element, layers []int, i int) string {
 	return clean(els[best].Name)
 }
 
-// controlBetween reports whether another control of the same layer lies
-// on the row between a label's box and control i after it (the label is
-// then the other control's).
-func controlBetween(els []*screen.Element, layers []int, i int, label screen.Rect) bool {
-	return controlOnRow(els, layers, i, label.X+label.W, els[i].Box.X)
-}
-
-// controlAfterBetween reports whether another control of the same layer
-// lies on the row between control i and a label after it.
-func controlAfterBetween(els []*screen.Element, layers []int, i int, label screen.Rect) bool {
-	return controlOnRow(els, layers, i, els[i].Box.X+els[i].Box.W, label.X)
-}
-
 // controlOnRow reports whether a control other than i, of i's layer,
-// lies on i's row between x0 and x1 (4 px of slack).
+// lies on i's row between x0 and x1 (4 px of slack): between a label and
+// the control it would name, the label is the other control's.
 func controlOnRow(els []*screen.Element, layers []int, i, x0, x1 int) bool {
 	c := els[i].Box
 	for j, o := range els {
