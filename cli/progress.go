@@ -102,11 +102,25 @@ func (s *session) progress(ctx context.Context, e *env, id string, seen map[stri
 		// (An ended subtask's workflow is no longer among the running
 		// children, but it answers the query by its id.)
 		ended := (st == workflows.StatusSucceeded || st == workflows.StatusFailed) && seen[n] != st
+		// The subtask's status line: "started" before its steps (a
+		// resumed run's first look finds some ended), the end after them.
+		status := func() {
+			if seen[n] != st {
+				seen[n] = st
+				if l := subtaskLine(n, st, live.Reasons[n]); l != "" {
+					fmt.Fprintln(e.stdout, l)
+				}
+			}
+		}
+		running := st == workflows.StatusRunning
+		if running {
+			status()
+		}
 		child, ok := live.Children[n]
 		if !ok && ended {
 			child, ok = workflows.ChildID(id, n), true
 		}
-		if ok && (st == workflows.StatusRunning || ended) {
+		if ok && (running || ended) {
 			if !ended {
 				s.retries(qctx, e, child, n, seen)
 			}
@@ -146,11 +160,8 @@ func (s *session) progress(ctx context.Context, e *env, id string, seen map[stri
 				}
 			}
 		}
-		if seen[n] != st {
-			seen[n] = st
-			if l := subtaskLine(n, st, live.Reasons[n]); l != "" {
-				fmt.Fprintln(e.stdout, l)
-			}
+		if !running {
+			status()
 		}
 	}
 }
@@ -158,8 +169,8 @@ func (s *session) progress(ctx context.Context, e *env, id string, seen map[stri
 // stepLines are the progress lines of subtask n's steps that ended after
 // step last, and the last step they show. The last step, while its
 // verdict is still to come (the pipelined loop's, a replayed step's),
-// waits for it, unless the subtask has ended. The action and verdict, a model's words, are
-// shown through text.Printable.
+// waits for it, unless the subtask has ended. The action and verdict, a
+// model's words, are shown through text.Printable.
 func stepLines(n string, sl workflows.SubtaskLive, last int, ended bool) ([]string, int) {
 	recent := sl.Recent
 	// A subtask resumed after a crash starts its live state from the
