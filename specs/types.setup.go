@@ -56,8 +56,11 @@ func (p *parser) setup(st *scope, blk *hcl.Block) plan.Setup {
 	}
 	if a, ok := c.Attributes["wait_timeout"]; ok {
 		s.WaitTimeout = p.duration(st, a, durationRange{time.Second, 24 * time.Hour})
-		if s.WaitForWindow == "" {
-			p.diags = append(p.diags, exprDiag(a.NameRange, "wait_timeout without wait_for_window", "wait_timeout bounds the wait for wait_for_window; add wait_for_window or drop wait_timeout."))
+		// It bounds the wait for wait_for_window and the wait for
+		// close_window's windows to go (language.md).
+		_, closes := c.Attributes["close_window"]
+		if s.WaitForWindow == "" && !closes {
+			p.diags = append(p.diags, exprDiag(a.NameRange, "wait_timeout without wait_for_window or close_window", "wait_timeout bounds the wait for wait_for_window's window to open and for close_window's windows to go; add one of them or drop wait_timeout."))
 		}
 	}
 	if a, ok := c.Attributes["commands"]; ok {

@@ -22,6 +22,7 @@ task "post_run" {
   }
   post_run "close" {
     close_window = "LibreOffice Calc"
+    wait_timeout = "20s"
     command      = ["sync"]
   }
   check "a1" {
