@@ -1,0 +1,432 @@
+package importer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pcflow/pcflow/specs"
+	"github.com/pcflow/pcflow/specs/plan"
+)
+
+const testFiles = "/srv/pcflow-files/test"
+
+func importDir(t testing.TB, benchmark, src string) (*Coverage, string) {
+	t.Helper()
+	out := t.TempDir()
+	cov, err := Import(context.Background(), Options{Benchmark: benchmark, Src: src, Out: out, Files: testFiles})
+	if err != nil {
+		t.Fatalf("Import(%s, %s) = %v", benchmark, src, err)
+	}
+	return cov, out
+}
+
+// parseClean parses a written task file and fails on any diagnostic,
+// warnings included.
+func parseClean(t *testing.T, path string) *plan.Plan {
+	t.Helper()
+	res, diags := specs.ParseFile(path, specs.Options{})
+	if len(diags) > 0 {
+		src, _ := os.ReadFile(path)
+		t.Fatalf("%s: %v\n%s", path, diags, src)
+	}
+	return res.Plan
+}
+
+func statuses(cov *Coverage) map[string]string {
+	m := map[string]string{}
+	for _, tc := range cov.Tasks {
+		m[tc.ID] = tc.Status
+	}
+	return m
+}
+
+func TestImportOSWorldFixtures(t *testing.T) {
+	cov, out := importDir(t, "osworld", "testdata/osworld")
+	want := map[string]string{
+		"pcf-calc-gold":     Fully,
+		"pcf-calc-cells":    Partly,      // check_cell's fill and the chart rule dropped
+		"pcf-calc-pivot":    NotImported, // pivot_table
+		"pcf-writer-docx":   Fully,
+		"pcf-writer-pdf":    Partly, // text extraction approximated
+		"pcf-impress-deck":  NotImported,
+		"pcf-os-include":    Fully,
+		"pcf-os-exact":      Fully,
+		"pcf-os-infeasible": Fully,
+		"pcf-os-login":      NotImported, // login setup
+		"pcf-os-textfile":   Fully,
+		"pcf-multi-and":     Fully,
+		"pcf-multi-or":      Partly, // conj or
+		"pcf-chrome-tabs":   NotImported,
+		"pcf-chrome-file":   Fully,
+		"pcf-gimp-mirror":   Partly,
+		"pcf-vlc-play":      NotImported,
+	}
+	if diff := cmp.Diff(want, statuses(cov)); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+	byID := map[string]TaskCoverage{}
+	for _, tc := range cov.Tasks {
+		byID[tc.ID] = tc
+		if tc.Status == NotImported {
+			if tc.File != "" || len(tc.Reasons) == 0 {
+				t.Errorf("%s: not imported with file %q and reasons %q; want no file and a reason", tc.ID, tc.File, tc.Reasons)
+			}
+			continue
+		}
+		pl := parseClean(t, filepath.Join(out, tc.File))
+		var src struct {
+			Instruction string `json:"instruction"`
+		}
+		raw, _ := os.ReadFile(filepath.Join("testdata/osworld/examples", tc.Domain, tc.ID+".json"))
+		if err := json.Unmarshal(raw, &src); err != nil {
+			t.Fatal(err)
+		}
+		if pl.Instruction != src.Instruction {
+			t.Errorf("%s: instruction %q, want the benchmark's %q", tc.ID, pl.Instruction, src.Instruction)
+		}
+		hcl, _ := os.ReadFile(filepath.Join(out, tc.File))
+		for _, w := range []string{"# id:       " + tc.ID, "# domain:   " + tc.Domain, "# evaluator: ", "# imported: " + tc.Status} {
+			if !strings.Contains(string(hcl), w) {
+				t.Errorf("%s: header lacks %q", tc.ID, w)
+			}
+		}
+		if len(pl.Checks) == 0 && !pl.Infeasible {
+			t.Errorf("%s: imported with no check", tc.ID)
+		}
+	}
+	// Named reasons for what is not carried.
+	for id, w := range map[string]string{
+		"pcf-calc-pivot":   "rule pivot_table is not carried",
+		"pcf-impress-deck": "compare_pptx_files: no pcflow check compares a presentation",
+		"pcf-os-login":     "(login): pcflow has no such setup step",
+		"pcf-chrome-tabs":  "the getter active_tab_info has no pcflow equivalent",
+		"pcf-vlc-play":     "the getter vlc_playing_info has no pcflow equivalent",
+		"pcf-calc-cells":   "check_cell D9's fill_color (eq) is not carried",
+		"pcf-multi-or":     `conj "or"`,
+		"pcf-chrome-file":  "Chromium stands in for Google Chrome",
+	} {
+		if r := strings.Join(byID[id].Reasons, "; "); !strings.Contains(r, w) {
+			t.Errorf("%s: reasons %q, want one saying %q", id, r, w)
+		}
+	}
+	if got := byID["pcf-os-exact"].Splits; !cmp.Equal(got, []string{"test_all", "test_small"}) {
+		t.Errorf("pcf-os-exact splits = %q, want test_all and test_small", got)
+	}
+
+	suite, _, diags := specs.ParseSuiteFile(filepath.Join(out, "suite.hcl"))
+	if diags.HasErrors() {
+		t.Fatalf("suite: %v", diags)
+	}
+	tags := map[string][]string{}
+	for _, st := range suite.Tasks {
+		tags[st.Name] = st.Tags
+	}
+	if got, want := len(suite.Tasks), cov.Totals.Fully+cov.Totals.Partly; got != want {
+		t.Errorf("suite has %d tasks, want the %d imported", got, want)
+	}
+	if got := tags[byID["pcf-multi-or"].Name]; !cmp.Equal(got, []string{"osworld", "multi_apps", "split:test_all", "imported_partly"}) {
+		t.Errorf("pcf-multi-or tags = %q", got)
+	}
+
+	// coverage.json reads back; coverage.md has the totals.
+	var back Coverage
+	raw, _ := os.ReadFile(filepath.Join(out, "coverage.json"))
+	if err := json.Unmarshal(raw, &back); err != nil || len(back.Tasks) != len(want) {
+		t.Fatalf("coverage.json: %v, %d tasks", err, len(back.Tasks))
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "coverage.md"))
+	for _, w := range []string{"17 tasks: **8 fully** (47%), 4 partly, 5 not imported.", "| compare_table | 3 | 1 | 1 | 1 |", "| download |", "| postconfig activate_window |"} {
+		if !strings.Contains(string(md), w) {
+			t.Errorf("coverage.md lacks %q:\n%s", w, md)
+		}
+	}
+	var files struct {
+		Files []struct{ Name, URL string }
+	}
+	raw, _ = os.ReadFile(filepath.Join(out, "files.json"))
+	if err := json.Unmarshal(raw, &files); err != nil || len(files.Files) == 0 {
+		t.Fatalf("files.json: %v, %d files", err, len(files.Files))
+	}
+}
+
+func TestImportOtherPlatforms(t *testing.T) {
+	for _, tc := range []struct {
+		benchmark, src, platform string
+		want                     map[string]string
+	}{
+		{"waa", "testdata/waa", "windows", map[string]string{"pcf-waa-note-WOS": Fully, "pcf-waa-night-WOS": NotImported}},
+		{"macosworld", "testdata/macosworld", "macos", map[string]string{"pcf-mac-rename": Fully, "pcf-mac-half": NotImported}},
+	} {
+		cov, out := importDir(t, tc.benchmark, tc.src)
+		if diff := cmp.Diff(tc.want, statuses(cov)); diff != "" {
+			t.Errorf("%s statuses (-want +got):\n%s", tc.benchmark, diff)
+		}
+		for _, task := range cov.Tasks {
+			if task.Status == NotImported {
+				continue
+			}
+			pl := parseClean(t, filepath.Join(out, task.File))
+			if len(pl.Devices) != 1 || pl.Devices[0].Platform != tc.platform {
+				t.Errorf("%s: devices %+v, want one %s device", task.ID, pl.Devices, tc.platform)
+			}
+			if why := specs.Unrunnable(pl); !strings.Contains(why, "is "+tc.platform) {
+				t.Errorf("Unrunnable(%s) = %q, want it to name %s", task.ID, why, tc.platform)
+			}
+			if task.Runnable {
+				t.Errorf("%s: runnable on linux", task.ID)
+			}
+		}
+		if _, _, diags := specs.ParseSuiteFile(filepath.Join(out, "suite.hcl")); diags.HasErrors() {
+			t.Errorf("%s suite: %v", tc.benchmark, diags)
+		}
+	}
+}
+
+func TestImportBadJSON(t *testing.T) {
+	src := t.TempDir()
+	os.MkdirAll(filepath.Join(src, "os"), 0o755)
+	os.WriteFile(filepath.Join(src, "os", "broken.json"), []byte("{\n  \"id\": \"broken\",\n  \"instruction\": \"x\",\n  \"config\": [,]\n}\n"), 0o644)
+	_, err := Import(context.Background(), Options{Benchmark: "osworld", Src: src, Out: t.TempDir(), Files: testFiles})
+	want := filepath.Join(src, "os", "broken.json") + ":4:14: "
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Import of broken JSON = %v, want an error at %s", err, want)
+	}
+	if _, err := Import(context.Background(), Options{Benchmark: "osworld", Src: src, Out: t.TempDir(), Files: "relative"}); err == nil {
+		t.Errorf("Import with a relative files cache succeeded")
+	}
+	if _, err := Import(context.Background(), Options{Benchmark: "webarena", Src: src, Out: t.TempDir(), Files: testFiles}); err == nil || !strings.Contains(err.Error(), "osworld, waa, macosworld") {
+		t.Errorf("Import of an unknown benchmark = %v", err)
+	}
+}
+
+// evalCheck runs a command or file check of a plan the way the device
+// does for the conditions the importer writes: the program's output, or
+// the file's text, against contains, not_contains, matches and equals.
+func evalCheck(t *testing.T, ck plan.Check, env []string) bool {
+	t.Helper()
+	var text string
+	switch ck.Kind {
+	case plan.CheckCommand:
+		var argv []string
+		for _, x := range ck.Argv {
+			argv = append(argv, plan.ToString(x.Lit))
+		}
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Env = env
+		b, err := cmd.Output()
+		if err != nil {
+			return false
+		}
+		text = string(b)
+	case plan.CheckFile:
+		b, err := os.ReadFile(plan.ToString(ck.Path.Lit))
+		if err != nil {
+			return false
+		}
+		text = string(b)
+	default:
+		t.Fatalf("check %s: kind %s is not evaluated here", ck.Name, ck.Kind)
+	}
+	lit := func(x *plan.Expr) (string, bool) {
+		if x == nil {
+			return "", false
+		}
+		return plan.ToString(x.Lit), true
+	}
+	if s, ok := lit(ck.Contains); ok && !strings.Contains(text, s) {
+		return false
+	}
+	if s, ok := lit(ck.NotContains); ok && strings.Contains(text, s) {
+		return false
+	}
+	if s, ok := lit(ck.Matches); ok && !regexp.MustCompile(s).MatchString(text) {
+		return false
+	}
+	if s, ok := lit(ck.Equals); ok && strings.TrimRight(text, "\r\n") != s {
+		return false
+	}
+	return true
+}
+
+// TestCarriedChecksOnEndStates imports tasks whose evaluators read files
+// and command output in a folder of the test's own, and runs the checks
+// written for them against a right and a wrong end state each.
+func TestCarriedChecksOnEndStates(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(t.TempDir(), "bench")
+	os.MkdirAll(filepath.Join(src, "os"), 0o755)
+	write := func(name string, v any) {
+		b, _ := json.Marshal(v)
+		os.WriteFile(filepath.Join(src, "os", name+".json"), b, 0o644)
+	}
+	host, list := filepath.Join(dir, "host"), filepath.Join(dir, "todo.txt")
+	write("exact", map[string]any{"id": "exact", "instruction": "Set the host name to lab-7.", "config": []any{},
+		"evaluator": map[string]any{"func": "exact_match", "result": map[string]any{"type": "vm_command_line", "command": []string{"cat", host}},
+			"expected": map[string]any{"type": "rule", "rules": map[string]any{"expected": "lab-7\n"}}}})
+	write("include", map[string]any{"id": "include", "instruction": "Make the service report ok.", "config": []any{},
+		"evaluator": map[string]any{"func": "check_include_exclude", "result": map[string]any{"type": "vm_command_line", "command": "cat " + host + "; exit 3", "shell": true},
+			"expected": map[string]any{"type": "rule", "rules": map[string]any{"include": []string{"lab-7"}, "exclude": []string{"lab-8"}}}}})
+	write("list", map[string]any{"id": "list", "instruction": "List what is left.", "config": []any{},
+		"evaluator": map[string]any{"func": "check_list", "result": map[string]any{"type": "vm_file", "path": list, "dest": "todo.txt"},
+			"expected": map[string]any{"type": "rule", "rules": map[string]any{"expect": []string{`^- call \d+ people$`}, "unexpect": []string{"DONE"}}}}})
+	cov, out := importDir(t, "osworld", src)
+	plans := map[string]*plan.Plan{}
+	for _, tc := range cov.Tasks {
+		if tc.Status != Fully {
+			t.Fatalf("%s: %s %q, want fully", tc.ID, tc.Status, tc.Reasons)
+		}
+		plans[tc.ID] = parseClean(t, filepath.Join(out, tc.File))
+	}
+	passes := func(id string) bool {
+		for _, ck := range plans[id].Checks {
+			if !evalCheck(t, ck, os.Environ()) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, st := range []struct {
+		name, host, list string
+		exact, include   bool
+		list_            bool
+	}{
+		{"right", "lab-7\n", "- book room\n- call 12 people\n", true, true, true},
+		{"no trailing newline", "lab-7", "- call 3 people", false, true, true},
+		{"wrong host", "lab-8\n", "- call 12 people and more\n", false, false, false},
+		{"both hosts", "lab-7\nlab-8\n", "- call 12 people\nDONE\n", false, false, false},
+		{"missing", "", "", false, false, false},
+	} {
+		os.Remove(host)
+		os.Remove(list)
+		if st.host != "" {
+			os.WriteFile(host, []byte(st.host), 0o644)
+			os.WriteFile(list, []byte(st.list), 0o644)
+		}
+		for id, want := range map[string]bool{"exact": st.exact, "include": st.include, "list": st.list_} {
+			if got := passes(id); got != want {
+				t.Errorf("%s end state: task %s passes = %v, want %v", st.name, id, got, want)
+			}
+		}
+	}
+}
+
+// TestMacOSWorldGrading runs the grading check written for a macOSWorld
+// task: the first command that prints True gives its score, and the
+// check passes at 100 only.
+func TestMacOSWorldGrading(t *testing.T) {
+	cov, out := importDir(t, "macosworld", "testdata/macosworld")
+	var pl *plan.Plan
+	for _, tc := range cov.Tasks {
+		if tc.ID == "pcf-mac-rename" {
+			pl = parseClean(t, filepath.Join(out, tc.File))
+		}
+	}
+	ck := pl.Checks[0]
+	for _, st := range []struct {
+		name  string
+		files []string
+		score string
+	}{
+		{"renamed", []string{"final report.txt"}, "100"},
+		{"copied", []string{"final report.txt", "report.txt"}, "50"},
+		{"untouched", []string{"report.txt"}, "0"},
+	} {
+		home := t.TempDir()
+		os.MkdirAll(filepath.Join(home, "Desktop"), 0o755)
+		for _, f := range st.files {
+			os.WriteFile(filepath.Join(home, "Desktop", f), []byte("x"), 0o644)
+		}
+		var argv []string
+		for _, x := range ck.Argv {
+			argv = append(argv, plan.ToString(x.Lit))
+		}
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+		b, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if got := strings.TrimSpace(string(b)); got != st.score {
+			t.Errorf("%s: score %s, want %s", st.name, got, st.score)
+		}
+		if pass := evalCheck(t, ck, cmd.Env); pass != (st.score == "100") {
+			t.Errorf("%s: check passes = %v at score %s", st.name, pass, st.score)
+		}
+	}
+}
+
+func TestPyautoguiKeys(t *testing.T) {
+	for _, tc := range []struct {
+		code string
+		want []keyPress
+		ok   bool
+	}{
+		{`import pyautogui; pyautogui.hotkey('ctrl', 's')`, []keyPress{{keys: []string{"ctrl", "s"}}}, true},
+		{"import pyautogui\nimport time\npyautogui.hotkey(\"ctrl\", \"s\")\ntime.sleep(0.5)\npyautogui.press('enter')", []keyPress{{keys: []string{"ctrl", "s"}, sleep: 0.5}, {keys: []string{"enter"}}}, true},
+		{`import pyautogui; pyautogui.typewrite('hello')`, nil, false},
+		{`import pyautogui, os; os.system('rm -rf /'); pyautogui.press('enter')`, nil, false},
+	} {
+		got, ok := pyautoguiKeys([]string{"python", "-c", tc.code})
+		if ok != tc.ok || !cmp.Equal(got, tc.want, cmp.AllowUnexported(keyPress{})) {
+			t.Errorf("pyautoguiKeys(%q) = %+v, %v; want %+v, %v", tc.code, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestQuoteReadsBack(t *testing.T) {
+	for _, s := range []string{`plain`, `a "quoted" \ path\n`, "tab\tline\nnext", "${HOME} and %{if x}", "$${x}", "ünïcode ✓ \x01\x7f"} {
+		src := fmt.Sprintf("task \"t\" {\n  instruction = %s\n}\n", quote(s))
+		res, diags := specs.Parse("q.hcl", []byte(src), specs.Options{})
+		if diags.HasErrors() {
+			t.Fatalf("quote(%q) = %s: %v", s, quote(s), diags)
+		}
+		if res.Plan.Instruction != s {
+			t.Errorf("quote(%q) reads back as %q", s, res.Plan.Instruction)
+		}
+	}
+}
+
+// BenchmarkImport imports 340 tasks: the OSWorld fixtures copied 20 times
+// under new ids.
+func BenchmarkImport(b *testing.B) {
+	src := b.TempDir()
+	n := 0
+	err := filepath.Walk("testdata/osworld/examples", func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		domain := filepath.Base(filepath.Dir(p))
+		for i := 0; i < 20; i++ {
+			id := fmt.Sprintf("%s-%02d", strings.TrimSuffix(filepath.Base(p), ".json"), i)
+			os.MkdirAll(filepath.Join(src, domain), 0o755)
+			if err := os.WriteFile(filepath.Join(src, domain, id+".json"), raw, 0o644); err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Import(context.Background(), Options{Benchmark: "osworld", Src: src, Out: b.TempDir(), Files: testFiles}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n), "tasks/op")
+}

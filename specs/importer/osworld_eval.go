@@ -1,0 +1,516 @@
+package importer
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// check is a check block being written.
+type check struct {
+	name, kind string
+	lines      []string
+}
+
+func (c check) render(sb *strings.Builder) {
+	fmt.Fprintf(sb, "  check %s {\n    %s {\n", quote(c.name), c.kind)
+	for _, l := range c.lines {
+		sb.WriteString("      " + l + "\n")
+	}
+	sb.WriteString("    }\n  }\n")
+}
+
+// evalConv converts an evaluator's functions into checks.
+type evalConv struct {
+	checks     []check
+	metrics    []Metric
+	infeasible bool
+	// missing says why a function is not carried; approx what a carried
+	// one approximates or drops.
+	missing, approx []string
+	downloads       *[]Download
+}
+
+// fn is one evaluator function with its getters and options.
+type fn struct {
+	name                  string
+	result, expected, opt map[string]any
+	// checks and what this function approximates.
+	checks []check
+	approx []string
+	score  bool
+}
+
+func (f *fn) add(kind string, lines ...string) {
+	f.checks = append(f.checks, check{kind: kind, lines: lines})
+}
+
+func (ec *evalConv) convert(ev oswEvaluator) {
+	for i, name := range ev.funcs {
+		f := &fn{name: name, result: ev.results[i], expected: ev.expecteds[i], opt: ev.options[i]}
+		if f.opt == nil {
+			f.opt = map[string]any{}
+		}
+		m := Metric{Func: name, Carried: "no"}
+		if name == "infeasible" {
+			if len(ev.funcs) == 1 {
+				ec.infeasible = true
+				m.Carried, m.Infeasible = "yes", true
+			} else {
+				ec.missing = append(ec.missing, "infeasible beside other functions: pcflow's infeasible tasks have no checks")
+			}
+			ec.metrics = append(ec.metrics, m)
+			continue
+		}
+		why := ec.carry(f)
+		if why != "" {
+			ec.missing = append(ec.missing, fmt.Sprintf("%s: %s", name, why))
+			ec.metrics = append(ec.metrics, m)
+			continue
+		}
+		m.Carried, m.Score = "yes", f.score
+		if len(f.approx) > 0 {
+			m.Carried = "part"
+			for _, a := range f.approx {
+				ec.approx = append(ec.approx, name+": "+a)
+			}
+		}
+		for j, ck := range f.checks {
+			ck.name = ident("m_", fmt.Sprintf("m%d_%s", i+1, name))
+			if len(f.checks) > 1 {
+				ck.name = ident("m_", fmt.Sprintf("m%d_%s_%d", i+1, name, j+1))
+			}
+			m.Checks = append(m.Checks, ck.name)
+			ec.checks = append(ec.checks, ck)
+		}
+		ec.metrics = append(ec.metrics, m)
+	}
+}
+
+// carry maps one function; it returns why it cannot be carried, or "".
+func (ec *evalConv) carry(f *fn) string {
+	rtype, _ := f.result["type"].(string)
+	etype, _ := f.expected["type"].(string)
+	switch f.name {
+	case "compare_table":
+		return ec.compareTable(f, rtype, etype)
+	case "compare_docx_files":
+		return ec.compareDocx(f, rtype, etype)
+	case "compare_text_file":
+		return ec.compareText(f, rtype, etype)
+	case "check_include_exclude":
+		return ec.includeExclude(f, rtype, etype)
+	case "exact_match":
+		return ec.exactMatch(f, rtype, etype)
+	case "check_list":
+		return ec.checkList(f, rtype, etype)
+	case "compare_images":
+		return ec.similar(f, rtype, etype, "SSIM over the red, green and blue channels of images of one size; the benchmark compares grey levels after resizing both to the smaller")
+	case "compare_pdfs":
+		return ec.similar(f, rtype, etype, "the fuzzy ratio of the PDFs' text as pcflow extracts it, white space collapsed; the benchmark compares PyMuPDF's text as it is")
+	case "file_contains":
+		return ec.fileContains(f, rtype)
+	case "compare_pptx_files":
+		return "no pcflow check compares a presentation with a reference file (shapes, positions, run formatting); presentation checks read text, titles, notes and layouts"
+	case "check_direct_json_object":
+		if rtype != "vm_file" && rtype != "vm_command_line" {
+			return "the getter " + rtype + " has no pcflow equivalent"
+		}
+		return "pcflow has no check that parses JSON and compares its keys"
+	}
+	for _, t := range []string{rtype, etype} {
+		if t != "" && !knownGetter(t) {
+			return "the getter " + t + " has no pcflow equivalent"
+		}
+	}
+	return "pcflow has no check that carries this metric"
+}
+
+func knownGetter(t string) bool {
+	switch t {
+	case "vm_file", "vm_command_line", "cloud_file", "rule":
+		return true
+	}
+	return false
+}
+
+// vmFile is the device path a vm_file getter reads.
+func vmFile(g map[string]any, rtype string) (string, string) {
+	if rtype != "vm_file" {
+		if rtype == "" {
+			return "", "the evaluator gives no result getter"
+		}
+		return "", "the getter " + rtype + " has no pcflow equivalent"
+	}
+	if m, _ := g["multi"].(bool); m {
+		return "", "vm_file with multi (several files) is not carried"
+	}
+	if ts, _ := g["time_suffix"].(bool); ts {
+		return "", "vm_file with time_suffix (a file named after the day of the run) is not carried"
+	}
+	p, _ := g["path"].(string)
+	if p == "" {
+		return "", "vm_file without a path"
+	}
+	return p, ""
+}
+
+// cloudFile is the cache template of a cloud_file getter's file, or of a
+// vm_file the benchmark reads as a reference (a file the setup placed).
+func (ec *evalConv) cloudFile(g map[string]any, etype string) (string, string) {
+	switch etype {
+	case "cloud_file":
+		if m, _ := g["multi"].(bool); m {
+			return "", "cloud_file with multi (several reference files) is not carried"
+		}
+		url, _ := g["path"].(string)
+		dest, _ := g["dest"].(string)
+		if url == "" {
+			return "", "cloud_file without a path"
+		}
+		if dest == "" {
+			dest = url
+		}
+		name := cacheName(url, dest)
+		*ec.downloads = append(*ec.downloads, Download{URL: url, Name: name})
+		return cached(name), ""
+	case "vm_file":
+		p, why := vmFile(g, etype)
+		return quote(p), why
+	case "":
+		return "", "the evaluator gives no expected getter"
+	}
+	return "", "the getter " + etype + " has no pcflow equivalent"
+}
+
+// vmCommand is the argv of a vm_command_line getter.
+func vmCommand(g map[string]any) ([]string, string) {
+	c := &setupConv{}
+	argv, ok := c.argv(g["command"], g["shell"])
+	if !ok {
+		return nil, "vm_command_line without a command"
+	}
+	return argv, ""
+}
+
+// anyExit runs argv and exits 0 whatever it exits with: the benchmark
+// reads the output only.
+func anyExit(argv []string) []string {
+	return append([]string{"sh", "-c", `"$@"; exit 0`, "sh"}, argv...)
+}
+
+func rules(g map[string]any, etype string) (map[string]any, string) {
+	if etype != "rule" {
+		if etype == "" {
+			return nil, "the evaluator gives no rules"
+		}
+		return nil, "the getter " + etype + " has no pcflow equivalent"
+	}
+	r, _ := g["rules"].(map[string]any)
+	if r == nil {
+		return nil, "the rule getter has no rules"
+	}
+	return r, ""
+}
+
+func (ec *evalConv) compareTable(f *fn, rtype, etype string) string {
+	path, why := vmFile(f.result, rtype)
+	if why != "" {
+		return why
+	}
+	rs, _ := f.opt["rules"].([]any)
+	if len(rs) == 0 {
+		return "compare_table without rules"
+	}
+	gold := ""
+	if etype != "" {
+		if gold, why = ec.cloudFile(f.expected, etype); why != "" {
+			return why
+		}
+	}
+	for _, x := range rs {
+		r, _ := x.(map[string]any)
+		typ, _ := r["type"].(string)
+		switch typ {
+		case "sheet_data":
+			if gold == "" {
+				f.approx = append(f.approx, "rule sheet_data without a reference file is dropped")
+				continue
+			}
+			rs, okR := sheetIndex(r["sheet_idx0"], "R")
+			gs, okE := sheetIndex(r["sheet_idx1"], "E")
+			if !okR || !okE {
+				f.approx = append(f.approx, fmt.Sprintf("rule sheet_data between sheets %v and %v is dropped: pcflow compares the result's sheet with the reference's, by name or first", r["sheet_idx0"], r["sheet_idx1"]))
+				continue
+			}
+			prec := 4.0
+			if p, ok := number(r["precision"]); ok {
+				prec = p
+			}
+			lines := []string{"path      = " + quote(path)}
+			if rs != "" {
+				lines = append(lines, "sheet     = "+quote(rs))
+			}
+			lines = append(lines, "gold      = "+gold)
+			if gs != "" {
+				lines = append(lines, "gold_sheet = "+quote(gs))
+			}
+			lines = append(lines, "tolerance = "+strconv.FormatFloat(0.5*math.Pow(10, -prec), 'f', -1, 64))
+			if b, _ := r["ignore_case"].(bool); b {
+				f.approx = append(f.approx, "sheet_data's ignore_case: text is compared with its case")
+			}
+			f.add("sheet", lines...)
+		case "check_cell":
+			ec.checkCell(f, path, r)
+		default:
+			f.approx = append(f.approx, "rule "+typ+" is not carried")
+		}
+	}
+	if len(f.checks) == 0 {
+		return "none of its rules is carried (" + strings.Join(f.approx, "; ") + ")"
+	}
+	return ""
+}
+
+// sheetIndex reads OSWorld's sheet index (0, "RI0", "RNSheet1", "EI0",
+// "ENSheet1") for book ("R" result, "E" expected): a sheet name, "" for
+// the first sheet; ok is false for an index pcflow cannot name.
+func sheetIndex(v any, book string) (string, bool) {
+	switch x := v.(type) {
+	case float64:
+		return "", book == "R" && x == 0
+	case string:
+		switch {
+		case x == book+"I0":
+			return "", true
+		case strings.HasPrefix(x, book+"N"):
+			return x[2:], x[2:] != ""
+		}
+	}
+	return "", false
+}
+
+func (ec *evalConv) checkCell(f *fn, path string, r map[string]any) {
+	sheet, ok := sheetIndex(r["sheet_idx"], "R")
+	coord, _ := r["coordinate"].(string)
+	props, _ := r["props"].(map[string]any)
+	if !ok || coord == "" || len(props) == 0 {
+		f.approx = append(f.approx, fmt.Sprintf("rule check_cell on %v %q is dropped", r["sheet_idx"], coord))
+		return
+	}
+	lines := []string{"path = " + quote(path), "cell = " + quote(coord)}
+	if sheet != "" {
+		lines = append(lines, "sheet = "+quote(sheet))
+	}
+	base := len(lines)
+	n := base
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, prop := range keys {
+		rule, _ := props[prop].(map[string]any)
+		method, _ := rule["method"].(string)
+		ref := rule["ref"]
+		switch {
+		case prop == "value" && method == "eq":
+			switch v := ref.(type) {
+			case string:
+				lines = append(lines, "equals = "+quote(v))
+			case float64:
+				lines = append(lines, "approx = "+strconv.FormatFloat(v, 'f', -1, 64), "tolerance = 1e-9")
+			}
+		case prop == "value" && strings.HasPrefix(method, "approx:"):
+			tol, err := strconv.ParseFloat(strings.TrimPrefix(method, "approx:"), 64)
+			if v, ok := ref.(float64); ok && err == nil {
+				lines = append(lines, "approx = "+strconv.FormatFloat(v, 'f', -1, 64), "tolerance = "+strconv.FormatFloat(tol, 'f', -1, 64))
+			}
+		case (prop == "bold" || prop == "italic") && method == "eq":
+			if v, ok := ref.(bool); ok {
+				lines = append(lines, prop+" = "+strconv.FormatBool(v))
+			}
+		}
+		if len(lines) == n {
+			f.approx = append(f.approx, fmt.Sprintf("check_cell %s's %s (%s) is not carried", coord, prop, method))
+		}
+		n = len(lines)
+	}
+	if n > base {
+		f.add("cell", lines...)
+	}
+}
+
+func (ec *evalConv) compareDocx(f *fn, rtype, etype string) string {
+	path, why := vmFile(f.result, rtype)
+	if why != "" {
+		return why
+	}
+	gold, why := ec.cloudFile(f.expected, etype)
+	if why != "" {
+		return why
+	}
+	lines := []string{"path      = " + quote(path), "same_as   = " + gold, "threshold = 1"}
+	if b, _ := f.opt["ignore_case"].(bool); b {
+		lines = append(lines, "ignore_case = true")
+	}
+	if b, ok := f.opt["ignore_blanks"].(bool); ok && !b {
+		f.approx = append(f.approx, "ignore_blanks = false: paragraphs are compared with white space collapsed, not one by one")
+	}
+	if b, _ := f.opt["ignore_order"].(bool); b {
+		f.approx = append(f.approx, "ignore_order: paragraphs are compared in order")
+	}
+	if b, _ := f.opt["content_only"].(bool); b {
+		f.score = true
+	}
+	f.add("similarity", lines...)
+	return ""
+}
+
+func (ec *evalConv) compareText(f *fn, rtype, etype string) string {
+	path, why := vmFile(f.result, rtype)
+	if why != "" {
+		return why
+	}
+	gold, why := ec.cloudFile(f.expected, etype)
+	if why != "" {
+		return why
+	}
+	blanks, _ := f.opt["ignore_blanks"].(bool)
+	fold, _ := f.opt["ignore_case"].(bool)
+	if !blanks && !fold {
+		f.add("file", "path    = "+quote(path), "same_as = "+gold)
+		return ""
+	}
+	lines := []string{"path      = " + quote(path), "same_as   = " + gold, "threshold = 1"}
+	if fold {
+		lines = append(lines, "ignore_case = true")
+	}
+	if !blanks {
+		f.approx = append(f.approx, "ignore_case alone: white space is collapsed too")
+	}
+	f.add("similarity", lines...)
+	return ""
+}
+
+func (ec *evalConv) includeExclude(f *fn, rtype, etype string) string {
+	r, why := rules(f.expected, etype)
+	if why != "" {
+		return why
+	}
+	inc, exc := strings_(r["include"]), strings_(r["exclude"])
+	if len(inc)+len(exc) == 0 {
+		return "no include or exclude strings"
+	}
+	switch rtype {
+	case "vm_command_line":
+		argv, why := vmCommand(f.result)
+		if why != "" {
+			return why
+		}
+		for _, s := range inc {
+			f.add("command", "argv = "+list(quoteAll(anyExit(argv))), "stdout_contains = "+quote(s))
+		}
+		for _, s := range exc {
+			f.add("command", "argv = "+list(quoteAll(anyExit(argv))), "stdout_not_contains = "+quote(s))
+		}
+	case "vm_file":
+		path, why := vmFile(f.result, rtype)
+		if why != "" {
+			return why
+		}
+		for _, s := range inc {
+			f.add("file", "path = "+quote(path), "contains = "+quote(s))
+		}
+		for _, s := range exc {
+			f.add("file", "path = "+quote(path), "not_contains = "+quote(s))
+		}
+	default:
+		return "the getter " + rtype + " has no pcflow equivalent"
+	}
+	return ""
+}
+
+func (ec *evalConv) exactMatch(f *fn, rtype, etype string) string {
+	r, why := rules(f.expected, etype)
+	if why != "" {
+		return why
+	}
+	want, ok := r["expected"].(string)
+	if !ok {
+		return "rules.expected is not a string"
+	}
+	if rtype != "vm_command_line" {
+		return "the getter " + rtype + " has no pcflow equivalent"
+	}
+	argv, why := vmCommand(f.result)
+	if why != "" {
+		return why
+	}
+	// The whole output, trailing newline and all, as the benchmark
+	// compares it.
+	f.add("command", "argv = "+list(quoteAll(anyExit(argv))), "stdout_matches = "+quote(`\A`+regexp.QuoteMeta(want)+`\z`))
+	return ""
+}
+
+func (ec *evalConv) checkList(f *fn, rtype, etype string) string {
+	path, why := vmFile(f.result, rtype)
+	if why != "" {
+		return why
+	}
+	r, why := rules(f.expected, etype)
+	if why != "" {
+		return why
+	}
+	for _, p := range strings_(r["expect"]) {
+		if _, err := regexp.Compile(p); err != nil {
+			return fmt.Sprintf("the pattern %q is Python's, not RE2's (%v)", p, err)
+		}
+		// Each pattern is searched line by line, as the benchmark does.
+		f.add("file", "path    = "+quote(path), "matches = "+quote(`(?m)^.*?(?:`+p+`)`))
+	}
+	for _, p := range strings_(r["unexpect"]) {
+		if regexp.QuoteMeta(p) != p {
+			f.approx = append(f.approx, fmt.Sprintf("the unexpected pattern %q is dropped: pcflow's file check cannot refuse a pattern, only a text", p))
+			continue
+		}
+		f.add("file", "path = "+quote(path), "not_contains = "+quote(p))
+	}
+	if len(f.checks) == 0 {
+		return "no expected pattern is carried"
+	}
+	return ""
+}
+
+func (ec *evalConv) similar(f *fn, rtype, etype, approx string) string {
+	path, why := vmFile(f.result, rtype)
+	if why != "" {
+		return why
+	}
+	gold, why := ec.cloudFile(f.expected, etype)
+	if why != "" {
+		return why
+	}
+	f.approx = append(f.approx, approx)
+	f.score = true
+	f.add("similarity", "path      = "+quote(path), "same_as   = "+gold, "threshold = 1")
+	return ""
+}
+
+func (ec *evalConv) fileContains(f *fn, rtype string) string {
+	path, why := vmFile(f.result, rtype)
+	if why != "" {
+		return why
+	}
+	want := strings_(f.expected["expected"])
+	if len(want) == 0 {
+		return "no expected texts"
+	}
+	for _, s := range want {
+		f.add("file", "path = "+quote(path), "contains = "+quote(s))
+	}
+	return ""
+}

@@ -1,0 +1,347 @@
+package importer
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// step is one of OSWorld's config or postconfig steps.
+type step struct {
+	Type       string         `json:"type"`
+	Parameters map[string]any `json:"parameters"`
+}
+
+// block is a setup or post_run block being written: its attribute and
+// nested-block lines.
+type block struct {
+	kind, name string
+	lines      []string
+}
+
+func (b block) render(sb *strings.Builder) {
+	fmt.Fprintf(sb, "  %s %s {\n", b.kind, quote(b.name))
+	for _, l := range b.lines {
+		sb.WriteString("    " + l + "\n")
+	}
+	sb.WriteString("  }\n")
+}
+
+// setupConv converts a task's steps; downloads and gold files gather the
+// cache's files the task needs.
+type setupConv struct {
+	platform  string
+	kind      string // "setup" or "post_run"
+	prefix    string // "c" or "p"
+	blocks    []block
+	reasons   []string // what was approximated
+	missing   []string // steps that cannot be carried
+	downloads *[]Download
+	// window is the window the last activate_window step named, for the
+	// keys a following pyautogui step presses.
+	window string
+}
+
+// chromiumFlags start Chromium as pcflow's devices run it, with OSWorld's
+// remote debugging port (its getters and chrome_open_tabs use 9222).
+var chromiumFlags = []string{"chromium", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+	"--disable-component-update", "--disable-sync", "--disable-quic", "--force-renderer-accessibility",
+	"--disable-dev-shm-usage", "--user-data-dir=/tmp/pcflow-task/chromium", "--remote-debugging-port=9222"}
+
+// cacheName is a downloaded file's name in the local cache: a digest of
+// its URL (one URL, one file, whatever task needs it) and the name the
+// task gives it.
+func cacheName(url, dest string) string {
+	sum := sha256.Sum256([]byte(url))
+	base := path.Base(strings.ReplaceAll(dest, `\`, "/"))
+	base = notFileName.ReplaceAllString(base, "_")
+	return hex.EncodeToString(sum[:6]) + "-" + strings.TrimLeft(base, ".")
+}
+
+var notFileName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+func (c *setupConv) add(typ string, lines ...string) {
+	c.blocks = append(c.blocks, block{kind: c.kind, name: fmt.Sprintf("%s%02d_%s", c.prefix, len(c.blocks)+1, ident("s_", typ)), lines: lines})
+}
+
+// convert carries each step; a step it cannot carry is named in missing.
+func (c *setupConv) convert(steps []step) {
+	for i, s := range steps {
+		p := s.Parameters
+		switch s.Type {
+		case "download":
+			c.download(p)
+		case "launch":
+			argv, ok := c.argv(p["command"], p["shell"])
+			if !ok {
+				c.missing = append(c.missing, fmt.Sprintf("%s step %d (launch): its command is not a list of strings or a string", c.kind, i+1))
+				continue
+			}
+			if isChromeForward(argv) {
+				c.reasons = append(c.reasons, "the socat forward of port 9222 to Chrome's is dropped: Chromium listens on 9222 itself")
+				continue
+			}
+			argv = c.chrome(argv)
+			c.add("launch", "launch = "+list(quoteAll(argv)))
+		case "open":
+			file, _ := p["path"].(string)
+			if file == "" {
+				c.missing = append(c.missing, fmt.Sprintf("%s step %d (open): no path", c.kind, i+1))
+				continue
+			}
+			c.add("open", "launch = "+list(quoteAll(openArgv(c.platform, file))), "wait_for_window = "+quote(regexp.QuoteMeta(stem(file))))
+		case "execute", "command":
+			argv, ok := c.argv(p["command"], p["shell"])
+			if !ok {
+				c.missing = append(c.missing, fmt.Sprintf("%s step %d (%s): its command is not a list of strings or a string", c.kind, i+1, s.Type))
+				continue
+			}
+			if presses, ok := pyautoguiKeys(argv); ok {
+				for _, pr := range presses {
+					lines := []string{}
+					if len(pr.keys) > 0 {
+						w := ""
+						if c.window != "" {
+							w = "window = " + quote(c.window) + "\n      "
+						}
+						lines = append(lines, "press {", "  "+w+"keys = "+list(quoteAll(pr.keys)), "}")
+					}
+					if pr.sleep > 0 {
+						lines = append(lines, "sleep = "+quote(seconds(pr.sleep)))
+					}
+					if len(lines) > 0 {
+						c.add("keys", lines...)
+					}
+				}
+				continue
+			}
+			c.add(s.Type, "command = "+list(quoteAll(argv)))
+		case "sleep":
+			secs, ok := number(p["seconds"])
+			if !ok {
+				c.missing = append(c.missing, fmt.Sprintf("%s step %d (sleep): seconds is not a number", c.kind, i+1))
+				continue
+			}
+			c.add("sleep", "sleep = "+quote(seconds(secs)))
+		case "activate_window":
+			re, ok := c.windowRegex(p, i, s.Type)
+			if !ok {
+				continue
+			}
+			c.window = re
+			// Shift alone types nothing: the press brings the window to
+			// the front, as activate_window does.
+			c.add("activate_window", "press {", "  window = "+quote(re), "  keys   = [\"shift\"]", "}")
+		case "close_window":
+			re, ok := c.windowRegex(p, i, s.Type)
+			if !ok {
+				continue
+			}
+			c.add("close_window", "close_window = "+quote(re))
+		case "chrome_open_tabs":
+			urls := strings_(p["urls_to_open"])
+			if len(urls) == 0 {
+				c.missing = append(c.missing, fmt.Sprintf("%s step %d (chrome_open_tabs): no urls_to_open", c.kind, i+1))
+				continue
+			}
+			c.reasons = append(c.reasons, "Chromium stands in for Google Chrome")
+			c.add("chrome_open_tabs", "launch = "+list(quoteAll(append(append([]string{}, chromiumFlags...), urls...))))
+		default:
+			c.missing = append(c.missing, fmt.Sprintf("%s step %d (%s): pcflow has no such setup step", c.kind, i+1, s.Type))
+		}
+	}
+}
+
+// download copies each file from the local cache to its place; the
+// cache's name for it is derived from its URL.
+func (c *setupConv) download(p map[string]any) {
+	files, _ := p["files"].([]any)
+	var cmds []string
+	for _, f := range files {
+		m, _ := f.(map[string]any)
+		url, _ := m["url"].(string)
+		dest, _ := m["path"].(string)
+		if url == "" || dest == "" {
+			c.missing = append(c.missing, c.kind+" download: a file without url or path")
+			continue
+		}
+		name := cacheName(url, dest)
+		*c.downloads = append(*c.downloads, Download{URL: url, Name: name})
+		cmds = append(cmds, list([]string{`"sh"`, `"-c"`, quote(`mkdir -p "$(dirname "$2")" && cp "$1" "$2"`), `"sh"`, cached(name), quote(dest)}))
+	}
+	if len(cmds) == 0 {
+		c.missing = append(c.missing, c.kind+" download: no files")
+		return
+	}
+	c.add("download", "commands = ["+strings.Join(cmds, ", ")+"]")
+}
+
+func (c *setupConv) windowRegex(p map[string]any, i int, typ string) (string, bool) {
+	name, _ := p["window_name"].(string)
+	if name == "" {
+		c.missing = append(c.missing, fmt.Sprintf("%s step %d (%s): no window_name", c.kind, i+1, typ))
+		return "", false
+	}
+	if strings.Contains(name, "Google Chrome") {
+		name = strings.ReplaceAll(name, "Google Chrome", "Chromium")
+		c.reasons = append(c.reasons, "Chromium stands in for Google Chrome")
+	}
+	re := regexp.QuoteMeta(name)
+	if b, _ := p["strict"].(bool); b {
+		re = "^" + re + "$"
+	}
+	if b, _ := p["by_class"].(bool); b {
+		c.reasons = append(c.reasons, fmt.Sprintf("%s by window class %q is matched against window titles", typ, name))
+	}
+	return re, true
+}
+
+// argv reads a step's command: a list of strings, or a string (run by sh
+// -c, as OSWorld's server runs it with shell=True or splits it).
+func (c *setupConv) argv(cmd, shell any) ([]string, bool) {
+	switch v := cmd.(type) {
+	case string:
+		if v == "" {
+			return nil, false
+		}
+		if b, _ := shell.(bool); b || strings.ContainsAny(v, "|&;<>()$`\\\"'*?[]#~=%") {
+			return []string{"sh", "-c", v}, true
+		}
+		return strings.Fields(v), true
+	case []any:
+		out := strings_(v)
+		if len(out) != len(v) || len(out) == 0 {
+			return nil, false
+		}
+		if b, _ := shell.(bool); b {
+			return []string{"sh", "-c", strings.Join(out, " ")}, true
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// chrome makes a launch of Google Chrome one of Chromium, with its
+// remote debugging on port 9222.
+func (c *setupConv) chrome(argv []string) []string {
+	if len(argv) == 0 || !strings.Contains(path.Base(argv[0]), "google-chrome") && path.Base(argv[0]) != "chromium" {
+		return argv
+	}
+	c.reasons = append(c.reasons, "Chromium stands in for Google Chrome")
+	out := append([]string{}, chromiumFlags...)
+	for _, a := range argv[1:] {
+		if strings.HasPrefix(a, "--remote-debugging-port") {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// isChromeForward tells OSWorld's socat forward of 9222 to Chrome's port.
+func isChromeForward(argv []string) bool {
+	return len(argv) > 1 && path.Base(argv[0]) == "socat" && strings.Contains(strings.Join(argv, " "), "9222")
+}
+
+func openArgv(platform, file string) []string {
+	switch platform {
+	case "windows":
+		return []string{"cmd", "/c", "start", "", file}
+	case "macos":
+		return []string{"open", file}
+	}
+	return []string{"xdg-open", file}
+}
+
+// stem is a path's file name without its extension: what the window
+// that shows it has in its title.
+func stem(p string) string {
+	b := path.Base(strings.ReplaceAll(p, `\`, "/"))
+	if i := strings.LastIndex(b, "."); i > 0 {
+		b = b[:i]
+	}
+	return b
+}
+
+type keyPress struct {
+	keys  []string
+	sleep float64
+}
+
+var (
+	pyStmt   = regexp.MustCompile(`^(?:pyautogui\.(hotkey|press)\((.*)\)|time\.sleep\(([0-9.]+)\)|import [a-z, ]+|from [a-z]+ import [a-z, ]+)$`)
+	pyString = regexp.MustCompile(`^\s*(?:'([^'\\]*)'|"([^"\\]*)")\s*$`)
+)
+
+// pyautoguiKeys reads a `python -c "import pyautogui; …"` command that
+// only presses keys and sleeps (OSWorld saves documents this way) as key
+// presses, which pcflow's setup makes itself; ok is false for any other
+// command.
+func pyautoguiKeys(argv []string) ([]keyPress, bool) {
+	if len(argv) != 3 || !strings.HasPrefix(path.Base(argv[0]), "python") || argv[1] != "-c" || !strings.Contains(argv[2], "pyautogui") {
+		return nil, false
+	}
+	var out []keyPress
+	for _, st := range regexp.MustCompile(`[;\n]`).Split(argv[2], -1) {
+		st = strings.TrimSpace(st)
+		if st == "" {
+			continue
+		}
+		m := pyStmt.FindStringSubmatch(st)
+		if m == nil {
+			return nil, false
+		}
+		switch {
+		case m[1] != "":
+			var keys []string
+			for _, a := range strings.Split(m[2], ",") {
+				sm := pyString.FindStringSubmatch(a)
+				if sm == nil {
+					return nil, false
+				}
+				keys = append(keys, sm[1]+sm[2])
+			}
+			if m[1] == "press" && len(keys) != 1 {
+				return nil, false
+			}
+			out = append(out, keyPress{keys: keys})
+		case m[3] != "":
+			f, err := strconv.ParseFloat(m[3], 64)
+			if err != nil {
+				return nil, false
+			}
+			if len(out) == 0 {
+				out = append(out, keyPress{})
+			}
+			out[len(out)-1].sleep += f
+		}
+	}
+	return out, len(out) > 0
+}
+
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case string:
+		f, err := strconv.ParseFloat(n, 64)
+		return f, err == nil
+	}
+	return 0, false
+}
+
+// strings_ keeps the strings of a JSON list.
+func strings_(v any) []string {
+	l, _ := v.([]any)
+	var out []string
+	for _, x := range l {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
