@@ -206,7 +206,7 @@ func (p *parser) referenceFile(st *scope, kc *hcl.BodyContent, name string, form
 			d := &hcl.Diagnostic{
 				Severity: hcl.DiagWarning,
 				Summary:  "Reference file not found here",
-				Detail:   fmt.Sprintf("%s does not exist on this machine. That is fine if it exists on the device when the check runs; otherwise the check will fail. (No setup step names it: one that writes it, in a command or write_file, silences this warning.)", path),
+				Detail:   fmt.Sprintf("%s does not exist on this machine. That is fine if it exists on the device when the check runs; otherwise the check will fail. (No setup or post_run step names it: one that writes it, in a command or write_file, silences this warning.)", path),
 				Subject:  a.Expr.Range().Ptr(),
 			}
 			p.diags = append(p.diags, d)

@@ -188,9 +188,9 @@ func Parse(filename string, src []byte, opts Options) (*Result, hcl.Diagnostics)
 }
 
 // dropMadeReferences drops the "not found here" warning of a reference
-// file that a setup step makes: one whose path a setup step's command,
-// launch or written file names (OSWorld's tasks download or build their
-// gold files in their config steps).
+// file that a setup or post_run step makes: one whose path such a step's
+// command, launch or written file names (OSWorld's tasks download or
+// build their gold files in their config and postconfig steps).
 func (p *parser) dropMadeReferences(pl *plan.Plan) {
 	if len(p.missingRefs) == 0 {
 		return
@@ -201,7 +201,7 @@ func (p *parser) dropMadeReferences(pl *plan.Plan) {
 			named = append(named, plan.ToString(x.Lit))
 		}
 	}
-	for _, su := range pl.Setup {
+	for _, su := range append(append([]plan.Setup{}, pl.Setup...), pl.PostRun...) {
 		for _, x := range su.Command {
 			lit(x)
 		}

@@ -111,6 +111,8 @@ func (ec *evalConv) carry(f *fn) string {
 		return ec.similar(f, rtype, etype, "SSIM over the red, green and blue channels of images of one size; the benchmark compares grey levels after resizing both to the smaller")
 	case "compare_pdfs":
 		return ec.similar(f, rtype, etype, "the fuzzy ratio of the PDFs' text as pcflow extracts it, white space collapsed; the benchmark compares PyMuPDF's text as it is")
+	case "compare_csv":
+		return ec.compareCSV(f, rtype, etype)
 	case "file_contains":
 		return ec.fileContains(f, rtype)
 	case "compare_pptx_files":
@@ -275,6 +277,9 @@ func (ec *evalConv) compareTable(f *fn, rtype, etype string) string {
 	return ""
 }
 
+// argb is a colour as openpyxl reads it: ARGB or RGB hex digits.
+var argb = regexp.MustCompile(`^(?:[0-9A-Fa-f]{2})?[0-9A-Fa-f]{6}$`)
+
 // sheetIndex reads OSWorld's sheet index (0, "RI0", "RNSheet1", "EI0",
 // "ENSheet1") for book ("R" result, "E" expected): a sheet name, "" for
 // the first sheet; ok is false for an index pcflow cannot name.
@@ -329,9 +334,22 @@ func (ec *evalConv) checkCell(f *fn, path string, r map[string]any) {
 			if v, ok := ref.(float64); ok && err == nil {
 				lines = append(lines, "approx = "+strconv.FormatFloat(v, 'f', -1, 64), "tolerance = "+strconv.FormatFloat(tol, 'f', -1, 64))
 			}
-		case (prop == "bold" || prop == "italic") && method == "eq":
+		case (prop == "font_bold" || prop == "font_italic") && method == "eq":
 			if v, ok := ref.(bool); ok {
-				lines = append(lines, prop+" = "+strconv.FormatBool(v))
+				lines = append(lines, strings.TrimPrefix(prop, "font_")+" = "+strconv.FormatBool(v))
+			}
+		case (prop == "font_color" || prop == "bgcolor") && method == "eq":
+			if v, ok := ref.(string); ok && argb.MatchString(v) {
+				attr := map[string]string{"font_color": "color", "bgcolor": "fill"}[prop]
+				lines = append(lines, attr+" = "+quote(strings.ToUpper(v[len(v)-6:])))
+			}
+		case prop == "font_name" && method == "eq":
+			if v, ok := ref.(string); ok {
+				lines = append(lines, "font = "+quote(v))
+			}
+		case prop == "font_size" && method == "eq":
+			if v, ok := ref.(float64); ok {
+				lines = append(lines, "font_size = "+strconv.FormatFloat(v, 'f', -1, 64))
 			}
 		}
 		if len(lines) == n {
@@ -512,5 +530,25 @@ func (ec *evalConv) fileContains(f *fn, rtype string) string {
 	for _, s := range want {
 		f.add("file", "path = "+quote(path), "contains = "+quote(s))
 	}
+	return ""
+}
+
+func (ec *evalConv) compareCSV(f *fn, rtype, etype string) string {
+	path, why := vmFile(f.result, rtype)
+	if why != "" {
+		return why
+	}
+	gold, why := ec.cloudFile(f.expected, etype)
+	if why != "" {
+		return why
+	}
+	if b, _ := f.opt["ignore_case"].(bool); b {
+		return "ignore_case: pcflow's file comparison keeps case"
+	}
+	f.approx = append(f.approx, "lines compared ignoring trailing spaces and trailing blank lines (file same_as with normalize); the benchmark compares the lines as they are")
+	if b, ok := f.opt["strict"].(bool); ok && !b {
+		f.approx = append(f.approx, "strict = false: leading spaces of a line count")
+	}
+	f.add("file", "path      = "+quote(path), "same_as   = "+gold, "normalize = true")
 	return ""
 }
