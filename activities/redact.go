@@ -301,7 +301,9 @@ func (e *redactedError) Is(target error) bool { return e.ctx != nil && target ==
 // values, OCR words, window titles, the clipboard) and masks on the image
 // the boxes of the elements, words and title bars that showed a secret. OCR that the
 // device deferred is run first, since the pixels may show a secret that no
-// element names.
+// element names. A secret split across boxes — OCR words or text
+// elements side by side on one row ("hunter" and "2pass") — is found
+// in their joined text, and every box that holds part of it is redacted.
 func (r *Redactor) Screen(s *screen.Screen) {
 	if r.Empty() || s == nil {
 		return
@@ -314,10 +316,10 @@ func (r *Redactor) Screen(s *screen.Screen) {
 			e.Name, e.Value = r.String(e.Name), r.String(e.Value)
 		}
 	}
+	els := s.Elements
+	boxes = append(boxes, r.splitRuns(len(els), func(i int) *string { return &els[i].Name }, func(i int) screen.Rect { return els[i].Box })...)
 	words := s.Words
-	for _, w := range r.wordRuns(words) {
-		boxes = append(boxes, w)
-	}
+	boxes = append(boxes, r.wordRuns(words)...)
 	for i := range words {
 		words[i].Text = r.String(words[i].Text)
 	}
@@ -338,40 +340,138 @@ func (r *Redactor) Screen(s *screen.Screen) {
 }
 
 // wordRuns finds the secrets among OCR words: a word that holds one, or a
-// run of consecutive words whose text joined with or without spaces does
-// (OCR splits a value at its spaces and sometimes inside it). The words of
-// a run are replaced by the placeholder; their boxes are returned.
+// run of words whose text joined with or without spaces does (OCR splits
+// a value at its spaces and sometimes inside it), consecutive in the
+// words' order or side by side on one row. The words of a run are
+// replaced by the placeholder; their boxes are returned.
 func (r *Redactor) wordRuns(words []screen.Word) []screen.Rect {
 	var boxes []screen.Rect
-	const maxRun = 8
 	for i := range words {
 		if r.Holds(words[i].Text) {
 			boxes = append(boxes, words[i].Box)
-			continue
 		}
-		joined, spaced := words[i].Text, words[i].Text
-		for j := i + 1; j < len(words) && j < i+maxRun; j++ {
-			joined += words[j].Text
-			spaced += " " + words[j].Text
-			if r.Holds(joined) || r.Holds(spaced) {
-				box := words[i].Box
-				for k := i + 1; k <= j; k++ {
-					box = box.Union(words[k].Box)
-				}
-				boxes = append(boxes, box)
-				red := r.String(spaced)
-				if red == spaced {
-					red = r.String(joined)
-				}
-				words[i].Text = red
-				for k := i + 1; k <= j; k++ {
-					words[k].Text = ""
-				}
-				break
-			}
+	}
+	text := func(i int) *string { return &words[i].Text }
+	box := func(i int) screen.Rect { return words[i].Box }
+	order := make([]int, len(words))
+	for i := range order {
+		order[i] = i
+	}
+	boxes = append(boxes, r.runsIn(order, text, box)...)
+	return append(boxes, r.splitRuns(len(words), text, box)...)
+}
+
+// maxRun is the most boxes a split secret is looked for across.
+const maxRun = 8
+
+// splitRuns finds secrets split across boxes on one row (see rows): of n
+// boxes, text(i) is the i-th one's text and box(i) its place.
+func (r *Redactor) splitRuns(n int, text func(int) *string, box func(int) screen.Rect) []screen.Rect {
+	var boxes []screen.Rect
+	for _, row := range rows(n, box) {
+		if len(row) > 1 {
+			boxes = append(boxes, r.runsIn(row, text, box)...)
 		}
 	}
 	return boxes
+}
+
+// runsIn looks for secrets in runs of consecutive boxes of seq (indices),
+// their texts joined with and without spaces. The first box of a match
+// gets the redacted joined text, the others none; the boxes' union is
+// returned for each match.
+func (r *Redactor) runsIn(seq []int, text func(int) *string, box func(int) screen.Rect) []screen.Rect {
+	var boxes []screen.Rect
+	for a := 0; a < len(seq); a++ {
+		first := *text(seq[a])
+		if first == "" || r.Holds(first) {
+			continue
+		}
+		joined, spaced := first, first
+		for b := a + 1; b < len(seq) && b < a+maxRun; b++ {
+			t := *text(seq[b])
+			if t == "" {
+				continue
+			}
+			joined += t
+			spaced += " " + t
+			if !r.Holds(joined) && !r.Holds(spaced) {
+				continue
+			}
+			// The run starts where the secret does: boxes before it
+			// ("Password:") keep their text.
+			for a < b && r.holdsRun(seq[a+1:b+1], text) {
+				a++
+			}
+			joined, spaced = r.joinRun(seq[a:b+1], text)
+			u := box(seq[a])
+			for k := a + 1; k <= b; k++ {
+				u = u.Union(box(seq[k]))
+			}
+			boxes = append(boxes, u)
+			red := r.String(spaced)
+			if red == spaced {
+				red = r.String(joined)
+			}
+			*text(seq[a]) = red
+			for k := a + 1; k <= b; k++ {
+				*text(seq[k]) = ""
+			}
+			a = b
+			break
+		}
+	}
+	return boxes
+}
+
+// joinRun is the texts of a run of boxes joined without and with spaces.
+func (r *Redactor) joinRun(run []int, text func(int) *string) (joined, spaced string) {
+	var parts []string
+	for _, i := range run {
+		if t := *text(i); t != "" {
+			parts = append(parts, t)
+		}
+	}
+	return strings.Join(parts, ""), strings.Join(parts, " ")
+}
+
+// holdsRun reports whether a run of boxes holds a secret in its joined
+// text.
+func (r *Redactor) holdsRun(run []int, text func(int) *string) bool {
+	joined, spaced := r.joinRun(run, text)
+	return r.Holds(joined) || r.Holds(spaced)
+}
+
+// rows groups n boxes into rows of text: boxes whose vertical middles
+// lie within each other's height, each row ordered left to right.
+func rows(n int, box func(int) screen.Rect) [][]int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		_, ya := box(idx[a]).Center()
+		_, yb := box(idx[b]).Center()
+		return ya < yb
+	})
+	var out [][]int
+	for _, i := range idx {
+		b := box(i)
+		_, y := b.Center()
+		if k := len(out) - 1; k >= 0 {
+			h := box(out[k][0])
+			_, hy := h.Center()
+			if y >= h.Y && y <= h.Y+h.H && hy >= b.Y && hy <= b.Y+b.H {
+				out[k] = append(out[k], i)
+				continue
+			}
+		}
+		out = append(out, []int{i})
+	}
+	for _, row := range out {
+		sort.SliceStable(row, func(a, b int) bool { return box(row[a]).X < box(row[b]).X })
+	}
+	return out
 }
 
 // Mask returns a copy of img with the boxes painted over, so a secret shown

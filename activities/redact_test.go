@@ -203,6 +203,58 @@ func TestRedactorScreen(t *testing.T) {
 	}
 }
 
+// TestRedactorSplitAcrossBoxes: a secret that OCR split into boxes side by
+// side on one row is redacted in every box that holds part of it, whether
+// the boxes are OCR words listed apart (sparse OCR lists them by block, not
+// by row) or text elements made of OCR lines; the row's other boxes and a
+// row below are kept.
+func TestRedactorSplitAcrossBoxes(t *testing.T) {
+	r := activities.NewRedactor(map[string]string{"pw": "hunter2pass"})
+	img := image.NewRGBA(image.Rect(0, 0, 300, 100))
+	for i := range img.Pix {
+		img.Pix[i] = 255
+	}
+	s := &screen.Screen{
+		Image: img,
+		Words: []screen.Word{
+			{Text: "hunter", Box: screen.Rect{X: 40, Y: 10, W: 40, H: 12}},
+			{Text: "below", Box: screen.Rect{X: 10, Y: 60, W: 30, H: 12}},
+			{Text: "2pass", Box: screen.Rect{X: 120, Y: 11, W: 30, H: 12}},
+			{Text: "Password:", Box: screen.Rect{X: 0, Y: 9, W: 35, H: 12}},
+		},
+		Elements: []screen.Element{
+			{ID: 1, Role: "text", Name: "2pass", Box: screen.Rect{X: 200, Y: 40, W: 30, H: 12}, Source: "ocr"},
+			{ID: 2, Role: "text", Name: "key: hunter", Box: screen.Rect{X: 120, Y: 41, W: 60, H: 12}, Source: "ocr"},
+			{ID: 3, Role: "text", Name: "2pass", Box: screen.Rect{X: 120, Y: 80, W: 30, H: 12}, Source: "ocr"},
+		},
+	}
+	r.Screen(s)
+	var words, names []string
+	for _, w := range s.Words {
+		words = append(words, w.Text)
+	}
+	for _, e := range s.Elements {
+		names = append(names, e.Name)
+	}
+	if d := cmp.Diff([]string{"{{secret.pw}}", "below", "", "Password:"}, words); d != "" {
+		t.Errorf("OCR words (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"", "key: {{secret.pw}}", "2pass"}, names); d != "" {
+		t.Errorf("element names (-want +got):\n%s", d)
+	}
+	white := color.RGBAModel.Convert(color.White)
+	for _, p := range []image.Point{{60, 15}, {135, 16}, {215, 45}, {150, 46}} {
+		if c := color.RGBAModel.Convert(s.Image.At(p.X, p.Y)); c == white {
+			t.Errorf("pixel %v of a box that held part of the secret is not masked", p)
+		}
+	}
+	for _, p := range []image.Point{{20, 65}, {135, 85}} {
+		if c := color.RGBAModel.Convert(s.Image.At(p.X, p.Y)); c != white {
+			t.Errorf("pixel %v of a box on another row was masked", p)
+		}
+	}
+}
+
 func TestRedactorValueAndError(t *testing.T) {
 	r := activities.NewRedactor(secrets)
 	type inner struct{ S []string }
