@@ -349,7 +349,11 @@ func hiddenWorkDir(wd string) string {
 // holds the sandbox's namespaces and memory. It returns how many it
 // killed.
 func sweepSandbox(marker string) int {
-	matched := map[int]bool{}
+	// Each match's parent, read before anything is killed: once a
+	// match's parent is killed and reaped, the match is re-parented and
+	// would be counted as a sandbox of its own (CI and -count=40: "killed
+	// 2 processes, want 1" when the map's order killed the parent first).
+	matched := map[int]int{}
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
@@ -364,14 +368,14 @@ func sweepSandbox(marker string) int {
 		if filepath.Base(args[0]) != "bwrap" || !slices.Contains(args[1:], marker) || descendsFromMe(pid) {
 			continue
 		}
-		matched[pid] = true
+		matched[pid] = procs.ParentOf(pid)
 	}
 	n := 0
-	for pid := range matched {
+	for pid, ppid := range matched {
 		// A match whose parent matches too is that process's child
 		// between fork and exec (it has its parent's arguments until
 		// then): killed with it, not counted as another sandbox.
-		parent := matched[procs.ParentOf(pid)]
+		_, parent := matched[ppid]
 		if syscall.Kill(pid, syscall.SIGKILL) == nil && !parent {
 			n++
 		}
