@@ -32,6 +32,7 @@ func commands() []command {
 		{"validate", "FILE...", "check task files and report problems with their locations", cmdValidate},
 		{"plan", "FILE [--json]", "show the subtask graph in layers (what runs in parallel)", cmdPlan},
 		{"fmt", "[-w|-check] FILE...", "rewrite task files in canonical layout, keeping comments", cmdFmt},
+		{"import", "osworld|waa|macosworld SRC --out DIR", "turn a benchmark's task files into task files, a suite and a coverage report", cmdImport},
 		{"view", "RUN|DEVICE [--open]", "print the live view URL of a device or of a run's devices", cmdView},
 		{"status", "[RUN]", "show recent runs, or one run's subtasks and live progress", cmdStatus},
 		{"history", "RUN [--json]", "every step of a run: thought, action, verdict, progress, artifacts", cmdHistory},

@@ -68,9 +68,13 @@ type TaskCoverage struct {
 	Status   string `json:"status"`
 	Platform string `json:"platform"`
 	// Runnable is false for a platform pcflow has no device for.
-	Runnable bool     `json:"runnable"`
-	Splits   []string `json:"splits,omitempty"`
-	Reasons  []string `json:"reasons,omitempty"`
+	Runnable bool `json:"runnable"`
+	// Applications are the applications the benchmark says the task uses
+	// (related_apps): a device without one fails the task with
+	// missing_requirement when it launches it.
+	Applications []string `json:"applications,omitempty"`
+	Splits       []string `json:"splits,omitempty"`
+	Reasons      []string `json:"reasons,omitempty"`
 	// Setup and PostConfig are the types of the task's setup steps.
 	Setup      []string `json:"setup,omitempty"`
 	PostConfig []string `json:"postconfig,omitempty"`

@@ -63,7 +63,7 @@ func convertOSWorld(benchmark string, t task) (converted, error) {
 		id = t.id
 	}
 	platform := platformOf(benchmark)
-	cov := TaskCoverage{ID: id, Domain: t.domain, Platform: platform, Runnable: platform == "linux"}
+	cov := TaskCoverage{ID: id, Domain: t.domain, Platform: platform, Runnable: platform == "linux", Applications: ot.RelatedApps}
 	for _, s := range ot.Config {
 		cov.Setup = append(cov.Setup, s.Type)
 	}
