@@ -120,6 +120,10 @@ func compileSuite(e *env, args []string, f *evalFlags) (*compiledSuite, int) {
 			failed = true
 			continue
 		}
+		if why := specs.Unrunnable(res.Plan); why != "" {
+			fmt.Fprintf(e.stderr, "pcflow eval: %s: skipped: %s\n", ent.File, why)
+			continue
+		}
 		for _, n := range res.Variables {
 			declared[n] = true
 		}

@@ -39,3 +39,24 @@ func TestImportCommand(t *testing.T) {
 		t.Errorf("stderr = %q, want it to name %s", stderr.String(), want)
 	}
 }
+
+// TestImportedOtherPlatformRefused: a Windows Agent Arena task imports and
+// validates, and run and eval say why they do not run it.
+func TestImportedOtherPlatformRefused(t *testing.T) {
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"import", "waa", "../specs/importer/testdata/waa", "--out", out, "--quiet"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("pcflow import waa = %d:\n%s", code, stderr.String())
+	}
+	file := filepath.Join(out, "notepad", "pcf-waa-note-WOS.hcl")
+	if code := run(context.Background(), []string{"validate", file}, &stdout, &stderr); code != 0 {
+		t.Fatalf("pcflow validate = %d:\n%s", code, stderr.String())
+	}
+	stderr.Reset()
+	if code := run(context.Background(), []string{"run", file, "--state", t.TempDir()}, &stdout, &stderr); code != 1 {
+		t.Fatalf("pcflow run of a windows task = %d, want 1; stderr:\n%s", code, stderr.String())
+	}
+	if want := "cannot run: device desktop is windows, and pcflow drives linux (X11) devices only"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("pcflow run said %q, want %q", stderr.String(), want)
+	}
+}

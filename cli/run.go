@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/pcflow/pcflow/internal/tserver"
+	"github.com/pcflow/pcflow/specs"
 	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/workflows"
 )
@@ -100,6 +101,10 @@ OpenAI-compatible endpoint. Without a key, pcflow plays a scripted model
 	}
 	res := loadSpec(e, files[0], &rf.vars)
 	if res == nil {
+		return 1
+	}
+	if why := specs.Unrunnable(res.Plan); why != "" {
+		fmt.Fprintf(e.stderr, "pcflow run: %s: %s\n", files[0], why)
 		return 1
 	}
 	who, whoFrom, err := approverList(*approvers, e.getenv, rf.eng.state)
