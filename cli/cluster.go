@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"strings"
+	"time"
 
 	"go.temporal.io/sdk/client"
 	"google.golang.org/grpc"
@@ -38,12 +39,14 @@ func (t *tlsFlags) server() (*tserver.TLS, error) {
 	if t.cert == "" || t.key == "" || t.ca == "" {
 		return nil, fmt.Errorf("mutual TLS needs --tls-cert, --tls-key and --tls-ca together (the CA signs the clients' certificates)")
 	}
-	// Load them now: a bad file is reported here, not by a server that
-	// refuses every client.
-	if _, err := tserver.ClientTLS(t.cert, t.key, t.ca, ""); err != nil {
+	// Check them now (parsed, in their validity windows, the key the
+	// certificate's, the CA its signer): a bad file is reported here, not
+	// by a server that crashes or refuses every client.
+	conf := &tserver.TLS{CertFile: t.cert, KeyFile: t.key, CAFile: t.ca}
+	if err := tserver.CheckTLS(conf, time.Now()); err != nil {
 		return nil, err
 	}
-	return &tserver.TLS{CertFile: t.cert, KeyFile: t.key, CAFile: t.ca}, nil
+	return conf, nil
 }
 
 // clientOptions are the options of a Temporal client for addr: one

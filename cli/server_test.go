@@ -238,3 +238,23 @@ func TestServerOfAnotherStateFolder(t *testing.T) {
 		}
 	}
 }
+
+// TestServerDatabaseFlags: a cluster node's --port above the highest a
+// PostgreSQL node can have is refused when the flags are parsed, saying
+// which is the highest and why (was: a panic once its membership ports
+// overflowed the database's smallint column), and a password in the
+// database URL's query is refused without being repeated, saying how to
+// pass it (was: taken, and shown in ps).
+func TestServerDatabaseFlags(t *testing.T) {
+	db := "postgres://pcflow@127.0.0.1:1/temporal"
+	code, _, errs := runCLI(t, "server", "--state", t.TempDir(), "--db", db, "--port", "32665")
+	if code != 2 || !strings.Contains(errs, "--port 32665") || !strings.Contains(errs, "highest port is 32664") || !strings.Contains(errs, "smallint") {
+		t.Errorf("server --db … --port 32665 = %d, %q; want 2, the highest port (32664) and why", code, errs)
+	}
+	for _, url := range []string{db + "?password=hunter2", db + "?sslmode=disable&PASSWORD=hunter2", "host=127.0.0.1 user=pcflow password=hunter2"} {
+		code, out, errs := runCLI(t, "server", "--state", t.TempDir(), "--db", url)
+		if code == 0 || strings.Contains(out+errs, "hunter2") || !strings.Contains(errs, "$PCFLOW_DB_PASSWORD") {
+			t.Errorf("server --db %q = %d, %q %q; want a refusal naming $PCFLOW_DB_PASSWORD, without the password", url, code, out, errs)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 
@@ -43,10 +44,18 @@ func (p *Postgres) String() string {
 }
 
 // ParsePostgres reads a database URL, postgres://USER@HOST:PORT/DATABASE
-// with optional ?sslmode=… parameters. A password inside the URL is
-// refused: a command line is visible to every user of the machine and is
-// kept in shell histories. The password is given separately (password).
+// with optional ?sslmode=… parameters. A password anywhere in it is
+// refused — in the user part, as a query parameter (password, sslpassword,
+// in any case) or in libpq's key=value form — since a command line is
+// visible to every user of the machine and is kept in shell histories.
+// The password is given separately (password). No error repeats it.
 func ParsePostgres(raw, password string) (*Postgres, error) {
+	if where := passwordIn(raw); where != "" {
+		return nil, fmt.Errorf("database URL %s carries a password (%s): a command line is readable by every user of the machine and kept in shell histories; leave it out of the URL and put it in $PCFLOW_DB_PASSWORD, or in a file readable only by you given as --db-password-file FILE", redactURL(raw), where)
+	}
+	if !strings.Contains(raw, "://") && strings.Contains(raw, "=") {
+		return nil, fmt.Errorf("database %s is a key=value connection string: give a URL instead, postgres://USER@HOST:PORT/DATABASE?sslmode=… (the password in $PCFLOW_DB_PASSWORD or --db-password-file)", redactURL(raw))
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("database URL %q: %v (want postgres://USER@HOST:PORT/DATABASE)", redactURL(raw), err)
@@ -54,9 +63,7 @@ func ParsePostgres(raw, password string) (*Postgres, error) {
 	if u.Scheme != "postgres" && u.Scheme != "postgresql" {
 		return nil, fmt.Errorf("database URL %q: scheme %q is not postgres (want postgres://USER@HOST:PORT/DATABASE)", redactURL(raw), u.Scheme)
 	}
-	if _, set := u.User.Password(); set {
-		return nil, fmt.Errorf("database URL %s carries a password: a command line is readable by every user of the machine; put the password in $PCFLOW_DB_PASSWORD or a file readable only by you (--db-password-file)", redactURL(raw))
-	}
+	raw = redactURL(raw) // nothing below prints more than it
 	p := &Postgres{Addr: u.Host, User: u.User.Username(), Password: password, Database: strings.TrimPrefix(u.Path, "/"), Attributes: map[string]string{}}
 	if p.Addr == "" {
 		return nil, fmt.Errorf("database URL %q names no host (want postgres://USER@HOST:PORT/DATABASE)", raw)
@@ -99,16 +106,92 @@ func ReadPasswordFile(path string) (string, error) {
 	return strings.TrimRight(string(b), "\r\n"), nil
 }
 
-func redactURL(raw string) string {
+// dsnPassword finds a password key of libpq's key=value form
+// ("host=db password=x", spaces allowed around the =).
+var dsnPassword = regexp.MustCompile(`(?i)(^|\s)[a-z_]*password\s*=`)
+
+// passwordIn says where a database URL (or key=value connection string)
+// carries a password, or "" when it carries none.
+func passwordIn(raw string) string {
+	if dsnPassword.MatchString(raw) {
+		return "a password= key"
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		if i := strings.Index(raw, "@"); i >= 0 {
-			return "…" + raw[i:]
+		rest := raw[strings.Index(raw, "://")+1:] // after the scheme, if any
+		if i := strings.LastIndex(rest, "@"); i >= 0 && strings.Contains(rest[:i], ":") {
+			return "in the user part, USER:PASSWORD@"
 		}
-		return raw
+		if strings.Contains(strings.ToLower(raw), "password") {
+			return "a password parameter"
+		}
+		return ""
 	}
-	return u.Redacted()
+	if _, set := u.User.Password(); set {
+		return "in the user part, USER:PASSWORD@"
+	}
+	for _, pair := range queryPairs(u.RawQuery) {
+		if k := pair[0]; isPasswordKey(k) {
+			return "query parameter " + k
+		}
+	}
+	// Elsewhere (";password=" after the database's name, an escaped
+	// "="): a driver may read it, and ps shows it either way.
+	for _, s := range []string{raw, u.Path, u.Opaque} {
+		if l := strings.ToLower(s); strings.Contains(l, "password=") || strings.Contains(l, "password%3d") {
+			return "a password= parameter"
+		}
+	}
+	return ""
 }
+
+// queryPairs splits a raw query into its keys (unescaped when they can
+// be) and raw values. url.ParseQuery would drop a pair whose value is
+// badly escaped, and with it a password the driver may still read.
+func queryPairs(rawQuery string) [][2]string {
+	var pairs [][2]string
+	for _, kv := range strings.FieldsFunc(rawQuery, func(r rune) bool { return r == '&' || r == ';' }) {
+		k, v, _ := strings.Cut(kv, "=")
+		if uk, err := url.QueryUnescape(k); err == nil {
+			k = uk
+		}
+		pairs = append(pairs, [2]string{k, v})
+	}
+	return pairs
+}
+
+func isPasswordKey(k string) bool { return strings.Contains(strings.ToLower(k), "password") }
+
+// redactURL is a database URL fit for a message: without a password in
+// the user part or in a query parameter; a key=value string is not shown
+// at all, and a URL that does not parse only from its "@".
+func redactURL(raw string) string {
+	if !strings.Contains(raw, "://") && strings.Contains(raw, "=") {
+		return "(a key=value string, not shown)"
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		if i := strings.LastIndex(raw, "@"); i >= 0 {
+			raw = raw[i:]
+		}
+		if i := strings.IndexAny(raw, "?;&"); i >= 0 {
+			raw = raw[:i] + "?…"
+		}
+		return "…" + raw
+	}
+	var q []string
+	for _, pair := range queryPairs(u.RawQuery) {
+		if isPasswordKey(pair[0]) {
+			pair[1] = "xxxxx"
+		}
+		q = append(q, url.QueryEscape(pair[0])+"="+pair[1])
+	}
+	u.RawQuery = strings.Join(q, "&")
+	return passwordValue.ReplaceAllString(u.Redacted(), "${1}xxxxx")
+}
+
+// passwordValue is a password= value outside the query (after a ";").
+var passwordValue = regexp.MustCompile(`(?i)(password(=|%3d))[^&;/?#\s]*`)
 
 // sqlConf is the Temporal persistence configuration of one database.
 func (p *Postgres) sqlConf(database string) *config.SQL {

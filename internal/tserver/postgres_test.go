@@ -1,6 +1,7 @@
 package tserver
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,5 +43,64 @@ func TestReadPasswordFile(t *testing.T) {
 	os.Chmod(f, 0o600)
 	if pw, err := ReadPasswordFile(f); err != nil || pw != "s3cret" {
 		t.Errorf("ReadPasswordFile = %q, %v", pw, err)
+	}
+}
+
+// TestParsePostgresRefusesAnyPassword: a password anywhere in the
+// database URL — the user part, a query parameter named password in any
+// case or escaping (and sslpassword), libpq's key=value form — is refused,
+// saying how to pass it instead, and no refusal repeats it (was: a
+// ?password= parameter was taken and showed in ps; a key=value string's
+// refusal printed it).
+func TestParsePostgresRefusesAnyPassword(t *testing.T) {
+	for _, raw := range []string{
+		"postgres://pcflow:hunter2@db:5432/temporal",
+		"postgres://pcflow@db:5432/temporal?password=hunter2",
+		"postgresql://pcflow@db/temporal?sslmode=require&PassWord=hunter2",
+		"postgres://pcflow@db/temporal?pass%77ord=hunter2",
+		"postgres://pcflow@db/temporal?password=hunter2%zz",
+		"postgres://pcflow@db/temporal?sslpassword=hunter2",
+		"postgres://pcflow@db/temporal;password=hunter2",
+		"host=db user=pcflow password=hunter2 dbname=temporal",
+		"host=db user=pcflow PASSWORD = 'hunter2 x'",
+		"password=hunter2",
+	} {
+		_, err := ParsePostgres(raw, "")
+		if err == nil {
+			t.Errorf("ParsePostgres(%q) accepted it, want a refusal", raw)
+			continue
+		}
+		if strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "$PCFLOW_DB_PASSWORD") || !strings.Contains(err.Error(), "--db-password-file") {
+			t.Errorf("ParsePostgres(%q) = %v, want a refusal naming $PCFLOW_DB_PASSWORD and --db-password-file, without the password", raw, err)
+		}
+	}
+	// Without a password: a key=value string is refused without being
+	// shown; other parameters pass through.
+	if _, err := ParsePostgres("host=db user=pcflow dbname=temporal", ""); err == nil || !strings.Contains(err.Error(), "postgres://") || strings.Contains(err.Error(), "pcflow") {
+		t.Errorf("key=value string: %v, want a refusal asking for a URL, not repeating the string", err)
+	}
+	p, err := ParsePostgres("postgres://pcflow@db/temporal?sslmode=require&connect_timeout=5", "pw")
+	if err != nil || p.Attributes["sslmode"] != "require" || p.Attributes["connect_timeout"] != "5" || p.Password != "pw" {
+		t.Errorf("ParsePostgres with parameters = %+v, %v", p, err)
+	}
+}
+
+// TestClusterPortRange: a PostgreSQL node's frontend port above
+// MaxClusterPort is refused before anything starts, saying the highest
+// port and why (was: its membership ports, port+100…103, overflowed the
+// database's smallint column and the server panicked).
+func TestClusterPortRange(t *testing.T) {
+	for _, port := range []int{MaxClusterPort + 1, 40000, 65000} {
+		// The database is unreachable: the refusal must come before it is asked.
+		_, err := Start(Options{Port: port, Postgres: &Postgres{Addr: "127.0.0.1:1", User: "u", Database: "d"}})
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprint(MaxClusterPort)) || !strings.Contains(err.Error(), "smallint") {
+			t.Errorf("Start(cluster node on port %d) = %v, want a refusal naming the highest port %d and the smallint column", port, err, MaxClusterPort)
+		}
+	}
+	if MaxClusterPort+103 != 32767 {
+		t.Errorf("MaxClusterPort = %d: its last membership port %d is not smallint's largest, 32767", MaxClusterPort, MaxClusterPort+103)
+	}
+	if err := CheckClusterPort(MaxClusterPort); err != nil {
+		t.Errorf("CheckClusterPort(%d) = %v, want nil", MaxClusterPort, err)
 	}
 }

@@ -76,7 +76,8 @@ type Options struct {
 	// given another number keeps the database's and warns.
 	Shards int
 	// TLS, when set, makes the frontend require mutual TLS: clients show
-	// a certificate signed by its CA. A node's certificate allows client
+	// a certificate signed by its CA; Start checks the files first
+	// (CheckTLS). A node's certificate allows client
 	// use too, and its first DNS name (else its first IP address) is one
 	// every node's certificate of the cluster has: a node's internal
 	// worker checks it in whichever node's frontend it reaches.
@@ -131,6 +132,16 @@ func Start(o Options) (*Server, error) {
 	}
 	if o.UIIP == "" {
 		o.UIIP = "127.0.0.1"
+	}
+	if o.Postgres != nil {
+		if err := CheckClusterPort(o.Port); err != nil {
+			return nil, err
+		}
+	}
+	if o.TLS != nil {
+		if err := CheckTLS(o.TLS, time.Now()); err != nil {
+			return nil, err
+		}
 	}
 	if !PortFree(o.IP, o.Port) {
 		return nil, fmt.Errorf("frontend %s:%d: %w", o.IP, o.Port, ErrPortInUse)
@@ -385,6 +396,22 @@ func createNamespace(conf *config.SQL) error {
 	}
 	if err := sqliteschema.CreateNamespaces(conf, ns); err != nil {
 		return fmt.Errorf("create namespace %q: %w", Namespace, err)
+	}
+	return nil
+}
+
+// MaxClusterPort is the highest frontend port of a PostgreSQL cluster
+// node: Temporal keeps each service's membership port, the frontend's
+// port + 100 to + 103, in a smallint column of the database (at most
+// 32767), so port + 103 must fit there.
+const MaxClusterPort = 32767 - 103
+
+// CheckClusterPort says why port cannot be a cluster node's frontend
+// port, or nil when it can.
+func CheckClusterPort(port int) error {
+	if port < 1 || port > MaxClusterPort {
+		return fmt.Errorf("port %d cannot be a cluster node's: its membership ports (port+100 to port+103, here %d–%d) are kept in the database's smallint column, which holds at most 32767, so the highest port is %d; pass --port 1–%d (default 7233)",
+			port, port+100, port+103, MaxClusterPort, MaxClusterPort)
 	}
 	return nil
 }
