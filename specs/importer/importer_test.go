@@ -365,6 +365,34 @@ func TestMacOSWorldGrading(t *testing.T) {
 	}
 }
 
+// TestHostileTaskFile: text from a task file (its id, its folder's name,
+// its instruction, its window names) never becomes HCL of its own.
+func TestHostileTaskFile(t *testing.T) {
+	src := t.TempDir()
+	domain := "os\ntask \"evil\" {"
+	os.MkdirAll(filepath.Join(src, domain), 0o755)
+	task := map[string]any{
+		"id":          "x\n}\ntask \"evil\" {\n  instruction = \"pwn\"",
+		"instruction": "Say ${var.files} and %{ if true }x%{ endif } \"\\\n# not a comment\x00",
+		"config":      []any{map[string]any{"type": "activate_window", "parameters": map[string]any{"window_name": "a\"]\n(.*"}}},
+		"evaluator": map[string]any{"func": "check_include_exclude", "result": map[string]any{"type": "vm_command_line", "command": "echo ${HOME}", "shell": true},
+			"expected": map[string]any{"type": "rule", "rules": map[string]any{"include": []string{"${x}\""}}}},
+	}
+	b, _ := json.Marshal(task)
+	os.WriteFile(filepath.Join(src, domain, "t.json"), b, 0o644)
+	cov, out := importDir(t, "osworld", src)
+	if len(cov.Tasks) != 1 || cov.Tasks[0].Status != Fully {
+		t.Fatalf("tasks = %+v, want the one task imported fully", cov.Tasks)
+	}
+	pl := parseClean(t, filepath.Join(out, cov.Tasks[0].File))
+	if pl.Instruction != task["instruction"] || pl.Task == "evil" {
+		t.Errorf("plan %q with instruction %q, want the benchmark's instruction verbatim", pl.Task, pl.Instruction)
+	}
+	if strings.Contains(cov.Tasks[0].File, "..") {
+		t.Errorf("file %q leaves the output folder", cov.Tasks[0].File)
+	}
+}
+
 func TestPyautoguiKeys(t *testing.T) {
 	for _, tc := range []struct {
 		code string

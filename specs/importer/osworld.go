@@ -189,7 +189,8 @@ func cacheCheck(ds []Download) []block {
 // header writes the comment block that opens an imported task.
 func header(b *strings.Builder, benchmark string, cov TaskCoverage, instruction, evaluator, source string) {
 	fmt.Fprintf(b, "# Imported from %s by pcflow import %s.\n", benchmarkTitle(benchmark), benchmark)
-	fmt.Fprintf(b, "# id:       %s\n# domain:   %s\n", cov.ID, cov.Domain)
+	comment(b, "id:       ", cov.ID)
+	comment(b, "domain:   ", cov.Domain)
 	if source != "" {
 		comment(b, "source:   ", source)
 	}
