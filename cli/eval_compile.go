@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
 	"github.com/pcflow/pcflow/activities/agents"
@@ -224,12 +223,15 @@ func compileSuite(e *env, args []string, f *evalFlags) (*compiledSuite, int) {
 	return cs, -1
 }
 
+// isSuiteFile reports whether path holds a suite block. A file past the
+// limits (size, nesting) is not one: parsed as a task file, it gets the
+// diagnostic that says where.
 func isSuiteFile(path string) bool {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return false
 	}
-	f, diags := hclsyntax.ParseConfig(src, path, hcl.InitialPos)
+	f, diags := specs.ParseConfig(src, path)
 	if diags.HasErrors() {
 		return false
 	}

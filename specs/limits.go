@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 
 	"github.com/pcflow/pcflow/specs/plan"
 )
@@ -49,6 +50,26 @@ var (
 type intRange struct{ min, max int }
 
 type durationRange struct{ min, max time.Duration }
+
+// ParseConfig parses an HCL file that is not a task file (a suite file, a
+// variable file, a probe of what a file is) within the limits a task file
+// has: its size, nesting and strings are checked before HCL's recursive
+// parser sees it, so 50,000 nested brackets give a located diagnostic, not
+// a stack overflow. On a limit crossed the file returned has an empty body
+// and src, for rendering the diagnostic.
+func ParseConfig(src []byte, filename string) (*hcl.File, hcl.Diagnostics) {
+	if len(src) > MaxSourceBytes {
+		return &hcl.File{Body: hcl.EmptyBody(), Bytes: src}, hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "File too large",
+			Detail:   fmt.Sprintf("%s holds more than %s, the most a task, suite or variable file may hold.", filename, byteSize(MaxSourceBytes)),
+		}}
+	}
+	if diags := checkNesting(src, filename); diags.HasErrors() {
+		return &hcl.File{Body: hcl.EmptyBody(), Bytes: src}, diags
+	}
+	return hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
+}
 
 // label checks a block's name: it becomes a file name, a task queue name
 // and prompt text, so only a plain identifier is accepted.

@@ -76,7 +76,7 @@ func ParseSuiteFile(path string) (*Suite, map[string]*hcl.File, hcl.Diagnostics)
 		return nil, files, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read suite file",
 			Detail: fmt.Sprintf("%s. Check the path and permissions.", err)}}
 	}
-	f, diags := hclsyntax.ParseConfig(src, path, hcl.InitialPos)
+	f, diags := ParseConfig(src, path)
 	files[path] = f
 	if diags.HasErrors() {
 		return nil, files, diags

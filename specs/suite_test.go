@@ -3,6 +3,7 @@ package specs
 import (
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -82,3 +83,27 @@ func TestParseSuiteFileDiagnostics(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestParseSuiteFileDeepNesting gives a suite file 50,000 nested brackets:
+// the limit applies before HCL's recursive parser, so it is a located
+// diagnostic, not a stack overflow (which no recover catches).
+func TestParseSuiteFileDeepNesting(t *testing.T) {
+	defer debug.SetMaxStack(debug.SetMaxStack(64 << 20)) // an overflow fails fast instead of taking 1 GB
+	const n = 50_000
+	path := filepath.Join(t.TempDir(), "suite.hcl")
+	src := "suite \"deep\" {\n  repeat = " + strings.Repeat("[", n) + strings.Repeat("]", n) + "\n}\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, files, diags := ParseSuiteFile(path)
+	if !diags.HasErrors() || diags[0].Summary != "Expression nested too deeply" {
+		t.Fatalf("ParseSuiteFile(50,000 brackets) = %v, want \"Expression nested too deeply\"", diags)
+	}
+	if s := diags[0].Subject; s == nil || s.Filename != path || s.Start.Line != 2 {
+		t.Errorf("diagnostic at %v, want %s line 2", s, path)
+	}
+	var buf strings.Builder
+	if err := WriteDiagnostics(&buf, files, diags, false); err != nil || !strings.Contains(buf.String(), "suite.hcl:2") {
+		t.Errorf("WriteDiagnostics = %q, %v; want the location suite.hcl:2", buf.String(), err)
+	}
+}
