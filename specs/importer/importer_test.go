@@ -165,7 +165,7 @@ func TestImportOtherPlatforms(t *testing.T) {
 		want                     map[string]string
 	}{
 		{"waa", "testdata/waa", "windows", map[string]string{"pcf-waa-note-WOS": Fully, "pcf-waa-night-WOS": NotImported}},
-		{"macosworld", "testdata/macosworld", "macos", map[string]string{"pcf-mac-rename": Fully, "pcf-mac-half": NotImported}},
+		{"macosworld", "testdata/macosworld", "macos", map[string]string{"pcf-mac-rename": Fully, "pcf-mac-lang": Fully, "pcf-mac-half": NotImported, "pcf-mac-popup": NotImported}},
 	} {
 		cov, out := importDir(t, tc.benchmark, tc.src)
 		if diff := cmp.Diff(tc.want, statuses(cov)); diff != "" {
@@ -321,8 +321,9 @@ func TestCarriedChecksOnEndStates(t *testing.T) {
 }
 
 // TestMacOSWorldGrading runs the grading check written for a macOSWorld
-// task: the first command that prints True gives its score, and the
-// check passes at 100 only.
+// task: the first command giving 100 whose output holds true (any case)
+// gives 100, as the harness grades by default; the check passes at 100
+// only.
 func TestMacOSWorldGrading(t *testing.T) {
 	cov, out := importDir(t, "macosworld", "testdata/macosworld")
 	var pl *plan.Plan
@@ -338,7 +339,7 @@ func TestMacOSWorldGrading(t *testing.T) {
 		score string
 	}{
 		{"renamed", []string{"final report.txt"}, "100"},
-		{"copied", []string{"final report.txt", "report.txt"}, "50"},
+		{"copied", []string{"final report.txt", "report.txt"}, "0"}, // the 50-point command counts only in non-binary grading
 		{"untouched", []string{"report.txt"}, "0"},
 	} {
 		home := t.TempDir()
@@ -390,6 +391,55 @@ func TestHostileTaskFile(t *testing.T) {
 	}
 	if strings.Contains(cov.Tasks[0].File, "..") {
 		t.Errorf("file %q leaves the output folder", cov.Tasks[0].File)
+	}
+}
+
+// TestMacOSWorldPrep: the pre_command is tried three times, and its
+// failure fails the setup only with force_error_free_prep; the uppercase
+// TRUE of a grading command counts.
+func TestMacOSWorldPrep(t *testing.T) {
+	cov, out := importDir(t, "macosworld", "testdata/macosworld")
+	var pl *plan.Plan
+	for _, tc := range cov.Tasks {
+		if tc.ID == "pcf-mac-lang" {
+			pl = parseClean(t, filepath.Join(out, tc.File))
+		}
+	}
+	var argv []string
+	for _, x := range pl.Setup[0].Command {
+		argv = append(argv, plan.ToString(x.Lit))
+	}
+	if got := argv[len(argv)-2:]; !cmp.Equal(got, []string{"rm -rf ~/Desktop/Archive", "1"}) {
+		t.Fatalf("setup command ends %q, want the English pre_command and force_error_free_prep", got)
+	}
+	dir := t.TempDir()
+	counter := filepath.Join(dir, "tries")
+	for _, tc := range []struct {
+		cmd, strict string
+		ok          bool
+		tries       int
+	}{
+		{"echo x >> " + counter + "; false", "0", true, 3},
+		{"echo x >> " + counter + "; false", "1", false, 3},
+		{"echo x >> " + counter, "1", true, 1},
+	} {
+		os.Remove(counter)
+		cmd := exec.Command(argv[0], append(append([]string{}, argv[1:len(argv)-2]...), tc.cmd, tc.strict)...)
+		err := cmd.Run()
+		b, _ := os.ReadFile(counter)
+		if (err == nil) != tc.ok || strings.Count(string(b), "x") != tc.tries {
+			t.Errorf("prep %q strict=%s: err %v after %d tries, want ok=%v after %d", tc.cmd, tc.strict, err, strings.Count(string(b), "x"), tc.ok, tc.tries)
+		}
+	}
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, "Desktop", "Archive"), 0o755)
+	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+	if !evalCheck(t, pl.Checks[0], env) {
+		t.Errorf("grading of a right end state (a command printing TRUE) failed")
+	}
+	os.Remove(filepath.Join(home, "Desktop", "Archive"))
+	if evalCheck(t, pl.Checks[0], env) {
+		t.Errorf("grading of a wrong end state passed")
 	}
 }
 

@@ -3,7 +3,6 @@ package importer
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 )
 
@@ -17,11 +16,19 @@ type macTask struct {
 	GradingCommand     [][]any           `json:"grading_command"`
 	ForceEC2           bool              `json:"force_ec2"`
 	ForceSnapshotReset bool              `json:"force_snapshot_recovery"`
+	ForceErrorFreePrep bool              `json:"force_error_free_prep"`
+	InProcess          json.RawMessage   `json:"in_process"`
 }
 
 // macGrader runs the grading commands in order and prints the score of
-// the first that prints True, or 0: macOSWorld's grading, in one command.
-const macGrader = `while [ $# -gt 1 ]; do out=$(sh -c "$1" 2>/dev/null); case "$out" in *True*) echo "$2"; exit 0;; esac; shift 2; done; echo 0`
+// the first whose output holds "true" (in any case), or 0: macOSWorld's
+// grading, in one command.
+const macGrader = `while [ $# -gt 1 ]; do out=$(sh -c "$1" 2>/dev/null | tr '[:upper:]' '[:lower:]'); case "$out" in *true*) echo "$2"; exit 0;; esac; shift 2; done; echo 0`
+
+// macPrep runs the pre_command up to three times until it succeeds, as
+// macOSWorld's harness does (pre_command_max_trials); its failure fails the
+// setup only with force_error_free_prep ($2 = 1).
+const macPrep = `for i in 1 2 3; do sh -c "$1" && exit 0; done; [ "$2" = 1 ] && exit 1; exit 0`
 
 // convertMacOSWorld converts one macOSWorld task: its English instruction,
 // its pre_command and delays as setup, its grading commands as one
@@ -42,18 +49,31 @@ func convertMacOSWorld(t task) (converted, error) {
 		cov.Reasons = []string{"the task has no English instruction (task.en)"}
 		return converted{cov: cov}, nil
 	}
+	if len(mt.InProcess) > 0 && string(mt.InProcess) != "null" {
+		cov.Status = NotImported
+		cov.Reasons = []string{"in_process: a distraction event injected during the run and graded on the button clicked; pcflow has no step that runs during the agent's steps"}
+		return converted{cov: cov}, nil
+	}
 	var pre []string
 	var one string
-	if err := json.Unmarshal(mt.PreCommand, &one); err == nil {
+	var byLang map[string]string
+	switch {
+	case len(mt.PreCommand) == 0 || string(mt.PreCommand) == "null":
+	case json.Unmarshal(mt.PreCommand, &one) == nil:
 		if strings.TrimSpace(one) != "" {
 			pre = []string{one}
 		}
-	} else if len(mt.PreCommand) > 0 && string(mt.PreCommand) != "null" {
-		if err := json.Unmarshal(mt.PreCommand, &pre); err != nil {
+	case json.Unmarshal(mt.PreCommand, &byLang) == nil:
+		if byLang["en"] == "" {
 			cov.Status = NotImported
-			cov.Reasons = []string{"pre_command is neither a command nor a list of commands"}
+			cov.Reasons = []string{"pre_command has no English (en) command"}
 			return converted{cov: cov}, nil
 		}
+		pre = []string{byLang["en"]}
+	default:
+		cov.Status = NotImported
+		cov.Reasons = []string{"pre_command is neither a command nor a command per language"}
+		return converted{cov: cov}, nil
 	}
 	if len(pre) > 0 {
 		cov.Setup = append(cov.Setup, "pre_command")
@@ -83,8 +103,12 @@ func convertMacOSWorld(t task) (converted, error) {
 			cov.Reasons = []string{fmt.Sprintf("grading_command %d's score is not a number", i+1)}
 			return converted{cov: cov}, nil
 		}
-		full = full || score == 100
-		args = append(args, cmd, strconv.FormatFloat(score, 'f', -1, 64))
+		// The harness grades binary by default: only the commands that
+		// give 100 count.
+		if score == 100 {
+			full = true
+			args = append(args, cmd, "100")
+		}
 	}
 	if !full {
 		cov.Status = NotImported
@@ -99,22 +123,20 @@ func convertMacOSWorld(t task) (converted, error) {
 	}
 
 	var b strings.Builder
-	evaluator := fmt.Sprintf("grading_command: %d commands in order; the first that prints True gives its score (of 100)", len(mt.GradingCommand))
+	evaluator := fmt.Sprintf("grading_command: %d commands in order; the first whose output holds true gives its score (of 100)", len(mt.GradingCommand))
 	header(&b, "macosworld", cov, instruction, evaluator, "")
-	b.WriteString("# carried:  the commands run in order by one command check, which prints the score;\n#           it passes at 100\n\n")
+	b.WriteString("# carried:  the commands that give 100 (the harness's default, binary grading) run in\n#           order by one command check, which prints 100 or 0; it passes at 100\n\n")
 	fmt.Fprintf(&b, "variable \"files\" {\n  default     = %s\n  description = \"the local cache of the files the task downloads (none for macOSWorld)\"\n}\n\n", quote(t.files))
 	fmt.Fprintf(&b, "task \"%s\" {\n  instruction = %s\n", t.name, quote(instruction))
 	b.WriteString("\n  device \"desktop\" {\n    platform    = \"macos\"\n    description = \"macOSWorld's macOS machine\"\n  }\n")
 	if len(pre) > 0 || mt.BeforeAction > 0 {
 		bl := block{kind: "setup", name: "pre_command"}
 		if len(pre) == 1 {
-			bl.lines = append(bl.lines, "command = "+list(quoteAll([]string{"sh", "-c", pre[0]})))
-		} else if len(pre) > 1 {
-			var cmds []string
-			for _, p := range pre {
-				cmds = append(cmds, list(quoteAll([]string{"sh", "-c", p})))
+			strict := "0"
+			if mt.ForceErrorFreePrep {
+				strict = "1"
 			}
-			bl.lines = append(bl.lines, "commands = ["+strings.Join(cmds, ", ")+"]")
+			bl.lines = append(bl.lines, "command = "+list(quoteAll([]string{"sh", "-c", macPrep, "sh", pre[0], strict})))
 		}
 		if mt.BeforeAction > 0 {
 			bl.lines = append(bl.lines, "sleep = "+quote(seconds(mt.BeforeAction)))
