@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/pcflow/pcflow/internal/control"
+	"github.com/pcflow/pcflow/internal/signing"
 	"github.com/pcflow/pcflow/internal/text"
 	"github.com/pcflow/pcflow/workflows"
 )
@@ -70,6 +71,8 @@ type personCmd struct {
 	g       *engine
 	args    []string
 	subtask string
+	// sign proves who decides (the user of this process's uid).
+	sign signing.Signer
 }
 
 // startPersonCmd parses a person-in-the-loop command's flags (the
@@ -99,7 +102,7 @@ func startPersonCmd(ctx context.Context, e *env, args []string, name, usage, sum
 		fmt.Fprintf(e.stderr, "pcflow %s: %v\n", name, err)
 		return personCmd{}, 1
 	}
-	return personCmd{g: g, args: pos, subtask: *subtask}, -1
+	return personCmd{g: g, args: pos, subtask: *subtask, sign: signing.Signer{State: ef.state}}, -1
 }
 
 // sendControl sends ctl and reports; pause and takeover wait (up to a
@@ -189,12 +192,11 @@ func decideCmd(ctx context.Context, e *env, args []string, approve bool) int {
 		return code
 	}
 	defer pc.g.close()
-	me := control.Me()
-	ap := workflows.Approval{Approve: approve, By: me.By(), UID: me.UID}
+	ap := workflows.Approval{Approve: approve} // pc.sign names who approves
 	if reason != nil {
 		ap.Reason = *reason
 	}
-	s, out, err := control.Approve(ctx, pc.g.client, pc.args[0], pc.subtask, ap)
+	s, out, err := control.Approve(ctx, pc.g.client, pc.sign, pc.args[0], pc.subtask, ap)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "pcflow %s: %v\n", name, err)
 		return 1
@@ -218,7 +220,7 @@ func cmdAnswer(ctx context.Context, e *env, args []string) int {
 	defer pc.g.close()
 	pos := pc.args
 	answer := strings.Join(pos[1:], " ")
-	s, out, err := control.Answer(ctx, pc.g.client, pos[0], pc.subtask, workflows.Answer{Text: answer, By: control.Me().By(), UID: control.Me().UID})
+	s, out, err := control.Answer(ctx, pc.g.client, pc.sign, pos[0], pc.subtask, workflows.Answer{Text: answer})
 	if err != nil {
 		fmt.Fprintln(e.stderr, "pcflow answer:", err)
 		return 1

@@ -23,6 +23,7 @@ import (
 	"github.com/pcflow/pcflow/activities/agents"
 	"github.com/pcflow/pcflow/activities/artifacts"
 	"github.com/pcflow/pcflow/activities/x11"
+	"github.com/pcflow/pcflow/internal/signing"
 	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/worker"
 	"github.com/pcflow/pcflow/workflows"
@@ -229,11 +230,27 @@ func startWorker(g *engine, state, device, physical, queue string, dev activitie
 	if dev == nil {
 		physical = ""
 	}
-	w, err := worker.New(worker.Config{Client: g.client, Device: physical, Workflows: workflowsToo, Queue: queue, Activities: acts, Track: track})
+	var key signing.Key
+	if workflowsToo {
+		// Who approves is proven by a signature with the state folder's
+		// key (internal/signing); other local users get theirs from this
+		// process's socket.
+		if key, err = signing.LoadOrCreate(state); err != nil {
+			return nil, err
+		}
+	}
+	w, err := worker.New(worker.Config{Client: g.client, Device: physical, Workflows: workflowsToo, Queue: queue, Activities: acts, Track: track, DecisionKey: key})
 	if err != nil {
 		return nil, err
 	}
-	return w, w.Start()
+	if err := w.Start(); err != nil {
+		w.Stop()
+		return nil, err
+	}
+	if workflowsToo {
+		w.AtStop(signing.Serve(key, state, logger))
+	}
+	return w, nil
 }
 
 func fileLogger(state string) (*slog.Logger, func(), error) {

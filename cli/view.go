@@ -14,7 +14,9 @@ import (
 	"go.temporal.io/sdk/client"
 	"golang.org/x/term"
 
+	"github.com/pcflow/pcflow/internal/control"
 	"github.com/pcflow/pcflow/internal/liveview"
+	"github.com/pcflow/pcflow/internal/signing"
 	"github.com/pcflow/pcflow/worker"
 )
 
@@ -35,8 +37,15 @@ func (v *viewFlags) start(ctx context.Context, e *env, state, device, display st
 	if v.off {
 		return nil
 	}
+	// The page's approvals and answers are signed as the view page's.
+	var sign control.Signer
+	if key, err := signing.LoadOrCreate(state); err == nil {
+		sign = signing.As{Key: key, By: "view page"}
+	} else {
+		fmt.Fprintf(e.stderr, "pcflow: the live view of device %s cannot approve or answer: %v\n", device, err)
+	}
 	s, err := liveview.Start(ctx, liveview.Options{Device: device, Display: display, Addr: v.addr, StateDir: state,
-		Client: c, Current: track.Last, Logger: logger})
+		Client: c, Current: track.Last, Sign: sign, Logger: logger})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "pcflow: no live view of device %s: %v\n", device, err)
 		return nil

@@ -5,9 +5,9 @@
 package worker
 
 import (
-	"time"
-
 	"fmt"
+	"sync"
+	"time"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/internal/signing"
 	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/workflows"
 )
@@ -33,12 +34,37 @@ type Config struct {
 	Activities *activities.Activities
 	// Track, when set, learns which subtask workflow the device serves.
 	Track *Tracker
+	// DecisionKey verifies the signatures of the approve and answer
+	// updates the workflows get (DecisionInterceptor); required with
+	// Workflows, unless UnsignedDecisions.
+	DecisionKey signing.Key
+	// UnsignedDecisions lets the workflows take approvals and answers
+	// nobody signed: for engine tests, never a pcflow command.
+	UnsignedDecisions bool
 }
 
 // Worker is a set of started Temporal workers.
 type Worker struct {
 	workers []sdkworker.Worker
+	atStop  []func()
+	stopped sync.Once
+	failed  chan error
 }
+
+// Fail stops the workers for err, which Failed then delivers.
+func (w *Worker) Fail(err error) {
+	select {
+	case w.failed <- err:
+	default:
+	}
+	w.Stop()
+}
+
+// Failed delivers the error that stopped the workers (Fail).
+func (w *Worker) Failed() <-chan error { return w.failed }
+
+// AtStop has Stop call f once the workers have stopped.
+func (w *Worker) AtStop(f func()) { w.atStop = append(w.atStop, f) }
 
 // RegisterWorkflows registers pcflow's workflows under their stable names.
 func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
@@ -80,7 +106,7 @@ func New(cfg Config) (*Worker, error) {
 	if !cfg.Workflows && cfg.Device == "" {
 		return nil, fmt.Errorf("worker: serves neither workflows nor a device")
 	}
-	w := &Worker{}
+	w := &Worker{failed: make(chan error, 1)}
 	// Every activity result and error passes through redaction before it
 	// leaves this process.
 	var redact []interceptor.WorkerInterceptor
@@ -92,7 +118,14 @@ func New(cfg Config) (*Worker, error) {
 		if queue == "" {
 			queue = workflows.TaskQueue
 		}
-		sw := sdkworker.New(cfg.Client, queue, sdkworker.Options{Interceptors: redact})
+		ics := redact
+		switch {
+		case len(cfg.DecisionKey) > 0:
+			ics = append(append([]interceptor.WorkerInterceptor{}, redact...), &DecisionInterceptor{Key: cfg.DecisionKey})
+		case !cfg.UnsignedDecisions:
+			return nil, fmt.Errorf("worker: runs workflows without a key to check who approves (DecisionKey)")
+		}
+		sw := sdkworker.New(cfg.Client, queue, sdkworker.Options{Interceptors: ics})
 		RegisterWorkflows(sw)
 		RegisterSharedActivities(sw, cfg.Activities)
 		w.workers = append(w.workers, sw)
@@ -139,7 +172,12 @@ func (w *Worker) Start() error {
 
 // Stop stops every worker.
 func (w *Worker) Stop() {
-	for _, x := range w.workers {
-		x.Stop()
-	}
+	w.stopped.Do(func() {
+		for _, x := range w.workers {
+			x.Stop()
+		}
+		for _, f := range w.atStop {
+			f()
+		}
+	})
 }

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -46,6 +47,20 @@ type Approval struct {
 	By      string `json:"by,omitempty"`
 	// UID is the user id of the process that sent it (By names its user).
 	UID string `json:"uid,omitempty"`
+	// At and Sig prove By and UID: a signature, by a key only the
+	// operator's pcflow processes read, over the decision's Claim (see
+	// internal/signing). A worker refuses the update without them.
+	At  int64  `json:"at,omitempty"`
+	Sig string `json:"sig,omitempty"`
+}
+
+// Claim is what ap's signature covers, sent to the workflow workflowID.
+func (ap Approval) Claim(workflowID string) Claim {
+	verdict := "reject"
+	if ap.Approve {
+		verdict = "approve"
+	}
+	return Claim{Update: ApproveUpdate, Workflow: workflowID, Request: ap.Request, Verdict: verdict, Text: ap.Reason, By: ap.By, UID: ap.UID, At: ap.At}
 }
 
 // Answer is an AnswerUpdate's argument.
@@ -54,6 +69,34 @@ type Answer struct {
 	Text    string `json:"text"`
 	By      string `json:"by,omitempty"`
 	UID     string `json:"uid,omitempty"`
+	At      int64  `json:"at,omitempty"`  // as Approval.At
+	Sig     string `json:"sig,omitempty"` // as Approval.Sig
+}
+
+// Claim is what an's signature covers, sent to the workflow workflowID.
+func (an Answer) Claim(workflowID string) Claim {
+	return Claim{Update: AnswerUpdate, Workflow: workflowID, Request: an.Request, Verdict: "answer", Text: an.Text, By: an.By, UID: an.UID, At: an.At}
+}
+
+// Claim is a person's decision as it is signed: which update, to which
+// subtask workflow, deciding which request how, with what text (a
+// rejection's reason, an answer), by whom (USER@HOST and uid, as the
+// signer knows the sender) and when (Unix seconds).
+type Claim struct {
+	Update   string `json:"update"`
+	Workflow string `json:"workflow"`
+	Request  string `json:"request"`
+	Verdict  string `json:"verdict"`
+	Text     string `json:"text"`
+	By       string `json:"by"`
+	UID      string `json:"uid"`
+	At       int64  `json:"at"`
+}
+
+// Bytes is the claim's canonical form, the bytes a signature covers.
+func (c Claim) Bytes() []byte {
+	b, _ := json.Marshal(c) // a struct of strings and a number: never fails
+	return append([]byte("pcflow decision v1\n"), b...)
 }
 
 // CheckApprover refuses the person by (USER@HOST) with uid unless the run's

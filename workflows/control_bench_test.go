@@ -39,7 +39,7 @@ func BenchmarkApprove(b *testing.B) {
 			time.Sleep(5 * time.Millisecond)
 		}
 		b.StartTimer()
-		if _, _, err := control.Approve(ctx, env.Client, "bench-approve", "", workflows.Approval{Approve: true}); err != nil {
+		if _, _, err := control.Approve(ctx, env.Client, env.Signer(), "bench-approve", "", workflows.Approval{Approve: true}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -129,10 +129,10 @@ func TestApprovalWaitsAndRunsOnce(t *testing.T) {
 		}
 	}
 	// A wrong request id is refused; the pending one stays.
-	if _, _, err := control.Approve(context.Background(), env.Client, "approve-1", "", workflows.Approval{Request: "step-9", Approve: true}); err == nil || !strings.Contains(err.Error(), `"step-9" is not pending`) {
+	if _, _, err := control.Approve(context.Background(), env.Client, env.Signer(), "approve-1", "", workflows.Approval{Request: "step-9", Approve: true}); err == nil || !strings.Contains(err.Error(), `"step-9" is not pending`) {
 		t.Errorf("approve of a wrong request = %v, want a refusal naming it", err)
 	}
-	_, out, err := control.Approve(context.Background(), env.Client, "approve-1", "", workflows.Approval{Approve: true, By: "alice@desk"})
+	_, out, err := control.Approve(context.Background(), env.Client, env.Signer(), "approve-1", "", workflows.Approval{Approve: true, By: "alice@desk"})
 	if err != nil || !strings.Contains(out, "approved") {
 		t.Fatalf("approve = %q, %v", out, err)
 	}
@@ -147,7 +147,7 @@ func TestApprovalWaitsAndRunsOnce(t *testing.T) {
 		t.Error("the Progress agent was not told who approved the action")
 	}
 	// Nothing is pending any more: a second approval is refused.
-	if _, _, err := control.Approve(context.Background(), env.Client, "approve-1", "", workflows.Approval{Approve: true}); err == nil || !strings.Contains(err.Error(), "has finished") {
+	if _, _, err := control.Approve(context.Background(), env.Client, env.Signer(), "approve-1", "", workflows.Approval{Approve: true}); err == nil || !strings.Contains(err.Error(), "has finished") {
 		t.Errorf("approve after the end = %v", err)
 	}
 }
@@ -157,7 +157,7 @@ func TestApprovalWaitsAndRunsOnce(t *testing.T) {
 func TestApprovalRejected(t *testing.T) {
 	env, dev, run := personRun(t, "reject-1", []scripted.Step{click("Delete"), click("Archive"), done(nil)}, confirmDelete, "Delete", "Archive")
 	awaitWaiting(t, env.Client, "reject-1", workflows.WaitApproval)
-	if _, _, err := control.Approve(context.Background(), env.Client, "reject-1", "s", workflows.Approval{Reason: "keep the files", By: "bob@desk"}); err != nil {
+	if _, _, err := control.Approve(context.Background(), env.Client, env.Signer(), "reject-1", "s", workflows.Approval{Reason: "keep the files", By: "bob@desk"}); err != nil {
 		t.Fatal(err)
 	}
 	res := result(t, run)
@@ -223,11 +223,11 @@ func TestAskHumanAnswer(t *testing.T) {
 	if s.Live.Waiting.Question != "Which code should I type?" {
 		t.Errorf("question = %q", s.Live.Waiting.Question)
 	}
-	if _, _, err := control.Approve(context.Background(), env.Client, "ask-1", "", workflows.Approval{Approve: true}); err == nil ||
+	if _, _, err := control.Approve(context.Background(), env.Client, env.Signer(), "ask-1", "", workflows.Approval{Approve: true}); err == nil ||
 		!strings.Contains(err.Error(), "run ask-1 has no pending approval; subtask s is at step 1, waiting for an answer") {
 		t.Errorf("approve while a question waits = %v", err)
 	}
-	if _, _, err := control.Answer(context.Background(), env.Client, "ask-1", "", workflows.Answer{Text: "K-4711", By: "carol@desk"}); err != nil {
+	if _, _, err := control.Answer(context.Background(), env.Client, env.Signer(), "ask-1", "", workflows.Answer{Text: "K-4711", By: "carol@desk"}); err != nil {
 		t.Fatal(err)
 	}
 	res := result(t, run)
@@ -365,19 +365,19 @@ func TestTwoApprovalsNeedASubtask(t *testing.T) {
 		}
 	}
 	waitFor("both waiting", func(s []control.Subtask) bool { return len(s) == 2 })
-	_, _, err = control.Approve(context.Background(), env.Client, "two-1", "", workflows.Approval{Approve: true})
+	_, _, err = control.Approve(context.Background(), env.Client, env.Signer(), "two-1", "", workflows.Approval{Approve: true})
 	if err == nil || !strings.Contains(err.Error(), "run two-1 has 2 subtasks with a pending approval (a: approval of click #1") ||
 		!strings.Contains(err.Error(), "b: approval of") || !strings.Contains(err.Error(), "name one with --subtask") {
 		t.Fatalf("approve without a subtask = %v", err)
 	}
-	if _, _, err := control.Approve(context.Background(), env.Client, "two-1", "c", workflows.Approval{Approve: true}); err == nil ||
+	if _, _, err := control.Approve(context.Background(), env.Client, env.Signer(), "two-1", "c", workflows.Approval{Approve: true}); err == nil ||
 		!strings.Contains(err.Error(), "subtask c of run two-1 is not running; running: a, b") {
 		t.Errorf("approve of an unknown subtask = %v", err)
 	}
-	if _, _, err := control.Approve(context.Background(), env.Client, "two-1", "a", workflows.Approval{Approve: true}); err != nil {
+	if _, _, err := control.Approve(context.Background(), env.Client, env.Signer(), "two-1", "a", workflows.Approval{Approve: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := control.Approve(context.Background(), env.Client, "two-1", "b", workflows.Approval{Reason: "not this one"}); err != nil {
+	if _, _, err := control.Approve(context.Background(), env.Client, env.Signer(), "two-1", "b", workflows.Approval{Reason: "not this one"}); err != nil {
 		t.Fatal(err)
 	}
 	res := result(t, run)
@@ -414,7 +414,7 @@ func TestRecordPersonHistories(t *testing.T) {
 	if _, err := control.Send(ctx, env.Client, "person", "", workflows.Control{Op: workflows.ControlTakeover, By: "rec@desk"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := control.Answer(ctx, env.Client, "person", "", workflows.Answer{Text: "4711", By: "rec@desk"}); err != nil {
+	if _, _, err := control.Answer(ctx, env.Client, env.Signer(), "person", "", workflows.Answer{Text: "4711", By: "rec@desk"}); err != nil {
 		t.Fatal(err)
 	}
 	awaitWaiting(t, env.Client, "person", workflows.WaitTakeover)
@@ -422,7 +422,7 @@ func TestRecordPersonHistories(t *testing.T) {
 		t.Fatal(err)
 	}
 	awaitWaiting(t, env.Client, "person", workflows.WaitApproval)
-	if _, _, err := control.Approve(ctx, env.Client, "person", "", workflows.Approval{Approve: true, By: "rec@desk"}); err != nil {
+	if _, _, err := control.Approve(ctx, env.Client, env.Signer(), "person", "", workflows.Approval{Approve: true, By: "rec@desk"}); err != nil {
 		t.Fatal(err)
 	}
 	if res := result(t, run); res.Reason != workflows.ReasonSuccess {
@@ -454,7 +454,7 @@ func TestPolicyOnDone(t *testing.T) {
 	if s.Live.Waiting.Action != "done v" || !strings.Contains(s.Live.Waiting.Rule, "check outputs") {
 		t.Errorf("waiting = %+v", s.Live.Waiting)
 	}
-	if _, _, err := control.Approve(context.Background(), env.Client, "done-1", "", workflows.Approval{Reason: "v is wrong"}); err != nil {
+	if _, _, err := control.Approve(context.Background(), env.Client, env.Signer(), "done-1", "", workflows.Approval{Reason: "v is wrong"}); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(time.Minute)
@@ -468,7 +468,7 @@ func TestPolicyOnDone(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if _, _, err := control.Approve(context.Background(), env.Client, "done-1", "", workflows.Approval{Approve: true}); err != nil {
+	if _, _, err := control.Approve(context.Background(), env.Client, env.Signer(), "done-1", "", workflows.Approval{Approve: true}); err != nil {
 		t.Fatal(err)
 	}
 	res := result(t, run)
@@ -500,13 +500,13 @@ func TestApprovalSurvivesWorkerRestart(t *testing.T) {
 	awaitWaiting(t, env.Client, "restart-1", workflows.WaitApproval)
 	w.Stop()
 	// Nothing serves the run: the approval cannot be decided, and says why.
-	if _, _, err := control.Approve(context.Background(), env.Client, "restart-1", "", workflows.Approval{Approve: true}); err == nil ||
+	if _, _, err := control.Approve(context.Background(), env.Client, env.Signer(), "restart-1", "", workflows.Approval{Approve: true}); err == nil ||
 		!strings.Contains(err.Error(), "no worker is serving run restart-1 right now") {
 		t.Errorf("approve without a worker = %v", err)
 	}
 	env.Serve("desktop", acts, true)
 	awaitWaiting(t, env.Client, "restart-1", workflows.WaitApproval)
-	if _, _, err := control.Approve(context.Background(), env.Client, "restart-1", "", workflows.Approval{Approve: true}); err != nil {
+	if _, _, err := control.Approve(context.Background(), env.Client, env.Signer(), "restart-1", "", workflows.Approval{Approve: true}); err != nil {
 		t.Fatal(err)
 	}
 	if res := result(t, run); res.Reason != workflows.ReasonSuccess {

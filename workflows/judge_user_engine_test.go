@@ -251,11 +251,11 @@ func TestSimulatedUserAnswers(t *testing.T) {
 func TestPersonAnswersBeforeSimulatedUser(t *testing.T) {
 	env, dev, wait := userRun(t, "sim-person", "The code is K-4711.", askCode, []scripted.Fault{{Role: "user", Kind: "slow", DelayMS: 20000}}, "Code")
 	awaitWaiting(t, env.Client, "sim-person", workflows.WaitAnswer)
-	if _, _, err := control.Answer(context.Background(), env.Client, "sim-person", "", workflows.Answer{Text: "X-1", By: "the simulated user"}); err == nil ||
+	if _, _, err := control.Answer(context.Background(), env.Client, env.Signer(), "sim-person", "", workflows.Answer{Text: "X-1", By: "the simulated user"}); err == nil ||
 		!strings.Contains(err.Error(), "simulated user's name") {
 		t.Errorf("an answer under the simulated user's name = %v, want a refusal", err)
 	}
-	if _, _, err := control.Answer(context.Background(), env.Client, "sim-person", "", workflows.Answer{Text: "P-0001", By: "carol@desk"}); err != nil {
+	if _, _, err := control.Answer(context.Background(), env.Client, env.Signer(), "sim-person", "", workflows.Answer{Text: "P-0001", By: "carol@desk"}); err != nil {
 		t.Fatal(err)
 	}
 	res := wait()

@@ -31,7 +31,7 @@ func TestRunsOnOwnQueuesNeverMix(t *testing.T) {
 	runs := map[string]client.WorkflowRun{}
 	for _, id := range []string{"r1", "r2"} {
 		queue, physical := workflows.TaskQueue+"@"+id, "desktop@"+id
-		w, err := worker.New(worker.Config{Client: env.Client, Device: physical, Workflows: true, Queue: queue,
+		w, err := worker.New(worker.Config{Client: env.Client, Device: physical, Workflows: true, Queue: queue, DecisionKey: env.DecisionKey,
 			Activities: env.Activities(devs[id], id, env.ModelConfig())})
 		if err != nil {
 			t.Fatal(err)

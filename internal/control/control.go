@@ -216,11 +216,19 @@ func Send(ctx context.Context, c client.Client, run, subtask string, ctl workflo
 	return targets, nil
 }
 
+// Signer proves who makes a decision: it sets the claim's sender (By,
+// UID) and time as it knows them and returns the claim's signature, which
+// the run's worker checks (internal/signing).
+type Signer interface {
+	Sign(c *workflows.Claim) (string, error)
+}
+
 // Approve decides the run's pending approval (ap.Approve: run the action,
 // else reject it with ap.Reason). With subtask empty, the one subtask that
-// waits for an approval is decided. It returns the subtask and what the
+// waits for an approval is decided, signed by sign as the person sign
+// knows (whatever ap names). It returns the subtask and what the
 // workflow answered ("approved click #5 \"Delete\" (step-3)").
-func Approve(ctx context.Context, c client.Client, run, subtask string, ap workflows.Approval) (Subtask, string, error) {
+func Approve(ctx context.Context, c client.Client, sign Signer, run, subtask string, ap workflows.Approval) (Subtask, string, error) {
 	s, err := waiting(ctx, c, run, subtask, workflows.WaitApproval, "pending approval")
 	if err != nil {
 		return s, "", err
@@ -228,12 +236,18 @@ func Approve(ctx context.Context, c client.Client, run, subtask string, ap workf
 	if ap.Request == "" {
 		ap.Request = s.Live.Waiting.ID // decide what the person saw, nothing newer
 	}
+	cl := ap.Claim(s.Workflow)
+	if ap.Sig, err = sign.Sign(&cl); err != nil {
+		return s, "", err
+	}
+	ap.By, ap.UID, ap.At = cl.By, cl.UID, cl.At
 	out, err := update(ctx, c, run, s, workflows.ApproveUpdate, ap)
 	return s, out, err
 }
 
-// Answer answers the question the agent of the run's subtask asked.
-func Answer(ctx context.Context, c client.Client, run, subtask string, an workflows.Answer) (Subtask, string, error) {
+// Answer answers the question the agent of the run's subtask asked,
+// signed by sign as Approve's decision is.
+func Answer(ctx context.Context, c client.Client, sign Signer, run, subtask string, an workflows.Answer) (Subtask, string, error) {
 	if strings.TrimSpace(an.Text) == "" {
 		return Subtask{}, "", fmt.Errorf("the answer is empty: give the text the agent asked for")
 	}
@@ -244,6 +258,11 @@ func Answer(ctx context.Context, c client.Client, run, subtask string, an workfl
 	if an.Request == "" {
 		an.Request = s.Live.Waiting.ID
 	}
+	cl := an.Claim(s.Workflow)
+	if an.Sig, err = sign.Sign(&cl); err != nil {
+		return s, "", err
+	}
+	an.By, an.UID, an.At = cl.By, cl.UID, cl.At
 	out, err := update(ctx, c, run, s, workflows.AnswerUpdate, an)
 	return s, out, err
 }

@@ -20,7 +20,9 @@ import (
 	"github.com/pcflow/pcflow/activities/agents"
 	"github.com/pcflow/pcflow/activities/agents/scripted"
 	"github.com/pcflow/pcflow/activities/artifacts"
+	"github.com/pcflow/pcflow/internal/control"
 	"github.com/pcflow/pcflow/internal/freeport"
+	"github.com/pcflow/pcflow/internal/signing"
 	"github.com/pcflow/pcflow/internal/tserver"
 	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/worker"
@@ -34,7 +36,10 @@ type Env struct {
 	Model     *scripted.Server
 	Artifacts artifacts.Dir
 	Dir       string
-	t         testing.TB
+	// DecisionKey is the key the workers check approvals and answers
+	// with (worker.DecisionInterceptor); Signer signs with it.
+	DecisionKey signing.Key
+	t           testing.TB
 }
 
 // Start starts a server and the scripted model.
@@ -72,7 +77,22 @@ func Start(t testing.TB, script scripted.Script) *Env {
 	}
 	t.Cleanup(func() { m.Close() })
 	dir := t.TempDir()
-	return &Env{Server: srv, Client: c, Model: m, Dir: dir, Artifacts: artifacts.Dir{Root: filepath.Join(dir, "artifacts")}, t: t}
+	key, err := signing.LoadOrCreate(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Env{Server: srv, Client: c, Model: m, Dir: dir, Artifacts: artifacts.Dir{Root: filepath.Join(dir, "artifacts")}, DecisionKey: key, t: t}
+}
+
+// Signer signs a test's decisions with the workers' key under the name
+// and uid the test gives (a pcflow command signs as its process's user).
+func (e *Env) Signer() control.Signer { return asGiven{e.DecisionKey} }
+
+type asGiven struct{ k signing.Key }
+
+func (a asGiven) Sign(c *workflows.Claim) (string, error) {
+	c.At = time.Now().Unix()
+	return a.k.Sign(*c), nil
 }
 
 // ModelConfig is an agents config pointing at the scripted server.
@@ -96,7 +116,7 @@ func (e *Env) Activities(dev activities.Device, name string, cfg agents.Config) 
 // Serve starts a worker; workflows says whether it also polls the shared queue.
 func (e *Env) Serve(device string, acts *activities.Activities, workflowsToo bool) *worker.Worker {
 	e.t.Helper()
-	w, err := worker.New(worker.Config{Client: e.Client, Device: device, Workflows: workflowsToo, Activities: acts})
+	w, err := worker.New(worker.Config{Client: e.Client, Device: device, Workflows: workflowsToo, Activities: acts, DecisionKey: e.DecisionKey})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -52,7 +52,10 @@ type Options struct {
 	// Current returns the workflow id of the subtask whose activity this
 	// device ran last ("" when none).
 	Current func() string
-	Logger  *slog.Logger
+	// Sign signs the page's approvals and answers (recorded as "view
+	// page"); nil: the page cannot decide them.
+	Sign   control.Signer
+	Logger *slog.Logger
 }
 
 // Server serves one device's live view. The token never leaves this
@@ -458,10 +461,16 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 	case workflows.ControlPause, workflows.ControlResume, workflows.ControlTakeover, workflows.ControlRelease:
 		_, err = control.Send(ctx, s.opts.Client, st.Run, st.Live.Subtask, workflows.Control{Op: req.Op, By: by, Note: req.Note})
 		msg = req.Op + " sent"
-	case "approve", "reject":
-		_, msg, err = control.Approve(ctx, s.opts.Client, st.Run, st.Live.Subtask, workflows.Approval{Request: req.Request, Approve: req.Op == "approve", Reason: req.Reason, By: by})
-	case "answer":
-		_, msg, err = control.Answer(ctx, s.opts.Client, st.Run, st.Live.Subtask, workflows.Answer{Request: req.Request, Text: req.Text, By: by})
+	case "approve", "reject", "answer":
+		if s.opts.Sign == nil {
+			err = fmt.Errorf("this view cannot sign decisions: approve, reject or answer with the pcflow command")
+			break
+		}
+		if req.Op == "answer" {
+			_, msg, err = control.Answer(ctx, s.opts.Client, s.opts.Sign, st.Run, st.Live.Subtask, workflows.Answer{Request: req.Request, Text: req.Text, By: by})
+			break
+		}
+		_, msg, err = control.Approve(ctx, s.opts.Client, s.opts.Sign, st.Run, st.Live.Subtask, workflows.Approval{Request: req.Request, Approve: req.Op == "approve", Reason: req.Reason, By: by})
 	default:
 		err = fmt.Errorf("unknown operation %q: use pause, resume, takeover, release, approve, reject or answer", req.Op)
 	}
