@@ -27,14 +27,20 @@ import (
 // it (a checked replay, as --replay-run). The key is an HMAC, under a
 // random key of the state folder, of the task's files, its variables'
 // values and its secrets: no input is stored, in clear or as a plain hash
-// a guess could be checked against.
+// a guess could be checked against. An entry names the run by its
+// workflow id and its Temporal run id: an id is reused by any later run
+// given the same --id (another task file, other inputs), and the run
+// under it then is not the one remembered.
 
 // replayCacheDir is the cache's folder in a state folder.
 const replayCacheDir = "replay-cache"
 
 // cacheEntry is what the cache holds for one key.
 type cacheEntry struct {
-	Run   string `json:"run"`
+	Run string `json:"run"`
+	// RunID is the Temporal run id of the run remembered: the workflow id
+	// Run may since name another run.
+	RunID string `json:"run_id"`
 	Task  string `json:"task"`
 	Saved string `json:"saved"`
 }
@@ -90,22 +96,24 @@ func cacheSecret(dir string) ([]byte, error) {
 
 func (c replayCache) path() string { return filepath.Join(c.dir, c.key+".json") }
 
-// lookup is the run the cache holds for the task and inputs ("": none).
-func (c replayCache) lookup() string {
+// lookup is the run the cache holds for the task and inputs (Run "":
+// none).
+func (c replayCache) lookup() cacheEntry {
 	if c.key == "" {
-		return ""
+		return cacheEntry{}
 	}
 	b, err := os.ReadFile(c.path())
 	var ce cacheEntry
 	if err != nil || json.Unmarshal(b, &ce) != nil {
-		return ""
+		return cacheEntry{}
 	}
-	return ce.Run
+	return ce
 }
 
-// save remembers run id of task for the task and inputs.
-func (c replayCache) save(id, task string) error {
-	b, _ := json.Marshal(cacheEntry{Run: id, Task: task, Saved: time.Now().Format(time.RFC3339)})
+// save remembers run id (Temporal run runID) of task for the task and
+// inputs.
+func (c replayCache) save(id, runID, task string) error {
+	b, _ := json.Marshal(cacheEntry{Run: id, RunID: runID, Task: task, Saved: time.Now().Format(time.RFC3339)})
 	if err := writeFileAtomicMode(c.path(), b, 0o600); err != nil {
 		return fmt.Errorf("replay cache: %w", err)
 	}
@@ -119,11 +127,16 @@ func (c replayCache) forget() { os.Remove(c.path()) }
 // inputs, said so on stdout; nil when there is none, or it no longer
 // replays (then it is forgotten, said why).
 func cachedReplay(ctx context.Context, e *env, c client.Client, state string, rc replayCache, task string, secrets map[string]string) *workflows.Replay {
-	from := rc.lookup()
+	ce := rc.lookup()
+	from := ce.Run
 	if from == "" {
 		return nil
 	}
-	rp, err := replayrun.Build(ctx, c, artifacts.Dir{Root: filepath.Join(state, "artifacts")}, from, secrets)
+	err := sameRun(ctx, c, ce)
+	var rp *workflows.Replay
+	if err == nil {
+		rp, err = replayrun.Build(ctx, c, artifacts.Dir{Root: filepath.Join(state, "artifacts")}, from, secrets)
+	}
 	if err == nil && rp.Task != task {
 		err = fmt.Errorf("that run ran task %q", rp.Task)
 	}
@@ -136,11 +149,27 @@ func cachedReplay(ctx context.Context, e *env, c client.Client, state string, rc
 	return rp
 }
 
-// settle updates the cache once run id has ended with code: a successful
-// run of the agent is remembered; a replay from the cache that handed over
-// to the agent, or failed, is forgotten (its run mixes replayed and new
-// steps, which replay no further), so the next run records anew.
-func (rc replayCache) settle(ctx context.Context, e *env, c client.Client, id, task string, replay *workflows.Replay, code int) {
+// sameRun checks that workflow id ce.Run still names the run the cache
+// remembered: a later run given the same --id (another task file with the
+// same task name, other inputs) replaces it, and its steps are not the
+// ones of this task file and inputs.
+func sameRun(ctx context.Context, c client.Client, ce cacheEntry) error {
+	desc, err := c.DescribeWorkflowExecution(ctx, ce.Run, "")
+	if err != nil {
+		return err
+	}
+	if got := desc.GetWorkflowExecutionInfo().GetExecution().GetRunId(); ce.RunID == "" || got != ce.RunID {
+		return fmt.Errorf("the id %s was given to another run since (another task file or other inputs, with the same --id)", ce.Run)
+	}
+	return nil
+}
+
+// settle updates the cache once run id (Temporal run runID) has ended
+// with code: a successful run of the agent is remembered; a replay from
+// the cache that handed over to the agent, or failed, is forgotten (its
+// run mixes replayed and new steps, which replay no further), so the next
+// run records anew.
+func (rc replayCache) settle(ctx context.Context, e *env, c client.Client, id, runID, task string, replay *workflows.Replay, code int) {
 	if rc.key == "" {
 		return
 	}
@@ -148,7 +177,7 @@ func (rc replayCache) settle(ctx context.Context, e *env, c client.Client, id, t
 		if code != 0 {
 			return
 		}
-		if err := rc.save(id, task); err != nil {
+		if err := rc.save(id, runID, task); err != nil {
 			fmt.Fprintln(e.stderr, "pcflow run:", err)
 			return
 		}

@@ -32,10 +32,10 @@ func TestReplayCacheKey(t *testing.T) {
 	}
 	base := map[string]string{"dir": "/tmp/a", "note": secret}
 	rc := open(cached, base)
-	if rc.key == "" || rc.lookup() != "" {
+	if rc.key == "" || rc.lookup().Run != "" {
 		t.Fatalf("an opted-in task's cache = %+v, lookup %q; want a key and no run yet", rc, rc.lookup())
 	}
-	if err := rc.save("first", "replay_note"); err != nil {
+	if err := rc.save("first", "run-1", "replay_note"); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -50,7 +50,7 @@ func TestReplayCacheKey(t *testing.T) {
 		{"another task file", strings.Replace(cached, "max_steps = 20", "max_steps = 21", 1), base, ""},
 		{"a task without replay = \"cache\"", secretNoteTask, base, ""},
 	} {
-		if got := open(c.task, c.vars).lookup(); got != c.want {
+		if got := open(c.task, c.vars).lookup().Run; got != c.want {
 			t.Errorf("%s: the cache gives run %q, want %q", c.name, got, c.want)
 		}
 	}
@@ -66,7 +66,7 @@ func TestReplayCacheKey(t *testing.T) {
 		return nil
 	})
 	rc.forget()
-	if got := rc.lookup(); got != "" {
+	if got := rc.lookup().Run; got != "" {
 		t.Errorf("after forget the cache gives run %q", got)
 	}
 }

@@ -201,7 +201,7 @@ OpenAI-compatible endpoint. Without a key, pcflow plays a scripted model
 		return 0
 	}
 	code = sess.ended(e, id, sess.follow(ctx, e, id, run.GetRunID(), rf.quiet, w), !rf.noWorker)
-	rc.settle(ctx, e, sess.eng.client, id, p.Task, cached, code)
+	rc.settle(ctx, e, sess.eng.client, id, run.GetRunID(), p.Task, cached, code)
 	return code
 }
 
