@@ -87,14 +87,22 @@ func suiteProgress(ctx context.Context, e *env, c client.Client, id string, seen
 func printSuiteChanges(w io.Writer, live workflows.SuiteLive, seen map[string]string, now time.Time) {
 	changed := false
 	for _, r := range live.Runs {
-		if seen[r.Key] == r.Status {
+		// A run started again is running under a workflow id of its own.
+		state := r.Status
+		if r.Status == workflows.StatusRunning {
+			state += " " + r.Workflow
+		}
+		if seen[r.Key] == state {
 			continue
 		}
-		seen[r.Key] = r.Status
+		seen[r.Key] = state
 		changed = true
 		switch r.Status {
 		case workflows.StatusQueued:
 		case workflows.StatusRunning:
+			if r.Retried != "" {
+				fmt.Fprintf(w, "↻ %-24s starts again: %s\n", r.Key, oneLine(r.Retried, 120))
+			}
 			fmt.Fprintf(w, "▶ %-24s on %s\n", r.Key, devicesOf(r.Devices))
 		case workflows.StatusSucceeded:
 			fmt.Fprintf(w, "✓ %-24s %6s\n", r.Key, runTime(r))
@@ -127,8 +135,19 @@ func progressLine(live workflows.SuiteLive, now time.Time) string {
 	queued, running, done, passed := live.Counts()
 	total := queued + running + done
 	line := fmt.Sprintf("[%d/%d done · %d running · %d queued]", done, total, running, queued)
+	harness := 0 // not scored
+	for _, r := range live.Runs {
+		if r.Status == workflows.StatusFailed && r.Reason == workflows.ReasonHarnessError {
+			harness++
+		}
+	}
+	if scored := done - harness; scored > 0 {
+		line += fmt.Sprintf(" pass %d/%d (%.0f%%)", passed, scored, 100*float64(passed)/float64(scored))
+	}
+	if harness > 0 {
+		line += fmt.Sprintf(" · %d harness error(s)", harness)
+	}
 	if done > 0 {
-		line += fmt.Sprintf(" pass %d/%d (%.0f%%)", passed, done, 100*float64(passed)/float64(done))
 		if queued+running > 0 {
 			elapsed := now.Sub(live.Started)
 			// A running task is on average half done.
@@ -175,6 +194,12 @@ func printSuiteSummary(e *env, r *report.Results) {
 	}
 	for _, d := range r.Removed {
 		fmt.Fprintf(e.stdout, "device %s left the pool after %s: %s\n", d.Device, d.After, text.Printable(d.Error))
+	}
+	if bad := r.HarnessErrors(); len(bad) > 0 {
+		fmt.Fprintf(e.stdout, "%d harness error(s), not scored (in no rate above):\n", len(bad))
+		for _, row := range bad {
+			fmt.Fprintf(e.stdout, "  %s: %s: %s\n", row.Key, row.Reason, text.Printable(row.Error))
+		}
 	}
 }
 

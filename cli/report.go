@@ -132,6 +132,9 @@ func writeReport(ctx context.Context, c client.Client, r *report.Results, out, s
 			continue
 		}
 		t := report.Trajectory{Key: row.Key, Result: h.Result, Checks: h.Checks}
+		if h.Result != nil && h.Result.StartScreenshot != "" {
+			t.StartScreenshot = store.Path(h.Result.StartScreenshot)
+		}
 		if h.Result != nil {
 			for _, v := range h.Result.Videos {
 				rv := report.Video{Device: v.Device, Note: v.Note}

@@ -31,6 +31,7 @@ var taskSchema = &hcl.BodySchema{
 		{Type: "post_run", LabelNames: []string{"name"}},
 		{Type: "subtask", LabelNames: []string{"name"}},
 		{Type: "check", LabelNames: []string{"name"}},
+		{Type: "start"},
 		{Type: "policy"},
 		{Type: "profiles"},
 		{Type: "user"},
@@ -148,6 +149,7 @@ func (p *parser) task(b *hcl.Block) *plan.Plan {
 			depRanges[sd.name] = deps
 		})
 	}
+	pl.Start = p.start(c.Blocks)
 	taskScope := &scope{vars: p.vars, subtasks: p.subtasks, used: p.used}
 	pl.Checks = p.checks(taskScope, c.Blocks, "", "task")
 	if pl.Infeasible && len(pl.Checks) > 0 {
@@ -251,4 +253,67 @@ func (p *parser) video(st *scope, a *hcl.Attribute, pl *plan.Plan) {
 		return
 	}
 	pl.Video = b
+}
+
+var startSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "retries"}},
+	Blocks:     []hcl.BlockHeaderSchema{{Type: "check", LabelNames: []string{"name"}}},
+}
+
+// startRetriesRange bounds start { retries }: each retry resets the
+// devices and runs the whole setup again.
+var startRetriesRange = intRange{0, 5}
+
+// start decodes the task's start block, the checks the screen must pass
+// after setup (no subtask has run: they read variables only); nil when
+// there is none.
+func (p *parser) start(blocks hcl.Blocks) *plan.Start {
+	var blk *hcl.Block
+	for _, b := range blocks {
+		if b.Type != "start" {
+			continue
+		}
+		if blk != nil {
+			p.diags = append(p.diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Duplicate start block",
+				Detail:   fmt.Sprintf("A task has one start block, and this one has another at line %d; put all its checks in one.", blk.DefRange.Start.Line),
+				Subject:  b.DefRange.Ptr(),
+				Context:  blockRange(b).Ptr(),
+			})
+			continue
+		}
+		blk = b
+	}
+	if blk == nil {
+		return nil
+	}
+	st := &plan.Start{Retries: plan.DefaultStartRetries}
+	p.within(blk, func() {
+		c, d := blk.Body.Content(startSchema)
+		p.diags = append(p.diags, d...)
+		if a, ok := c.Attributes["retries"]; ok {
+			st.Retries = p.count(&scope{vars: p.vars}, a, startRetriesRange)
+		}
+		st.Checks = p.checks(&scope{vars: p.vars}, c.Blocks, "", "the start block")
+		if len(st.Checks) == 0 && !p.diags.HasErrors() {
+			p.diags = append(p.diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Start block with no check",
+				Detail:   "A start block says what the screen must show before the agent starts, in check blocks, for example: start { check \"editor\" { window_title { contains = \"Mousepad\" } } }.",
+				Subject:  blk.DefRange.Ptr(),
+			})
+		}
+		for _, ck := range st.Checks {
+			if ck.Kind == plan.CheckExpect || ck.Capture {
+				p.diags = append(p.diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Start check reads no device",
+					Detail:   fmt.Sprintf("Start check %q is an expect (or its value is read): a start check looks at a device, with a kind such as window_title, element or screen_text.", ck.Name),
+					Subject:  blk.DefRange.Ptr(),
+				})
+			}
+		}
+	})
+	return st
 }

@@ -99,6 +99,17 @@ func instruction(ctx workflow.Context, in InstructionInput) (*InstructionResult,
 				return fail(reason, msg)
 			}
 		}
+		// The start the task states: a screen that fails it is the
+		// harness's failure, before any agent step.
+		if p.Start != nil && len(p.Start.Checks) > 0 {
+			live.Phase = "start"
+			checks, ok := runChecks(ctx, p.Start.Checks, plan.Outputs{}, defaultDevice(p), o, deadline, p.Profiles)
+			res.StartChecks = checks
+			if !ok {
+				res.StartScreenshot = startScreenshot(ctx, o, deadline, defaultDevice(p))
+				return fail(ReasonHarnessError, StartStateError+": "+failedChecks(checks))
+			}
+		}
 	}
 
 	// The Manager decomposes a free-text instruction (a replay takes the
@@ -287,6 +298,24 @@ func instruction(ctx workflow.Context, in InstructionInput) (*InstructionResult,
 	finalize(res, p)
 	setStatus(res.Status)
 	return res, nil
+}
+
+// startScreenshot is the screen of device after a start that failed its
+// checks, as an artifact ("" when it cannot be had: the failure says why
+// already).
+func startScreenshot(ctx workflow.Context, o Options, deadline time.Time, device string) string {
+	now := workflow.Now(ctx)
+	if !deadline.After(now.Add(time.Minute)) {
+		deadline = now.Add(time.Minute)
+	}
+	ao := deviceOptions(o, device, deadline, now)
+	ao.RetryPolicy.MaximumAttempts = 2
+	octx := withSummary(workflow.WithActivityOptions(ctx, ao), "the screen of "+device+" at the bad start")
+	var or activities.ObserveResult
+	if err := workflow.ExecuteActivity(octx, a.Observe, activities.ObserveInput{}).Get(ctx, &or); err != nil {
+		return ""
+	}
+	return or.After.Screenshot
 }
 
 func depsDone(s plan.Subtask, status map[string]string) bool {

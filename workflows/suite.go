@@ -169,8 +169,12 @@ type SuiteRun struct {
 	ResetMillis int64 `json:"reset_millis,omitempty"`
 	// Retried is the device failure the task run was started again after,
 	// on another device: its first device broke under it (the harness's
-	// failure, never the agent's).
+	// failure, never the agent's); or the start state its last start
+	// failed (its devices reset, its setup run again).
 	Retried string `json:"retried,omitempty"`
+	// BadStarts counts the starts whose screen failed the task's start
+	// checks (plan.Start) before this one.
+	BadStarts int `json:"bad_starts,omitempty"`
 }
 
 // RemovedDevice is a device taken out of the pool.
@@ -370,6 +374,18 @@ func SuiteWorkflow(ctx workflow.Context, in SuiteInput) (*SuiteResult, error) {
 				cancels[t.Key] = cancel
 				runSuiteTask(tctx, in, o, v, t, p, r, lease)
 				delete(cancels, t.Key)
+				// A start that failed the task's start checks: its devices
+				// are reset below and the task starts again, setup and
+				// all, up to start { retries } times; while they reset it
+				// is not over.
+				bad := r.BadStarts
+				startAgain := false
+				if r.Reason == ReasonHarnessError && strings.HasPrefix(r.Error, StartStateError) {
+					bad++
+					if p.Start != nil && bad <= p.Start.Retries {
+						startAgain, r.Status = true, StatusRunning
+					}
+				}
 				switch {
 				case !in.NoReset:
 					resetDevices(gctx, o, &live, r, lease)
@@ -390,8 +406,18 @@ func SuiteWorkflow(ctx workflow.Context, in SuiteInput) (*SuiteResult, error) {
 					workflow.GetVersion(gctx, suiteRetryVersion, workflow.DefaultVersion, 1) >= 1 {
 					why, restarted = r.Error, true
 				}
+				switch {
+				case restarted || bad == r.BadStarts:
+				case startAgain && len(need) <= len(live.Pool)-len(live.Removed):
+					why, restarted = r.Error, true
+				default: // the last bad start: the run ends there
+					r.Status, r.BadStarts = StatusFailed, bad
+					if bad > 1 {
+						r.Error = fmt.Sprintf("%s (%d starts, the devices reset between them)", r.Error, bad)
+					}
+				}
 				if restarted {
-					*r = SuiteRun{Key: r.Key, Task: r.Task, File: r.File, Repeat: r.Repeat, Tags: r.Tags, Workflow: r.Workflow, Status: StatusQueued, Queued: r.Queued, Retried: why}
+					*r = SuiteRun{Key: r.Key, Task: r.Task, File: r.File, Repeat: r.Repeat, Tags: r.Tags, Workflow: r.Workflow, Status: StatusQueued, Queued: r.Queued, Retried: why, BadStarts: bad}
 					requeue = append(requeue, i)
 				}
 				running--

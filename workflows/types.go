@@ -36,7 +36,15 @@ const (
 	ReasonInfeasible = "infeasible"
 	// ReasonNotInfeasible: an infeasible task whose agent claimed success.
 	ReasonNotInfeasible = "claimed_infeasible_done"
+	// ReasonHarnessError: the harness failed the run before the agent
+	// could be judged (the start state was wrong: its Error starts with
+	// StartStateError). Such a run counts in no success rate.
+	ReasonHarnessError = "harness_error"
 )
+
+// StartStateError begins the Error of a run whose screen failed the
+// task's start checks after setup.
+const StartStateError = "start state"
 
 // Subtask statuses.
 const (
@@ -256,6 +264,10 @@ type InstructionResult struct {
 	// replay handed over to the agent ("SUBTASK step N: why").
 	Replayed   int      `json:"replayed,omitempty"`
 	HandedOver []string `json:"handed_over,omitempty"`
+	// StartChecks are the results of the task's start checks, and
+	// StartScreenshot the screen (an artifact) when they failed.
+	StartChecks     []activities.CheckResult `json:"start_checks,omitempty"`
+	StartScreenshot string                   `json:"start_screenshot,omitempty"`
 }
 
 // StepNotes is what a setup or post_run step reported.

@@ -45,6 +45,9 @@ type Trajectory struct {
 	Checks map[string][]activities.CheckResult
 	// Videos are the devices' recordings, when the run asked for video.
 	Videos []Video
+	// StartScreenshot is the file of the screen at a start that failed
+	// the task's start checks.
+	StartScreenshot string
 }
 
 // Video is one device's recording of a task run: its segments' files (in
@@ -79,6 +82,12 @@ func WriteHTML(dir string, r *Results, trajs []Trajectory) error {
 		pd := pageData{Row: row}
 		if t := byKey[row.Key]; t != nil {
 			pd.Result = t.Result
+			if t.StartScreenshot != "" {
+				var err error
+				if pd.StartScreenshot, err = copyImage(dir, t.StartScreenshot); err != nil {
+					return err
+				}
+			}
 			for _, s := range t.Steps {
 				var err error
 				if s.Before, err = copyImage(dir, s.Before); err != nil {
@@ -206,6 +215,8 @@ type pageData struct {
 	Steps  []Step
 	Checks []checkRow
 	Videos []Video
+	// StartScreenshot is the copied screen of a bad start.
+	StartScreenshot string
 }
 
 func sortedTags(m map[string]Aggregate) []tagRow {
@@ -303,6 +314,9 @@ var indexTmpl = template.Must(template.New("index").Funcs(funcs).Parse(`<!doctyp
 <table id="tags" class="sortable"><thead><tr><th>tag</th><th>runs</th><th>passed</th><th>success</th><th>mean CR</th><th>mean PC</th><th>tokens</th><th>seconds</th></tr></thead><tbody>
 {{range .Tags}}<tr><td>{{.Tag}}</td><td>{{.Runs}}</td><td>{{.Passed}}</td><td data-v="{{.SuccessRate}}">{{pct .SuccessRate}}</td><td>{{f2 .MeanCR}}</td><td>{{f2 .MeanPC}}</td><td>{{.Tokens}}</td><td>{{f1 .WallSeconds}}</td></tr>
 {{end}}</tbody></table>{{end}}
+{{with .R.HarnessErrors}}<h2>Harness errors (not scored)</h2>
+<p>The harness failed these runs before the agent could be judged (a start state that stayed wrong after the devices were reset and the setup run again): they count in no rate above.</p>
+<ul id="harness-errors">{{range .}}<li><a href="runs/{{page .Key}}">{{.Key}}</a>: {{.Error}}</li>{{end}}</ul>{{end}}
 {{if .R.Removed}}<h2>Devices taken out of the pool</h2><ul>{{range .R.Removed}}<li>{{.Device}} after {{.After}}: {{.Error}}</li>{{end}}</ul>{{end}}
 <h2>Task runs</h2>
 <table id="tasks" class="sortable"><thead><tr><th>task run</th><th>status</th><th>reason</th><th>CR</th><th>PC</th><th>SSR</th><th>steps</th><th>tokens</th><th>seconds</th><th>devices</th><th>tags</th></tr></thead><tbody>
@@ -332,8 +346,9 @@ var pageTmpl = template.Must(template.New("page").Funcs(funcs).Parse(`<!doctype 
 <tr><th>devices</th><td>{{devs .Row.Devices}}</td></tr>
 <tr><th>wall time</th><td>{{f1 .Row.WallSeconds}} s (queued {{f1 .Row.QueueSeconds}} s, reset {{.Row.ResetMillis}} ms)</td></tr>
 <tr><th>workflow</th><td>{{.Row.Workflow}}</td></tr>
-{{if .Row.Retried}}<tr><th>retried</th><td id="retried">on another device, after its first device failed: {{.Row.Retried}}</td></tr>{{end}}
+{{if .Row.BadStarts}}<tr><th>bad starts</th><td id="bad-starts">{{.Row.BadStarts}}: the screen failed the task's start checks after setup</td></tr>{{else if .Row.Retried}}<tr><th>retried</th><td id="retried">on another device, after its first device failed: {{.Row.Retried}}</td></tr>{{end}}
 </table>
+{{with .StartScreenshot}}<h2>Start state</h2><p>The screen after setup, which failed the start checks:</p><img id="start-screenshot" src="{{.}}" alt="the screen at the bad start">{{end}}
 <h2>Checks</h2>
 {{if .Checks}}<table id="checks"><thead><tr><th>subtask</th><th>check</th><th>kind</th><th>result</th><th>score</th><th>detail</th></tr></thead><tbody>
 {{range .Checks}}<tr class="check {{if .Passed}}pass{{else}}fail{{end}}"><td>{{.Subtask}}</td><td>{{.Name}}</td><td>{{.Kind}}</td><td>{{if .Skipped}}skipped{{else if .Passed}}pass{{else}}FAIL{{end}}</td><td class="score">{{with .Score}}{{f2 .}}{{end}}</td><td class="detail">{{.Detail}}</td></tr>

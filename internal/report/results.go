@@ -45,8 +45,14 @@ type Row struct {
 	Devices      map[string]string `json:"devices,omitempty"`
 	Workflow     string            `json:"workflow,omitempty"`
 	// Retried is the device failure the run was started again after, on
-	// another device (the harness's failure, not the model's).
+	// another device (the harness's failure, not the model's), or the bad
+	// start it was started again after.
 	Retried string `json:"retried,omitempty"`
+	// BadStarts counts the starts that failed the task's start checks;
+	// StartScreenshot is the screen of the last one (an artifact of the
+	// state folder), when the run ended there (reason harness_error).
+	BadStarts       int    `json:"bad_starts,omitempty"`
+	StartScreenshot string `json:"start_screenshot,omitempty"`
 	// Judged counts the steps' verdicts by who gave them (model, device,
 	// assumed) and Dropped the decisions made ahead that Reflection
 	// rejected (the pipelined loop).
@@ -59,7 +65,11 @@ type Row struct {
 
 // Aggregate sums a group of rows.
 type Aggregate struct {
-	Runs        int            `json:"runs"`
+	// Runs counts the scored runs: a harness error (HarnessErrors; a task
+	// whose start state was wrong however often it was started) is the
+	// harness's failure, in no rate.
+	Runs          int            `json:"runs"`
+	HarnessErrors int            `json:"harness_errors,omitempty"`
 	Passed      int            `json:"passed"`
 	SuccessRate float64        `json:"success_rate"`
 	MeanCR      float64        `json:"mean_cr"`
@@ -167,13 +177,16 @@ func Build(id string, sr *workflows.SuiteResult, devices []string, repro Repro) 
 // RowOf flattens one run.
 func RowOf(run workflows.SuiteRun) Row {
 	row := Row{Key: run.Key, Task: run.Task, File: run.File, Repeat: run.Repeat, Tags: run.Tags, Status: run.Status,
-		Reason: run.Reason, Error: run.Error, Devices: run.Devices, Workflow: run.Workflow, ResetMillis: run.ResetMillis, Retried: run.Retried}
+		Reason: run.Reason, Error: run.Error, Devices: run.Devices, Workflow: run.Workflow, ResetMillis: run.ResetMillis, Retried: run.Retried, BadStarts: run.BadStarts}
 	if res := run.Result; res != nil {
 		m := res.Metrics
 		row.SR, row.SSR, row.CR, row.EE, row.CE, row.PC = m.SR, round(m.SSR), round(m.CR), round(m.EE), round(m.CE), round(m.PC)
 		row.Steps, row.Tokens, row.ModelCalls = res.Steps, res.Usage.Total(), res.Usage.Calls
 		row.Judged, row.Dropped = res.Judged, res.Dropped
 		row.Models = res.Usage.ByModel
+		if run.Reason == workflows.ReasonHarnessError {
+			row.StartScreenshot = res.StartScreenshot
+		}
 	}
 	if !run.Started.IsZero() && !run.Ended.IsZero() {
 		row.WallSeconds = round(run.Ended.Sub(run.Started).Seconds())
@@ -189,6 +202,11 @@ func aggregate(rows []Row) Aggregate {
 	var cr, ssr, pc float64
 	for _, r := range rows {
 		if r.Status == workflows.StatusQueued || r.Status == workflows.StatusRunning {
+			continue
+		}
+		if r.Reason == workflows.ReasonHarnessError {
+			a.HarnessErrors++
+			a.Reasons[r.Reason]++
 			continue
 		}
 		a.Runs++
@@ -225,6 +243,9 @@ func aggregate(rows []Row) Aggregate {
 func passK(rows []Row) *PassK {
 	groups := map[string][]Row{}
 	for _, r := range rows {
+		if r.Reason == workflows.ReasonHarnessError {
+			continue // not scored
+		}
 		groups[BaseKey(r.Key)] = append(groups[BaseKey(r.Key)], r)
 	}
 	k := 0
@@ -328,4 +349,16 @@ func devicesText(m map[string]string) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// HarnessErrors are the runs the harness failed (reason harness_error),
+// which no rate counts.
+func (r *Results) HarnessErrors() []Row {
+	var out []Row
+	for _, row := range r.Runs {
+		if row.Reason == workflows.ReasonHarnessError {
+			out = append(out, row)
+		}
+	}
+	return out
 }

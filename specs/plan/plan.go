@@ -52,7 +52,26 @@ type Plan struct {
 	// User is the simulated user who answers the agent's questions (and
 	// the approvals it may decide) when no person does first; nil: none.
 	User *User `json:"user,omitempty"`
+	// Start is what the screen must show once setup is done, before the
+	// agent starts; nil: anything.
+	Start *Start `json:"start,omitempty"`
 }
+
+// Start is a task's start condition: checks that must pass after setup.
+// A start that fails them is the harness's failure (a dialog left from an
+// earlier task, an application still starting), never the agent's: the
+// run ends as harness_error before any agent step, and pcflow eval resets
+// the devices and runs the setup again, up to Retries times.
+type Start struct {
+	Checks []Check `json:"checks"`
+	// Retries is how many times eval starts the task again after a bad
+	// start (the task block's start { retries = N }).
+	Retries int `json:"retries"`
+}
+
+// DefaultStartRetries is how many times eval starts a task again after a
+// start that failed its start checks, unless the start block says.
+const DefaultStartRetries = 2
 
 // The agent loop's shapes: Decision, action, Reflection, Progress one
 // after another; or, after each action, one observation that Reflection,
