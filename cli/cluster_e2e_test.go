@@ -3,10 +3,16 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 
 	"syscall"
@@ -16,6 +22,7 @@ import (
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/x11"
 	"github.com/pcflow/pcflow/internal/netlab"
+	"github.com/pcflow/pcflow/internal/tserver"
 )
 
 // clusterLab is a team's deployment made of network namespaces: a
@@ -125,7 +132,9 @@ func (c *clusterLab) client(args ...string) []string {
 // device workers on two more hosts that know both nodes. A suite runs on
 // the two devices; one node is killed with SIGKILL mid-suite: every task
 // still succeeds and no action starts twice. Clients without a
-// certificate, or with one from another authority, are refused, saying so.
+// certificate, or with one from another authority, are refused, saying so,
+// and so is a client without a certificate on every port a node opens
+// (internode traffic and membership are mutual TLS too).
 func TestClusterOfTwoNodes(t *testing.T) {
 	t.Parallel() // its own hosts, desktops and state folders
 	c := newClusterLab(t)
@@ -166,6 +175,13 @@ func TestClusterOfTwoNodes(t *testing.T) {
 	}
 	if code, out := pcflowRun(t, c.client("status", "--state", c.state)...); code != 0 {
 		t.Fatalf("pcflow status with the client certificate = %d:\n%s", code, out)
+	}
+	// Every port a node listens on refuses a client without a
+	// certificate: the frontend (gRPC and its HTTP API), history, matching,
+	// the internal worker's gRPC port, and the membership (ringpop) port
+	// of each of the four services — ringpop speaks the internode TLS.
+	for _, h := range c.nodes {
+		c.refusedEverywhere(h)
 	}
 
 	smoke := func(f string) string {
@@ -458,4 +474,111 @@ func makeCerts(t *testing.T, nodes ...string) certs {
 	return certs{CA: f(dir, "ca.pem"), NodeCert: f(dir, "node.pem"), NodeKey: f(dir, "node-key.pem"),
 		ClientCert: f(dir, "client.pem"), ClientKey: f(dir, "client-key.pem"),
 		RogueClientCert: f(rogue, "client.pem"), RogueClientKey: f(rogue, "client-key.pem")}
+}
+
+// refusedEverywhere checks every TCP port a node's host listens on (its
+// whole namespace, from ss): a client that trusts the cluster's CA but
+// shows no certificate is refused there for want of one, and the node's
+// own certificate gets through (so a port that refuses everything, or
+// answers in plaintext, fails). Every one of the node's cluster ports
+// must be among them.
+func (c *clusterLab) refusedEverywhere(h *netlab.Host) {
+	t := c.t
+	t.Helper()
+	out, err := h.Command("ss", "-Hltn").Output()
+	if err != nil {
+		t.Fatalf("ss -Hltn in host %s: %v", h.Name, err)
+	}
+	listening := map[int]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 {
+			continue
+		}
+		i := strings.LastIndex(f[3], ":")
+		port, err := strconv.Atoi(f[3][i+1:])
+		if i < 0 || err != nil {
+			t.Fatalf("ss line %q: no local port", line)
+		}
+		listening[port] = strings.Trim(f[3][:i], "[]")
+	}
+	for _, p := range tserver.ClusterPorts(7233) {
+		if _, ok := listening[p]; !ok {
+			t.Errorf("node %s does not listen on its cluster port %d (ss: %s)", h.Name, p, out)
+		}
+	}
+	caPEM, err := os.ReadFile(c.certs.CA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(caPEM)
+	node, err := tls.LoadX509KeyPair(c.certs.NodeCert, c.certs.NodeKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ports []int
+	for p, ip := range listening {
+		if ip != h.IP && ip != "0.0.0.0" && ip != "*" && ip != "::" {
+			t.Errorf("node %s listens on %s:%d, out of the probe's reach (only its own address %s is expected)", h.Name, ip, p, h.IP)
+			continue
+		}
+		ports = append(ports, p)
+	}
+	sort.Ints(ports)
+	var wrong []string
+	for _, p := range ports {
+		addr := net.JoinHostPort(h.IP, strconv.Itoa(p))
+		if err := tlsProbe(addr, roots, nil); err == nil || !certificateRequired(err) {
+			wrong = append(wrong, fmt.Sprintf("port %d: a client without a certificate got %v, want it refused for want of a certificate", p, errOrAccepted(err)))
+		}
+		if err := tlsProbe(addr, roots, &node); err != nil {
+			wrong = append(wrong, fmt.Sprintf("port %d: the node's own certificate: %v, want it accepted", p, err))
+		}
+	}
+	if len(wrong) > 0 {
+		// A port open to anyone: nothing after this is worth running.
+		t.Fatalf("node %s (ports %v):\n%s", h.Name, ports, strings.Join(wrong, "\n"))
+	}
+	t.Logf("node %s: ports %v refuse a client without a certificate", h.Name, ports)
+}
+
+// tlsProbe makes a TLS connection to addr trusting roots, showing cert
+// (nil: none), and reads from it until the server refuses or a second
+// passes; nil when the server took it.
+func tlsProbe(addr string, roots *x509.CertPool, cert *tls.Certificate) error {
+	// h2: gRPC servers close a TLS connection that does not offer it.
+	conf := &tls.Config{RootCAs: roots, ServerName: "pcflow-cluster", MinVersion: tls.VersionTLS12, NextProtos: []string{"h2", "http/1.1"}}
+	if cert != nil {
+		conf.Certificates = []tls.Certificate{*cert}
+	}
+	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", addr, conf)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	// TLS 1.3: the server checks the client's certificate after the
+	// client's side of the handshake ends, and says so on the next read.
+	conn.SetReadDeadline(time.Now().Add(time.Second))
+	if _, err := conn.Read(make([]byte, 1)); err != nil {
+		if ne, ok := err.(net.Error); ok && ne.Timeout() {
+			return nil // silent: waiting for the client to speak
+		}
+		if err != io.EOF && !strings.Contains(err.Error(), "connection reset") {
+			return err
+		}
+		return fmt.Errorf("closed after the handshake: %w", err)
+	}
+	return nil
+}
+
+func certificateRequired(err error) bool {
+	return strings.Contains(err.Error(), "certificate required") || strings.Contains(err.Error(), "bad certificate")
+}
+
+func errOrAccepted(err error) any {
+	if err == nil {
+		return "a connection the server kept"
+	}
+	return err
 }

@@ -21,9 +21,9 @@ other processes or on other machines. It keeps its state in SQLite in the state
 folder, or with --db in PostgreSQL, where several servers on several hosts form
 one cluster (docs/deployment.md). --ip makes the frontend reachable from the
 network; the Web UI and its HTTP API stay on 127.0.0.1 unless --ui-ip says
-otherwise. --tls-cert, --tls-key and --tls-ca make the frontend require mutual
-TLS: every client and worker then shows a certificate the CA signed. A cluster
-node's --port is at most 32664.`)
+otherwise. --tls-cert, --tls-key and --tls-ca make the frontend and the traffic
+between a cluster's nodes require mutual TLS: every client, worker and node then
+shows a certificate the CA signed. A cluster node's --port is at most 32664.`)
 	stateFlag(fs, e, &state)
 	ip := fs.String("ip", "127.0.0.1", "`IP` address the frontend listens on (0.0.0.0: every interface; a cluster node: its own address)")
 	portVar(fs, &port, "port", 7233, false, "`PORT` of the frontend (a cluster node's other services use the ports beside it: docs/deployment.md)")

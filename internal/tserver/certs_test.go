@@ -6,13 +6,16 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
 	"math/big"
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -40,13 +43,23 @@ type testCert struct {
 // a CA), and writes it and its key.
 func (p *testPKI) make(name string, parent *testCert, from, until time.Time, usage ...x509.ExtKeyUsage) *testCert {
 	p.t.Helper()
+	return p.makeNamed(name, true, parent, from, until, usage...)
+}
+
+// makeNamed is make with the node names (pcflow-cluster, 127.0.0.1) in
+// the certificate or, for a client's, none.
+func (p *testPKI) makeNamed(name string, named bool, parent *testCert, from, until time.Time, usage ...x509.ExtKeyUsage) *testCert {
+	p.t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		p.t.Fatal(err)
 	}
 	p.n++
 	tmpl := &x509.Certificate{SerialNumber: big.NewInt(p.n), Subject: pkix.Name{CommonName: name}, NotBefore: from, NotAfter: until,
-		ExtKeyUsage: usage, DNSNames: []string{"pcflow-cluster"}, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}}
+		ExtKeyUsage: usage}
+	if named {
+		tmpl.DNSNames, tmpl.IPAddresses = []string{"pcflow-cluster"}, []net.IP{net.ParseIP("127.0.0.1")}
+	}
 	signer, signerKey := tmpl, crypto.Signer(key)
 	if parent == nil {
 		tmpl.IsCA, tmpl.BasicConstraintsValid, tmpl.KeyUsage = true, true, x509.KeyUsageCertSign|x509.KeyUsageDigitalSignature
@@ -153,11 +166,39 @@ func TestServerWithTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var internal []int // the frontend's HTTP API, history, matching, worker
+	pickPort = func(ip string) (int, error) {
+		p, err := freeport.PickNow(ip)
+		internal = append(internal, p)
+		return p, err
+	}
+	defer func() { pickPort = freeport.PickNow }()
 	s, err := Start(Options{Port: port, TLS: &TLS{CertFile: node.CertFile, KeyFile: node.KeyFile, CAFile: ca.CertFile}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Stop()
+	// Every port the server opens refuses a client without a certificate
+	// (was: history, matching and the worker answered in plaintext), and
+	// takes the node's.
+	roots := x509.NewCertPool()
+	roots.AddCert(ca.cert)
+	own, err := tls.LoadX509KeyPair(node.CertFile, node.KeyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(internal) != 4 {
+		t.Fatalf("the server picked ports %v, want 4 (HTTP API, history, matching, worker)", internal)
+	}
+	for _, p := range append([]int{port}, internal...) {
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(p))
+		if err := tlsProbe(addr, roots, nil); err == nil || !strings.Contains(err.Error(), "certificate required") {
+			t.Errorf("port %d: a client without a certificate got %v, want it refused for want of one", p, err)
+		}
+		if err := tlsProbe(addr, roots, &own); err != nil {
+			t.Errorf("port %d: the node's own certificate: %v, want it accepted", p, err)
+		}
+	}
 	dial := func(cert, key string) (client.Client, error) {
 		conf, err := ClientTLS(cert, key, ca.CertFile, "")
 		if err != nil {
@@ -186,4 +227,30 @@ func TestServerWithTLS(t *testing.T) {
 	if err != nil || d.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		t.Errorf("describe the workflow (frontend → history over internode TLS) = %v, %v; want it running", d, err)
 	}
+}
+
+// tlsProbe makes a TLS connection to addr trusting roots, showing cert
+// (nil: none), and reads until the server refuses or a second passes;
+// nil when the server kept the connection.
+func tlsProbe(addr string, roots *x509.CertPool, cert *tls.Certificate) error {
+	// h2: gRPC servers close a TLS connection that does not offer it.
+	conf := &tls.Config{RootCAs: roots, ServerName: "pcflow-cluster", NextProtos: []string{"h2", "http/1.1"}}
+	if cert != nil {
+		conf.Certificates = []tls.Certificate{*cert}
+	}
+	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", addr, conf)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	// TLS 1.3: the server checks the client's certificate after the
+	// client's side of the handshake, and says so on the next read.
+	conn.SetReadDeadline(time.Now().Add(time.Second))
+	if _, err := conn.Read(make([]byte, 1)); err != nil {
+		if ne, ok := err.(net.Error); ok && ne.Timeout() {
+			return nil
+		}
+		return fmt.Errorf("after the handshake: %w", err)
+	}
+	return nil
 }

@@ -75,9 +75,10 @@ type Options struct {
 	// (default DefaultShards). It is fixed when the database is first made: a server
 	// given another number keeps the database's and warns.
 	Shards int
-	// TLS, when set, makes the frontend require mutual TLS: clients show
-	// a certificate signed by its CA; Start checks the files first
-	// (CheckTLS). A node's certificate allows client
+	// TLS, when set, makes the frontend and the traffic between services
+	// (internode, membership included) require mutual TLS: clients and
+	// nodes show a certificate signed by its CA. Start checks the files
+	// first (CheckTLS). A node's certificate allows client
 	// use too, and its first DNS name (else its first IP address) is one
 	// every node's certificate of the cluster has: a node's internal
 	// worker checks it in whichever node's frontend it reaches.
@@ -212,6 +213,10 @@ func Start(o Options) (*Server, error) {
 		// The default (20) caps child workflow starts at ~5 per second.
 		dynamicconfig.MakeKey("history.transferProcessorMaxPollRPS"): 1000,
 		dynamicconfig.MakeKey("history.timerProcessorMaxPollRPS"):    1000,
+	}
+	if o.TLS != nil {
+		// Membership (ringpop) speaks the internode TLS too.
+		dyn[dynamicconfig.EnableRingpopTLS.Key()] = true
 	}
 	var srv temporal.Server
 	lg := &startLogger{Logger: logger}
@@ -516,6 +521,14 @@ func serverConfig(o Options, sqlConf *config.SQL) (*config.Config, map[primitive
 		}
 		conf.Global.TLS.SystemWorker = config.WorkerTLS{CertFile: o.TLS.CertFile, KeyFile: o.TLS.KeyFile,
 			Client: config.ClientTLS{RootCAFiles: ca, ServerName: name}}
+		// Between the services (history, matching, the internal worker,
+		// and each one's membership, dynamic setting below): mutual TLS
+		// with the node's certificate on both ends, the peer checked for
+		// the shared name, as it is reached by an address from membership.
+		conf.Global.TLS.Internode = config.GroupTLS{
+			Server: config.ServerTLS{CertFile: o.TLS.CertFile, KeyFile: o.TLS.KeyFile, ClientCAFiles: ca, RequireClientAuth: true},
+			Client: config.ClientTLS{RootCAFiles: ca, ServerName: name},
+		}
 	}
 	conf.Archival.History.State = "disabled"
 	conf.Archival.Visibility.State = "disabled"
