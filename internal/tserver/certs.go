@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"go.temporal.io/server/common/rpc/encryption"
 )
 
 // CheckTLS loads a server's TLS files and checks them as the server and
@@ -95,6 +97,47 @@ func inWindow(c *x509.Certificate, file, what string, now time.Time) error {
 	case now.Before(c.NotBefore):
 		return fmt.Errorf("TLS %s %s (subject %q) is not valid yet: valid from %s until %s, and now is %s (is this machine's clock right?)",
 			what, file, c.Subject.String(), from, until, now.UTC().Format(day))
+	}
+	return nil
+}
+
+// nodesOnly is the server's TLS provider with its internode listeners
+// (history, matching, the internal worker, membership) taking only node
+// certificates — ones that name the cluster's shared name, as nodes
+// check each other's — not every certificate the CA signed: a client's
+// certificate opens the frontend, never the services behind it.
+type nodesOnly struct {
+	encryption.TLSConfigProvider
+	name string
+}
+
+func (p nodesOnly) GetInternodeServerConfig() (*tls.Config, error) {
+	c, err := p.TLSConfigProvider.GetInternodeServerConfig()
+	if c == nil || err != nil {
+		return c, err
+	}
+	c = c.Clone()
+	c.VerifyPeerCertificate = p.verify
+	if get := c.GetConfigForClient; get != nil {
+		c.GetConfigForClient = func(h *tls.ClientHelloInfo) (*tls.Config, error) {
+			cc, err := get(h)
+			if cc != nil {
+				cc = cc.Clone()
+				cc.VerifyPeerCertificate = p.verify
+			}
+			return cc, err
+		}
+	}
+	return c, nil
+}
+
+// verify accepts a peer whose verified certificate names the shared name.
+func (p nodesOnly) verify(_ [][]byte, chains [][]*x509.Certificate) error {
+	if len(chains) == 0 || len(chains[0]) == 0 {
+		return fmt.Errorf("internode peer showed no verified certificate")
+	}
+	if leaf := chains[0][0]; leaf.VerifyHostname(p.name) != nil {
+		return fmt.Errorf("internode peer %q is not a node of this cluster: its certificate does not name %s", leaf.Subject.String(), p.name)
 	}
 	return nil
 }

@@ -162,6 +162,7 @@ func TestServerWithTLS(t *testing.T) {
 	now := time.Now()
 	ca := p.make("ca", nil, now.Add(-time.Hour), now.Add(time.Hour))
 	node := p.make("node", ca, now.Add(-time.Hour), now.Add(time.Hour), x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth)
+	user := p.makeNamed("client", false, ca, now.Add(-time.Hour), now.Add(time.Hour), x509.ExtKeyUsageClientAuth)
 	port, err := freeport.Pick("127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
@@ -180,10 +181,15 @@ func TestServerWithTLS(t *testing.T) {
 	defer s.Stop()
 	// Every port the server opens refuses a client without a certificate
 	// (was: history, matching and the worker answered in plaintext), and
-	// takes the node's.
+	// takes the node's; a client's certificate opens the frontend (gRPC
+	// and HTTP API) only, not the services behind it.
 	roots := x509.NewCertPool()
 	roots.AddCert(ca.cert)
 	own, err := tls.LoadX509KeyPair(node.CertFile, node.KeyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clientCert, err := tls.LoadX509KeyPair(user.CertFile, user.KeyFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,6 +203,14 @@ func TestServerWithTLS(t *testing.T) {
 		}
 		if err := tlsProbe(addr, roots, &own); err != nil {
 			t.Errorf("port %d: the node's own certificate: %v, want it accepted", p, err)
+		}
+		frontend := p == port || p == internal[0]
+		err := tlsProbe(addr, roots, &clientCert)
+		switch {
+		case frontend && err != nil:
+			t.Errorf("frontend port %d: a client's certificate: %v, want it accepted", p, err)
+		case !frontend && (err == nil || !strings.Contains(err.Error(), "bad certificate")):
+			t.Errorf("internode port %d: a client's certificate got %v, want it refused (not a node's)", p, err)
 		}
 	}
 	dial := func(cert, key string) (client.Client, error) {

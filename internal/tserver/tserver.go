@@ -32,8 +32,10 @@ import (
 	"go.temporal.io/server/common/dynamicconfig"
 	tlog "go.temporal.io/server/common/log"
 	"go.temporal.io/server/common/membership/static"
+	"go.temporal.io/server/common/metrics"
 	sqliteplugin "go.temporal.io/server/common/persistence/sql/sqlplugin/sqlite"
 	"go.temporal.io/server/common/primitives"
+	"go.temporal.io/server/common/rpc/encryption"
 	sqliteschema "go.temporal.io/server/schema/sqlite"
 	"go.temporal.io/server/temporal"
 	"go.uber.org/zap"
@@ -230,6 +232,13 @@ func Start(o Options) (*Server, error) {
 		}
 		if hosts != nil { // one node: no membership to join
 			opts = append(opts, temporal.WithStaticHosts(hosts))
+		}
+		if o.TLS != nil {
+			tp, err := encryption.NewTLSConfigProviderFromConfig(conf.Global.TLS, metrics.NoopMetricsHandler, lg, nil)
+			if err != nil {
+				return fmt.Errorf("TLS settings: %w", err)
+			}
+			opts = append(opts, temporal.WithTLSConfigFactory(nodesOnly{TLSConfigProvider: tp, name: conf.Global.TLS.Internode.Client.ServerName}))
 		}
 		srv, err = temporal.NewServer(opts...)
 		if err != nil {
