@@ -81,8 +81,17 @@ type Activities struct {
 	// under the system's temporary one.
 	VideoDir string
 
+	// HostSecrets are the operator's credentials in the worker's own
+	// environment (model keys, the database password: see HostSecrets),
+	// by name. No task program is given them (TaskEnv); a value that
+	// still shows in a command's output is masked before it is stored or
+	// sent (OutputRedactor).
+	HostSecrets map[string]string
+
 	redactOnce sync.Once
 	redact     *Redactor
+	outOnce    sync.Once
+	outRedact  *Redactor
 	images     recentImages
 }
 
@@ -108,7 +117,7 @@ func (a *Activities) logger() *slog.Logger {
 	if l == nil {
 		l = slog.Default()
 	}
-	return slog.New(a.Redactor().Handler(l.Handler()))
+	return slog.New(a.OutputRedactor().Handler(l.Handler()))
 }
 
 // Redactor is the Activities' redactor over Secrets, built at its first
@@ -117,6 +126,22 @@ func (a *Activities) logger() *slog.Logger {
 func (a *Activities) Redactor() *Redactor {
 	a.redactOnce.Do(func() { a.redact = NewRedactor(a.Secrets) })
 	return a.redact
+}
+
+// OutputRedactor masks the task's secrets and the operator's
+// (HostSecrets): it redacts what leaves the worker (every activity's
+// result and error, logs) and what a task's commands print. Redactor,
+// over the task's secrets only, decides what a secret placeholder
+// resolves to and whether an observation must be read by OCR first.
+func (a *Activities) OutputRedactor() *Redactor {
+	a.outOnce.Do(func() {
+		if len(a.HostSecrets) == 0 {
+			a.outRedact = a.Redactor()
+			return
+		}
+		a.outRedact = NewRedactor(a.outputSecrets())
+	})
+	return a.outRedact
 }
 
 // model is the Model that speaks a task's profiles (see ProfiledModel);

@@ -234,7 +234,10 @@ func (a *Activities) Check(ctx context.Context, in CheckInput) (*CheckResult, er
 		}
 		return &v
 	}
-	c := conditions{contains: sec(in.Contains), matches: sec(in.Matches), equals: sec(in.Equals), notContains: sec(in.NotContains), expected: sec(in.Expected), path: *sec(&in.Path), red: red}
+	// What a check shows masks the operator's keys too: a command's
+	// output may hold one.
+	shown := a.OutputRedactor()
+	c := conditions{contains: sec(in.Contains), matches: sec(in.Matches), equals: sec(in.Equals), notContains: sec(in.NotContains), expected: sec(in.Expected), path: *sec(&in.Path), red: shown}
 	if rerr != nil {
 		return nil, rerr
 	}
@@ -249,10 +252,10 @@ func (a *Activities) Check(ctx context.Context, in CheckInput) (*CheckResult, er
 			r.Detail = "ok"
 		}
 		if in.Capture {
-			r.Value = text.Trunc(red.String(strings.TrimRight(subject, "\r\n")), MaxCaptured)
+			r.Value = text.Trunc(shown.String(strings.TrimRight(subject, "\r\n")), MaxCaptured)
 		}
 	}
-	r.Name, r.Kind, r.Detail = in.Name, in.Kind, red.String(r.Detail)
+	r.Name, r.Kind, r.Detail = in.Name, in.Kind, shown.String(r.Detail)
 	return r, nil
 }
 

@@ -41,6 +41,13 @@ func (a *Activities) secretEnv() []string {
 	return env
 }
 
+// commandEnv is the environment of a task's setup command or command
+// check: the desktop's and the task's variables (TaskEnv), never the
+// worker's own credentials.
+func (a *Activities) commandEnv() []string {
+	return TaskEnv(os.Environ(), a.secretEnv()...)
+}
+
 func writeFileMode(path string, b []byte, mode os.FileMode) error {
 	if err := os.WriteFile(path, b, mode); err != nil {
 		return err
@@ -48,13 +55,15 @@ func writeFileMode(path string, b []byte, mode os.FileMode) error {
 	return os.Chmod(path, mode)
 }
 
+// runCommand runs argv with exactly the environment env (see commandEnv)
+// and returns its output, its exit code and an error when it could not
+// run.
 func runCommand(ctx context.Context, argv []string, env []string) (string, int, error) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	if len(env) > 0 {
-		cmd.Env = append(os.Environ(), env...)
-	}
+	// Never nil: a nil Env is the worker's whole environment.
+	cmd.Env = append([]string{}, env...)
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out

@@ -82,6 +82,16 @@ type Resetter interface {
 	Reset(ctx context.Context) (*ResetResult, error)
 }
 
+// RunStarter is a device whose applications keep state between runs (an
+// editor's autosave of what was typed, its session to restore): the
+// first setup step of every run calls StartRun with a key unique to that
+// run (the same for a run resumed on another worker), and the device
+// starts the applications' state afresh when the key differs from the
+// last run's. It returns the folders it emptied.
+type RunStarter interface {
+	StartRun(ctx context.Context, run string) ([]string, error)
+}
+
 // Recorder is a device that records its screen as video (a run's video,
 // see the Record activity). Record writes a fragmented MP4 to path at fps
 // frames a second until ctx ends, then finishes the file and returns nil;

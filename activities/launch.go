@@ -20,3 +20,14 @@ func LaunchedBy(ctx context.Context) string {
 	}
 	return activity.GetInfo(ctx).WorkflowExecution.ID
 }
+
+// RunKey is a key unique to the run an activity belongs to: its workflow
+// id and the id of that workflow's execution (a reused run id is another
+// run; a resumed one the same). Empty outside an activity.
+func RunKey(ctx context.Context) string {
+	if !activity.IsActivity(ctx) {
+		return ""
+	}
+	we := activity.GetInfo(ctx).WorkflowExecution
+	return we.ID + "/" + we.RunID
+}

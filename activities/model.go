@@ -77,7 +77,7 @@ func (a *Activities) recorder(refs *[]string) func(agent.Exchange) {
 		b, err := json.Marshal(ex)
 		if err == nil {
 			// A copy is redacted: the agent goes on with the answer.
-			b, err = a.Redactor().JSON(b)
+			b, err = a.OutputRedactor().JSON(b)
 		}
 		if err != nil {
 			a.logger().Warn("model exchange not recorded", "role", ex.Role, "error", err)

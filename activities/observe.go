@@ -30,6 +30,11 @@ func (a *Activities) observe(ctx context.Context) (*screen.Screen, image.Image, 
 		}
 		r.Screen(s)
 	}
+	// The operator's keys (HostSecrets) reach no task program, so the
+	// screen is not read by OCR for them; any the text shows is masked.
+	if a.OutputRedactor() != a.Redactor() {
+		a.OutputRedactor().Screen(s)
+	}
 	var ann image.Image
 	obs := screen.Observation{ActiveWindow: s.ActiveWindow, Windows: s.Windows, ElementCount: len(s.Elements)}
 	if s.Image != nil {

@@ -49,6 +49,8 @@ type FileWrite struct {
 // SetupResult says what a setup step did.
 type SetupResult struct {
 	Notes []string `json:"notes"`
+	// Session is the worker's session the setup ran in (see Observe).
+	Session string `json:"session,omitempty"`
 }
 
 // Setup prepares the device: writes files, runs a command, launches a
@@ -56,15 +58,29 @@ type SetupResult struct {
 // retry does not launch it twice) and waits for its window.
 func (a *Activities) Setup(ctx context.Context, in SetupInput) (*SetupResult, error) {
 	defer heartbeat(ctx)()
-	res := &SetupResult{}
+	res := &SetupResult{Session: workerSession}
 	red := a.Redactor()
+	// shown masks the operator's keys too: a command may print them.
+	shown := a.OutputRedactor()
 	// fail keeps the cause, redacted: its text reaches history too.
 	fail := func(cause error, format string, args ...any) error {
-		msg := red.String(fmt.Sprintf("setup %q: ", in.Name) + fmt.Sprintf(format, args...))
+		msg := shown.String(fmt.Sprintf("setup %q: ", in.Name) + fmt.Sprintf(format, args...))
 		if cause != nil {
-			cause = errors.New(red.String(cause.Error()))
+			cause = errors.New(shown.String(cause.Error()))
 		}
 		return temporal.NewNonRetryableApplicationError(msg, ErrTypeSetup, cause)
+	}
+	// A run starts with its applications' state afresh: what an earlier
+	// run typed (an editor's autosave, its session) is not restored. Setup
+	// runs in the run's own workflow, so RunKey names the run.
+	if rs, ok := a.Device.(RunStarter); ok && !in.AfterAgent {
+		cleared, err := rs.StartRun(ctx, RunKey(ctx))
+		if err != nil {
+			return nil, fail(err, "start the applications' state afresh: %v", err)
+		}
+		for _, d := range cleared {
+			res.Notes = append(res.Notes, "emptied "+d)
+		}
 	}
 	for _, w := range in.WriteFiles {
 		path, err := red.Resolve(w.Path, a.Secrets)
@@ -96,9 +112,9 @@ func (a *Activities) Setup(ctx context.Context, in SetupInput) (*SetupResult, er
 		if err != nil {
 			return nil, err
 		}
-		out, code, err := runCommand(ctx, a.confine(argv), a.secretEnv())
+		out, code, err := runCommand(ctx, a.confine(argv), a.commandEnv())
 		if err != nil || code != 0 {
-			return nil, fail(err, "%s", commandFailure(cmd, code, err, red.String(out)))
+			return nil, fail(err, "%s", commandFailure(cmd, code, err, shown.String(out)))
 		}
 		res.Notes = append(res.Notes, "ran "+strings.Join(cmd, " "))
 	}

@@ -301,6 +301,8 @@ func (r *resolvedModel) serve(url string) {
 // childEnv is the environment of a device worker this process starts: the
 // spec, pointing at this process's model server when it runs one, and no
 // model key when it does (a worker of a scripted suite holds no real key).
+// No password either (PCFLOW_DB_PASSWORD): a worker talks to the Temporal
+// frontend, never to its database.
 func (r *resolvedModel) childEnv(environ []string) []string {
 	spec := r.spec
 	served := r.srv != nil || spec.Served != ""
@@ -311,12 +313,19 @@ func (r *resolvedModel) childEnv(environ []string) []string {
 	out := make([]string, 0, len(environ)+1)
 	for _, kv := range environ {
 		k, _, _ := strings.Cut(kv, "=")
-		if k == modelSpecEnv || served && (k == "OPENAI_API_KEY" || k == "ANTHROPIC_API_KEY") {
+		if k == modelSpecEnv || served && (k == "OPENAI_API_KEY" || k == "ANTHROPIC_API_KEY") || isPasswordName(k) {
 			continue
 		}
 		out = append(out, kv)
 	}
 	return append(out, modelSpecEnv+"="+string(b))
+}
+
+// isPasswordName reports whether a variable names a password (a model's
+// credential is a key or a token, never one).
+func isPasswordName(k string) bool {
+	u := strings.ToUpper(k)
+	return strings.HasSuffix(u, "_PASSWORD") || strings.HasSuffix(u, "_PASSWD")
 }
 
 // line says what answers, for the first lines of a command's output.

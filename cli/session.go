@@ -219,6 +219,7 @@ func startWorker(g *engine, state, device, physical, queue string, dev activitie
 	acts, err := worker.NewActivities(worker.ActivitiesConfig{
 		Device: dev, Model: cfg, ActionLog: filepath.Join(state, "actions", device+".jsonl"),
 		Artifacts: artifacts.Dir{Root: filepath.Join(state, "artifacts")}, Logger: logger, Secrets: secrets,
+		HostSecrets:     activities.HostSecrets(os.Environ()),
 		RecordExchanges: record || os.Getenv("PCFLOW_RECORD") == "1", SettleDelay: 300 * time.Millisecond,
 	})
 	if err != nil {

@@ -27,6 +27,10 @@ type ActivitiesConfig struct {
 	// Secrets are the values of the sensitive variables this process
 	// substitutes.
 	Secrets map[string]string
+	// HostSecrets are the operator's credentials this process holds
+	// (activities.HostSecrets of its environment): masked in everything
+	// it reports.
+	HostSecrets map[string]string
 	// RecordExchanges stores every model request and answer as artifacts.
 	RecordExchanges bool
 	// SettleDelay is how long Reflect waits for the screen to settle.
@@ -53,6 +57,7 @@ func NewActivities(cfg ActivitiesConfig) (*activities.Activities, error) {
 		Logger:             cfg.Logger,
 		CompileInstruction: specs.ParseTemplate,
 		Secrets:            cfg.Secrets,
+		HostSecrets:        cfg.HostSecrets,
 		RecordExchanges:    cfg.RecordExchanges,
 		SettleDelay:        cfg.SettleDelay,
 		VideoDir:           cmp.Or(cfg.VideoDir, filepath.Join(filepath.Dir(cfg.ActionLog), "video")),

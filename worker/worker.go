@@ -111,7 +111,7 @@ func New(cfg Config) (*Worker, error) {
 	// leaves this process.
 	var redact []interceptor.WorkerInterceptor
 	if cfg.Activities != nil {
-		redact = append(redact, &RedactInterceptor{Redactor: cfg.Activities.Redactor()})
+		redact = append(redact, &RedactInterceptor{Redactor: cfg.Activities.OutputRedactor()})
 	}
 	if cfg.Workflows {
 		queue := cfg.Queue

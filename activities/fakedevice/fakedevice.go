@@ -9,6 +9,7 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
+	"os"
 	"os/exec"
 	"sync"
 	"time"
@@ -109,7 +110,9 @@ func (d *Device) Act(ctx context.Context, a screen.Action) (string, error) {
 // Launch runs the program, like a real device would (tests use true/mkdir),
 // and opens a window named after it.
 func (d *Device) Launch(ctx context.Context, argv []string) error {
-	if err := exec.CommandContext(ctx, argv[0], argv[1:]...).Start(); err != nil {
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = activities.TaskEnv(os.Environ())
+	if err := cmd.Start(); err != nil {
 		return err
 	}
 	d.mu.Lock()

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
+	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/x11/procs"
 )
 
@@ -164,6 +165,7 @@ func Up(ctx context.Context, o DesktopOptions) (*Desktop, error) {
 	// network namespace reaches (the access control is off, -ac): an eval
 	// sandbox sees only its own desktop's socket file.
 	xvfb := exec.Command("Xvfb", o.Display, "-screen", "0", fmt.Sprintf("%dx%dx24", o.Width, o.Height), "-nolisten", "tcp", "-nolisten", "local", "-ac", "-noreset")
+	xvfb.Env = activities.TaskEnv(os.Environ())
 	xvfb.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	var xlog bytes.Buffer
 	xvfb.Stdout, xvfb.Stderr = &xlog, &xlog
@@ -368,9 +370,13 @@ func enableAccessibility(addr string) error {
 	return nil
 }
 
+// command is a program of the desktop itself (its bus, its window
+// manager), with the desktop's environment and none of the caller's
+// credentials: what they start (an application the window manager's menu
+// opens, a service the bus activates) inherits it.
 func (d *Desktop) command(name string, args ...string) *exec.Cmd {
 	c := exec.Command(name, args...)
-	c.Env = d.Environ()
+	c.Env = activities.TaskEnv(d.Environ())
 	return c
 }
 

@@ -43,9 +43,11 @@ func (d *Device) Launch(ctx context.Context, argv []string) error {
 	}
 	cmd := exec.Command(run[0], run[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	// The desktop's variables, never the worker's credentials.
+	cmd.Env = activities.TaskEnv(os.Environ())
 	if id := activities.LaunchedBy(ctx); id != "" {
 		// Marks the application (and what it starts) as the run's.
-		cmd.Env = append(os.Environ(), activities.RunEnv+"="+id)
+		cmd.Env = append(cmd.Env, activities.RunEnv+"="+id)
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, errf
 	if err := cmd.Start(); err != nil {
