@@ -38,22 +38,7 @@ func (d *Device) Reset(ctx context.Context) (*activities.ResetResult, error) {
 		return nil, &activities.RefusedError{Reason: fmt.Sprintf("display %s is not a desktop pcflow started (pcflow desktop up, pcflow eval --devices): resetting it would stop every program of its session and empty $XDG_CONFIG_HOME; serve the device from a pcflow desktop, or run the suite with --reset=false", display)}
 	}
 	res.Killed = procs.TermApps(display, 3*time.Second)
-	var dirs []string
-	for _, k := range []string{"XDG_CONFIG_HOME", "XDG_CACHE_HOME"} {
-		if d := os.Getenv(k); d != "" {
-			dirs = append(dirs, d)
-		}
-	}
-	// Data and state too, where they are the desktop's own: an editor's
-	// autosave (mousepad keeps what was typed, secrets included, in
-	// $XDG_DATA_HOME/Mousepad and restores it at its next start) must not
-	// reach the next task.
-	runtime := os.Getenv("XDG_RUNTIME_DIR")
-	for _, k := range []string{"XDG_DATA_HOME", "XDG_STATE_HOME"} {
-		if d := os.Getenv(k); d != "" && strings.HasPrefix(d, runtime+string(filepath.Separator)) {
-			dirs = append(dirs, d)
-		}
-	}
+	dirs := appStateDirs()
 	if os.Getenv(ScratchBaseEnv) != "" {
 		// An overlay sandbox: drop the overlay.
 		remounted, err := PrepareScratch()
@@ -95,6 +80,28 @@ func (d *Device) Reset(ctx context.Context) (*activities.ResetResult, error) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return res, nil
+}
+
+// appStateDirs are the folders where the desktop's applications keep
+// their configuration, cache, data and state ($XDG_CONFIG_HOME,
+// $XDG_CACHE_HOME, and $XDG_DATA_HOME and $XDG_STATE_HOME where they are
+// the desktop's own): an editor's autosave (mousepad keeps what was
+// typed, secrets included, in $XDG_DATA_HOME/Mousepad, and the session
+// that restores it in its settings) must not reach the next task or run.
+func appStateDirs() []string {
+	var dirs []string
+	for _, k := range []string{"XDG_CONFIG_HOME", "XDG_CACHE_HOME"} {
+		if d := os.Getenv(k); d != "" {
+			dirs = append(dirs, d)
+		}
+	}
+	runtime := os.Getenv("XDG_RUNTIME_DIR")
+	for _, k := range []string{"XDG_DATA_HOME", "XDG_STATE_HOME"} {
+		if d := os.Getenv(k); d != "" && strings.HasPrefix(d, runtime+string(filepath.Separator)) {
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
 }
 
 // OwnDesktop reports whether this process drives a desktop pcflow started
