@@ -127,11 +127,11 @@ func convertOSWorld(benchmark string, t task) (converted, error) {
 		cov.Status = NotImported
 		cov.Reasons = dedupe(ec.missing)
 		return converted{cov: cov}, nil
-	case whole == len(ec.metrics) && len(ec.approx) == 0:
+	case whole == len(ec.metrics) && len(ec.approx)+len(setup.approx)+len(post.approx) == 0:
 		cov.Status = Fully
 	default:
 		cov.Status = Partly
-		reasons = append(dedupe(append(ec.missing, ec.approx...)), reasons...)
+		reasons = append(dedupe(append(append(append(ec.missing, ec.approx...), setup.approx...), post.approx...)), reasons...)
 	}
 	if len(ev.funcs) > 1 && cov.Conj == "or" {
 		cov.Status = Partly

@@ -38,7 +38,8 @@ type setupConv struct {
 	kind      string // "setup" or "post_run"
 	prefix    string // "c" or "p"
 	blocks    []block
-	reasons   []string // what was approximated
+	reasons   []string // notes: what stands in for what
+	approx    []string // what was approximated: the task is partly
 	missing   []string // steps that cannot be carried
 	downloads *[]Download
 	// window is the window the last activate_window step named, for the
@@ -101,8 +102,23 @@ func (c *setupConv) convert(steps []step) {
 				continue
 			}
 			if presses, ok := pyautoguiKeys(argv); ok {
+				opensTerminal := false
+				for _, pr := range presses {
+					opensTerminal = opensTerminal || pr.terminal
+				}
 				for _, pr := range presses {
 					lines := []string{}
+					if pr.click != "" && opensTerminal {
+						// The click focuses the desktop for GNOME's shortcut;
+						// xterm's launch needs none.
+						c.reasons = append(c.reasons, fmt.Sprintf("%s step %d: the click at (%s) that focuses the desktop before ctrl+alt+t is left out with it", c.kind, i+1, pr.click))
+					} else if pr.click != "" {
+						c.approx = append(c.approx, fmt.Sprintf("%s step %d: pyautogui's click at (%s), a point of the benchmark's 1920×1080 screen, is left out (pcflow's setup focuses the windows it opens and names)", c.kind, i+1, pr.click))
+					}
+					if pr.terminal {
+						c.reasons = append(c.reasons, "xterm stands in for GNOME Terminal, which the benchmark opens with ctrl+alt+t")
+						lines = append(lines, `launch = ["xterm"]`, `wait_for_window = "xterm"`)
+					}
 					if len(pr.keys) > 0 {
 						w := ""
 						if c.window != "" {
@@ -117,6 +133,10 @@ func (c *setupConv) convert(steps []step) {
 						c.add("keys", lines...)
 					}
 				}
+				continue
+			}
+			if strings.Contains(strings.Join(argv, " "), "pyautogui") {
+				c.missing = append(c.missing, fmt.Sprintf("%s step %d (%s) drives the screen with pyautogui beyond pressing keys (clicks at the benchmark's screen coordinates, typed text, GNOME shortcuts): pcflow's setup presses keys into named windows only", c.kind, i+1, s.Type))
 				continue
 			}
 			c.add(s.Type, "command = "+list(quoteAll(argv)))
@@ -267,13 +287,18 @@ func stem(p string) string {
 	return b
 }
 
+// keyPress is one thing a pyautogui setup script does: keys pressed
+// together, a click at a point, or GNOME's ctrl+alt+t (open a terminal),
+// then a sleep.
 type keyPress struct {
-	keys  []string
-	sleep float64
+	keys     []string
+	click    string
+	terminal bool
+	sleep    float64
 }
 
 var (
-	pyStmt   = regexp.MustCompile(`^(?:pyautogui\.(hotkey|press)\((.*)\)|time\.sleep\(([0-9.]+)\)|import [a-z, ]+|from [a-z]+ import [a-z, ]+)$`)
+	pyStmt   = regexp.MustCompile(`^(?:pyautogui\.(hotkey|press)\((.*)\)|time\.sleep\(([0-9.]+)\)|pyautogui\.click\((\s*\d+\s*,\s*\d+\s*)\)|import [a-z, ]+|from [a-z]+ import [a-z, ]+)$`)
 	pyString = regexp.MustCompile(`^\s*(?:'([^'\\]*)'|"([^"\\]*)")\s*$`)
 )
 
@@ -308,7 +333,13 @@ func pyautoguiKeys(argv []string) ([]keyPress, bool) {
 			if m[1] == "press" && len(keys) != 1 {
 				return nil, false
 			}
+			if strings.Join(keys, "+") == "ctrl+alt+t" {
+				out = append(out, keyPress{terminal: true})
+				continue
+			}
 			out = append(out, keyPress{keys: keys})
+		case m[4] != "":
+			out = append(out, keyPress{click: strings.ReplaceAll(m[4], " ", "")})
 		case m[3] != "":
 			f, err := strconv.ParseFloat(m[3], 64)
 			if err != nil {
