@@ -7,12 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/xuri/excelize/v2"
 
+	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/specs"
 	"github.com/pcflow/pcflow/specs/plan"
 )
@@ -215,53 +216,19 @@ func TestImportBadJSON(t *testing.T) {
 	}
 }
 
-// evalCheck runs a command or file check of a plan the way the device
-// does for the conditions the importer writes: the program's output, or
-// the file's text, against contains, not_contains, matches and equals.
-func evalCheck(t *testing.T, ck plan.Check, env []string) bool {
+// evalCheck runs a check of a plan through the worker's own Check, as a
+// device does (commands run here, files are read here).
+func evalCheck(t *testing.T, ck plan.Check) bool {
 	t.Helper()
-	var text string
-	switch ck.Kind {
-	case plan.CheckCommand:
-		var argv []string
-		for _, x := range ck.Argv {
-			argv = append(argv, plan.ToString(x.Lit))
-		}
-		cmd := exec.Command(argv[0], argv[1:]...)
-		cmd.Env = env
-		b, err := cmd.Output()
-		if err != nil {
-			return false
-		}
-		text = string(b)
-	case plan.CheckFile:
-		b, err := os.ReadFile(plan.ToString(ck.Path.Lit))
-		if err != nil {
-			return false
-		}
-		text = string(b)
-	default:
-		t.Fatalf("check %s: kind %s is not evaluated here", ck.Name, ck.Kind)
+	in, err := activities.NewCheckInput(ck, nil)
+	if err != nil {
+		t.Fatalf("check %s: %v", ck.Name, err)
 	}
-	lit := func(x *plan.Expr) (string, bool) {
-		if x == nil {
-			return "", false
-		}
-		return plan.ToString(x.Lit), true
+	r, err := (&activities.Activities{}).Check(context.Background(), in)
+	if err != nil {
+		t.Fatalf("check %s: %v", ck.Name, err)
 	}
-	if s, ok := lit(ck.Contains); ok && !strings.Contains(text, s) {
-		return false
-	}
-	if s, ok := lit(ck.NotContains); ok && strings.Contains(text, s) {
-		return false
-	}
-	if s, ok := lit(ck.Matches); ok && !regexp.MustCompile(s).MatchString(text) {
-		return false
-	}
-	if s, ok := lit(ck.Equals); ok && strings.TrimRight(text, "\r\n") != s {
-		return false
-	}
-	return true
+	return r.Passed
 }
 
 // TestCarriedChecksOnEndStates imports tasks whose evaluators read files
@@ -295,7 +262,7 @@ func TestCarriedChecksOnEndStates(t *testing.T) {
 	}
 	passes := func(id string) bool {
 		for _, ck := range plans[id].Checks {
-			if !evalCheck(t, ck, os.Environ()) {
+			if !evalCheck(t, ck) {
 				return false
 			}
 		}
@@ -322,6 +289,70 @@ func TestCarriedChecksOnEndStates(t *testing.T) {
 			if got := passes(id); got != want {
 				t.Errorf("%s end state: task %s passes = %v, want %v", st.name, id, got, want)
 			}
+		}
+	}
+}
+
+// TestTableChecksOnEndStates imports compare_table tasks whose result
+// and reference workbooks the test writes (the reference in the files
+// cache, under the name the import gives it), and runs their checks on a
+// right and a wrong end state each.
+func TestTableChecksOnEndStates(t *testing.T) {
+	dir, cache := t.TempDir(), t.TempDir()
+	src := filepath.Join(t.TempDir(), "bench")
+	os.MkdirAll(filepath.Join(src, "calc"), 0o755)
+	result := filepath.Join(dir, "sales.xlsx")
+	goldURL := "https://files.example.org/pcflow-fixtures/sales_gold.xlsx"
+	rules := []any{
+		map[string]any{"type": "sheet_data", "sheet_idx0": "RI0", "sheet_idx1": "EI0"},
+		map[string]any{"type": "check_cell", "sheet_idx": "RNSales", "coordinate": "C2", "props": map[string]any{
+			"value": map[string]any{"method": "approx:0.01", "ref": 30.0}, "font_bold": map[string]any{"method": "eq", "ref": true}}},
+	}
+	b, _ := json.Marshal(map[string]any{"id": "table", "instruction": "Total each row in column C, in bold.", "config": []any{},
+		"evaluator": map[string]any{"func": "compare_table", "result": map[string]any{"type": "vm_file", "path": result, "dest": "sales.xlsx"},
+			"expected": map[string]any{"type": "cloud_file", "path": goldURL, "dest": "sales_gold.xlsx"}, "options": map[string]any{"rules": rules}}})
+	os.WriteFile(filepath.Join(src, "calc", "table.json"), b, 0o644)
+	book := func(path string, c2 float64, bold bool) {
+		t.Helper()
+		f := excelize.NewFile()
+		f.SetSheetName("Sheet1", "Sales")
+		for i, row := range [][]any{{"A", "B", "Total"}, {10, 20, c2}, {1, 2, 3}} {
+			cell, _ := excelize.CoordinatesToCellName(1, i+1)
+			f.SetSheetRow("Sales", cell, &row)
+		}
+		if bold {
+			st, _ := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}})
+			f.SetCellStyle("Sales", "C2", "C2", st)
+		}
+		if err := f.SaveAs(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	book(filepath.Join(cache, cacheName(goldURL, "sales_gold.xlsx")), 30, true)
+	out := t.TempDir()
+	cov, err := Import(context.Background(), Options{Benchmark: "osworld", Src: src, Out: out, Files: cache})
+	if err != nil || cov.Tasks[0].Status != Fully {
+		t.Fatalf("Import = %v, %+v; want the task imported fully", err, cov.Tasks)
+	}
+	pl := parseClean(t, filepath.Join(out, cov.Tasks[0].File))
+	for _, st := range []struct {
+		name string
+		c2   float64
+		bold bool
+		want bool
+	}{
+		{"right", 30, true, true},
+		{"within precision", 30.00001, true, true},
+		{"wrong total", 31, true, false},
+		{"not bold", 30, false, false},
+	} {
+		book(result, st.c2, st.bold)
+		got := true
+		for _, ck := range pl.Checks {
+			got = got && evalCheck(t, ck)
+		}
+		if got != st.want {
+			t.Errorf("%s end state: checks pass = %v, want %v", st.name, got, st.want)
 		}
 	}
 }
@@ -357,8 +388,8 @@ func TestMacOSWorldGrading(t *testing.T) {
 		for _, x := range ck.Argv {
 			argv = append(argv, plan.ToString(x.Lit))
 		}
+		t.Setenv("HOME", home)
 		cmd := exec.Command(argv[0], argv[1:]...)
-		cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
 		b, err := cmd.Output()
 		if err != nil {
 			t.Fatalf("%s: %v", st.name, err)
@@ -366,7 +397,7 @@ func TestMacOSWorldGrading(t *testing.T) {
 		if got := strings.TrimSpace(string(b)); got != st.score {
 			t.Errorf("%s: score %s, want %s", st.name, got, st.score)
 		}
-		if pass := evalCheck(t, ck, cmd.Env); pass != (st.score == "100") {
+		if pass := evalCheck(t, ck); pass != (st.score == "100") {
 			t.Errorf("%s: check passes = %v at score %s", st.name, pass, st.score)
 		}
 	}
@@ -439,12 +470,12 @@ func TestMacOSWorldPrep(t *testing.T) {
 	}
 	home := t.TempDir()
 	os.MkdirAll(filepath.Join(home, "Desktop", "Archive"), 0o755)
-	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
-	if !evalCheck(t, pl.Checks[0], env) {
+	t.Setenv("HOME", home)
+	if !evalCheck(t, pl.Checks[0]) {
 		t.Errorf("grading of a right end state (a command printing TRUE) failed")
 	}
 	os.Remove(filepath.Join(home, "Desktop", "Archive"))
-	if evalCheck(t, pl.Checks[0], env) {
+	if evalCheck(t, pl.Checks[0]) {
 		t.Errorf("grading of a wrong end state passed")
 	}
 }
