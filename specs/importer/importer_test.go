@@ -252,7 +252,19 @@ func TestCarriedChecksOnEndStates(t *testing.T) {
 	write("list", map[string]any{"id": "list", "instruction": "List what is left.", "config": []any{},
 		"evaluator": map[string]any{"func": "check_list", "result": map[string]any{"type": "vm_file", "path": list, "dest": "todo.txt"},
 			"expected": map[string]any{"type": "rule", "rules": map[string]any{"expect": []string{`^- call \d+ people$`}, "unexpect": []string{"DONE"}}}}})
-	cov, out := importDir(t, "osworld", src)
+	report := filepath.Join(dir, "report.txt")
+	goldURL := "https://files.example.org/pcflow-fixtures/report_gold.txt"
+	for name, opts := range map[string]map[string]any{"text": {}, "textblanks": {"ignore_blanks": true}} {
+		write(name, map[string]any{"id": name, "instruction": "Write the report.", "config": []any{},
+			"evaluator": map[string]any{"func": "compare_text_file", "result": map[string]any{"type": "vm_file", "path": report, "dest": "report.txt"},
+				"expected": map[string]any{"type": "cloud_file", "path": goldURL, "dest": "report_gold.txt"}, "options": opts}})
+	}
+	cache, out := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(cache, cacheName(goldURL, "report_gold.txt")), []byte("total: 12\nnorth: 7\n"), 0o644)
+	cov, err := Import(context.Background(), Options{Benchmark: "osworld", Src: src, Out: out, Files: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
 	plans := map[string]*plan.Plan{}
 	for _, tc := range cov.Tasks {
 		if tc.Status != Fully {
@@ -269,23 +281,25 @@ func TestCarriedChecksOnEndStates(t *testing.T) {
 		return true
 	}
 	for _, st := range []struct {
-		name, host, list string
-		exact, include   bool
-		list_            bool
+		name, host, list, report string
+		exact, include           bool
+		list_, text, blanks      bool
 	}{
-		{"right", "lab-7\n", "- book room\n- call 12 people\n", true, true, true},
-		{"no trailing newline", "lab-7", "- call 3 people", false, true, true},
-		{"wrong host", "lab-8\n", "- call 12 people and more\n", false, false, false},
-		{"both hosts", "lab-7\nlab-8\n", "- call 12 people\nDONE\n", false, false, false},
-		{"missing", "", "", false, false, false},
+		{"right", "lab-7\n", "- book room\n- call 12 people\n", "total: 12\nnorth: 7\n", true, true, true, true, true},
+		{"no trailing newline", "lab-7", "- call 3 people", "total:  12\n\tnorth: 7", false, true, true, false, true},
+		{"wrong host", "lab-8\n", "- call 12 people and more\n", "total: 12\nnorth: 8\n", false, false, false, false, false},
+		{"both hosts", "lab-7\nlab-8\n", "- call 12 people\nDONE\n", "Total: 12\nnorth: 7\n", false, false, false, false, false},
+		{"missing", "", "", "", false, false, false, false, false},
 	} {
 		os.Remove(host)
 		os.Remove(list)
+		os.Remove(report)
 		if st.host != "" {
 			os.WriteFile(host, []byte(st.host), 0o644)
 			os.WriteFile(list, []byte(st.list), 0o644)
+			os.WriteFile(report, []byte(st.report), 0o644)
 		}
-		for id, want := range map[string]bool{"exact": st.exact, "include": st.include, "list": st.list_} {
+		for id, want := range map[string]bool{"exact": st.exact, "include": st.include, "list": st.list_, "text": st.text, "textblanks": st.blanks} {
 			if got := passes(id); got != want {
 				t.Errorf("%s end state: task %s passes = %v, want %v", st.name, id, got, want)
 			}
