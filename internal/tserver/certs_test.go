@@ -268,3 +268,21 @@ func tlsProbe(addr string, roots *x509.CertPool, cert *tls.Certificate) error {
 	}
 	return nil
 }
+
+// TestClientTLSExpired: a client's expired certificate is reported with
+// its file and dates before it connects (was: the server's refusal, read
+// as "it requires one signed by its CA").
+func TestClientTLSExpired(t *testing.T) {
+	p := &testPKI{t: t, dir: t.TempDir()}
+	now := time.Now()
+	ca := p.make("ca", nil, now.Add(-48*time.Hour), now.Add(time.Hour))
+	old := p.makeNamed("client", false, ca, now.Add(-48*time.Hour), now.Add(-24*time.Hour), x509.ExtKeyUsageClientAuth)
+	_, err := ClientTLS(old.CertFile, old.KeyFile, ca.CertFile, "")
+	if err == nil || !strings.Contains(err.Error(), old.CertFile) || !strings.Contains(err.Error(), "expired on "+old.cert.NotAfter.UTC().Format("2006-01-02")) {
+		t.Errorf("ClientTLS(an expired certificate) = %v, want an error naming %s and when it expired", err, old.CertFile)
+	}
+	good := p.makeNamed("client2", false, ca, now.Add(-time.Hour), now.Add(time.Hour), x509.ExtKeyUsageClientAuth)
+	if _, err := ClientTLS(good.CertFile, good.KeyFile, ca.CertFile, ""); err != nil {
+		t.Errorf("ClientTLS(a valid certificate) = %v", err)
+	}
+}

@@ -31,6 +31,13 @@ func ClientTLS(certFile, keyFile, caFile, serverName string) (*tls.Config, error
 		if err != nil {
 			return nil, fmt.Errorf("TLS certificate %s with key %s: %w", certFile, keyFile, err)
 		}
+		// An expired certificate is the server's "bad certificate" at
+		// connect; say which file and when here instead.
+		if cert.Leaf != nil { // parsed by LoadX509KeyPair since Go 1.23
+			if err := inWindow(cert.Leaf, certFile, "certificate (--tls-cert)", time.Now()); err != nil {
+				return nil, err
+			}
+		}
 		conf.Certificates = []tls.Certificate{cert}
 	}
 	if caFile != "" {
