@@ -16,16 +16,17 @@ import (
 const maxWeight = 1000
 
 // similarityCheck: similarity { path, expected, same_as, threshold,
-// ignore_case } scores from 0 to 1 how close a file on the device is to an
-// expected text or a reference file: text files and documents (.docx,
-// .odt, .pdf) by their text, images by structural similarity. It passes at
-// threshold (default 1: identical); the score is the check's partial
-// credit either way.
+// ignore_case, credit } scores from 0 to 1 how close a file on the device
+// is to an expected text or a reference file: text files and documents
+// (.docx, .odt, .pdf) by their text, images by structural similarity. It
+// passes at threshold (default 1: identical); the score is the check's
+// partial credit either way, unless credit = "pass_fail": then the check
+// earns its whole weight when it passes and nothing when it fails.
 func similarityCheck() checkKind {
 	return checkKind{
 		name: plan.CheckSimilarity,
 		schema: &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-			{Name: "path", Required: true}, {Name: "expected"}, {Name: "same_as"}, {Name: "threshold"}, {Name: "ignore_case"},
+			{Name: "path", Required: true}, {Name: "expected"}, {Name: "same_as"}, {Name: "threshold"}, {Name: "ignore_case"}, {Name: "credit"},
 		}},
 		decode: func(p *parser, st *scope, kb *hcl.Block, kc *hcl.BodyContent, ck *plan.Check) {
 			ck.Path = p.templatePtr(st, kc, "path")
@@ -38,6 +39,10 @@ func similarityCheck() checkKind {
 			}
 			if b := p.boolAttr(st, kc, "ignore_case"); b != nil {
 				s.IgnoreCase = *b
+			}
+			if c := p.stringAttr(st, kc, "credit"); c != nil {
+				p.oneOf(kc, "credit", c, similarityCredits)
+				s.PassFail = *c == "pass_fail"
 			}
 			ck.Similarity = &s
 			switch {
@@ -58,6 +63,11 @@ func similarityCheck() checkKind {
 		},
 	}
 }
+
+// similarityCredits are what a similarity check's credit may be: "score"
+// (the default: weight × score) or "pass_fail" (the whole weight when it
+// passes, nothing otherwise).
+var similarityCredits = []string{"score", "pass_fail"}
 
 // similarPair reports, for a literal path, what cannot be compared with
 // it: an image with text, or text with an image.

@@ -10,8 +10,8 @@ import (
 // partialCredit is the weighted share of the task's checks passed: each
 // check node of the plan (subtask checks, those of subtasks that never ran
 // included, and task checks) counts for its weight; a check earns weight ×
-// its score when it has one (a similarity check), its whole weight when
-// it passed, nothing when it failed or was skipped because an `after`
+// its score when it has one (a similarity check, unless its credit is
+// pass_fail), its whole weight when it passed, nothing when it failed or was skipped because an `after`
 // predecessor did not pass (CRAB's graph rule, as CR). ok is false when
 // the plan has no checks.
 func partialCredit(res *InstructionResult, p plan.Plan) (pc float64, ok bool) {
@@ -27,7 +27,7 @@ func partialCredit(res *InstructionResult, p plan.Plan) (pc float64, ok bool) {
 			r, ran := byName[ck.Name]
 			switch {
 			case !ran || r.Skipped:
-			case r.Score != nil:
+			case r.Score != nil && !ck.PassFail():
 				earned += w * min(max(*r.Score, 0), 1)
 			case r.Passed:
 				earned += w
@@ -46,6 +46,17 @@ func partialCredit(res *InstructionResult, p plan.Plan) (pc float64, ok bool) {
 		return 0, false
 	}
 	return earned / total, true
+}
+
+// infeasibleCredit sets an infeasible task's SSR, CR and PC to its SR:
+// its one right answer is the agent's fail, which leaves its subtasks
+// failed and its checks unrun, so counting them would give the right
+// answer 0 and a false "done" 1.
+func infeasibleCredit(res *InstructionResult, p plan.Plan) {
+	if !p.Infeasible {
+		return
+	}
+	res.Metrics.SSR, res.Metrics.CR, res.Metrics.PC = res.Metrics.SR, res.Metrics.SR, res.Metrics.SR
 }
 
 // UnmarshalJSON reads metrics, those of runs from before partial credit

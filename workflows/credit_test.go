@@ -129,6 +129,62 @@ func TestUnitPartialCredit(t *testing.T) {
 	t.Logf("PC %.4f, CR %.2f, wording %.4f, logo %.4f", res.Metrics.PC, res.Metrics.CR, *wording.Score, *logoR.Score)
 }
 
+// TestUnitSimilarityPassFail: a similarity check with credit = "pass_fail"
+// earns its whole weight when it passes and nothing when it fails,
+// whatever its score, as OSWorld's thresholded image metrics (SSIM ≥ 0.99
+// → 1): an image left as it was does not earn its likeness to the one
+// wanted, and one close enough earns all.
+func TestUnitSimilarityPassFail(t *testing.T) {
+	dir := t.TempDir()
+	ref, logo := writePNG(t, filepath.Join(dir, "ref.png"), false), writePNG(t, filepath.Join(dir, "logo.png"), true)
+	env := unitEnv(t)
+	env.OnActivity(activities.DecideName, mock.Anything, mock.Anything).Return(&activities.DecideResult{Action: screen.Action{Kind: screen.ActDone}}, nil)
+	env.OnActivity(activities.CheckName, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in activities.CheckInput) (*activities.CheckResult, error) {
+			return (&activities.Activities{}).Check(ctx, in)
+		})
+	env.ExecuteWorkflow(workflows.InstructionWorkflowName, workflows.InstructionInput{Plan: mustPlan(t, `task "mirror" {
+  subtask "mirror" {
+    instruction = "mirror the logo"
+  }
+  check "mirrored" {
+    weight = 3
+    similarity {
+      path      = "`+logo+`"
+      same_as   = "`+ref+`"
+      threshold = 0.99
+      credit    = "pass_fail"
+    }
+  }
+  check "close" {
+    similarity {
+      path      = "`+logo+`"
+      same_as   = "`+ref+`"
+      threshold = 0.2
+      credit    = "pass_fail"
+    }
+  }
+}`)})
+	var res workflows.InstructionResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Checks) != 2 {
+		t.Fatalf("checks = %+v, want mirrored and close", res.Checks)
+	}
+	mirrored, closeR := res.Checks[0], res.Checks[1]
+	if mirrored.Passed || mirrored.Score == nil || *mirrored.Score < 0.2 || *mirrored.Score >= 0.99 {
+		t.Fatalf("mirrored = %+v, want failed with a score in [0.2, 0.99)", mirrored)
+	}
+	if !closeR.Passed || closeR.Score == nil || *closeR.Score >= 1 {
+		t.Fatalf("close = %+v, want passed with a score below 1", closeR)
+	}
+	// mirrored 0 of 3, close 1 of 1, the scores recorded but not credited.
+	if res.Metrics.PC != 0.25 {
+		t.Errorf("PC = %v, want 0.25 (close, passed: its whole weight, 1 of 4; mirrored, failed at score %v: nothing of its 3)", res.Metrics.PC, *mirrored.Score)
+	}
+}
+
 // TestMetricsOfOldRuns: a result recorded before partial credit (no pc)
 // reads its PC as its CR — it had no weights or scores, so that is what
 // its partial credit was; a recorded PC, 0 included, is kept.

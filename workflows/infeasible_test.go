@@ -12,7 +12,8 @@ import (
 )
 
 // TestUnitInfeasible: a task declared infeasible succeeds when the agent
-// calls fail, and fails when the agent claims it done.
+// calls fail, with SSR, CR and PC 1, and fails when the agent claims it
+// done, with all of them 0.
 func TestUnitInfeasible(t *testing.T) {
 	const task = `task "t" {
   infeasible = true
@@ -38,8 +39,11 @@ func TestUnitInfeasible(t *testing.T) {
 			if res.Status != tt.status || res.Reason != tt.reason || !strings.Contains(res.Error, tt.text) {
 				t.Errorf("agent %s: status=%s reason=%s error=%q, want %s %s with %q", tt.action.Kind, res.Status, res.Reason, res.Error, tt.status, tt.reason, tt.text)
 			}
-			if want := map[bool]float64{true: 1, false: 0}[tt.status == workflows.StatusSucceeded]; res.Metrics.SR != want {
-				t.Errorf("SR = %v, want %v", res.Metrics.SR, want)
+			// The right answer earns every rate, the false "done" none: the
+			// agent's fail leaves its subtask failed, the "done" succeeded.
+			want := map[bool]float64{true: 1, false: 0}[tt.status == workflows.StatusSucceeded]
+			if m := res.Metrics; m.SR != want || m.SSR != want || m.CR != want || m.PC != want {
+				t.Errorf("agent %s: SR %v, SSR %v, CR %v, PC %v; want all %v", tt.action.Kind, m.SR, m.SSR, m.CR, m.PC, want)
 			}
 		})
 	}

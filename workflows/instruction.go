@@ -474,6 +474,7 @@ func finalize(res *InstructionResult, p plan.Plan) {
 	if pc, ok := partialCredit(res, p); ok {
 		res.Metrics.PC = pc
 	}
+	infeasibleCredit(res, p)
 	if res.Steps > 0 {
 		res.Metrics.EE = res.Metrics.CR / float64(res.Steps)
 	}

@@ -35,10 +35,20 @@ const DefaultThreshold = 1.0
 // Similarity is what a similarity check compares its path with: Expected
 // text, or the check's SameAs reference file. The check passes when the
 // score reaches Threshold; IgnoreCase compares text without case.
+// PassFail (credit = "pass_fail") makes the check earn its whole weight
+// when it passes and nothing otherwise, as a benchmark's thresholded
+// metric scores (SSIM ≥ 0.9 → 1, else 0), instead of weight × score.
 type Similarity struct {
 	Expected   *Expr   `json:"expected,omitempty"`
 	Threshold  float64 `json:"threshold"`
 	IgnoreCase bool    `json:"ignore_case,omitempty"`
+	PassFail   bool    `json:"pass_fail,omitempty"`
+}
+
+// PassFail reports whether the check's credit is its whole weight or
+// nothing, whatever score it records.
+func (c Check) PassFail() bool {
+	return c.Similarity != nil && c.Similarity.PassFail
 }
 
 // Credit is what the check counts for in the task's partial credit: its

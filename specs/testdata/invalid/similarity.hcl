@@ -67,4 +67,12 @@ task "letter" {
       ignore_case = true
     }
   }
+  check "credit_word" {
+    similarity {
+      path      = "/tmp/a.txt"
+      expected  = "hello"
+      threshold = 0.9
+      credit    = "pass-fail"
+    }
+  }
 }

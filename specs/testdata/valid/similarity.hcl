@@ -37,6 +37,14 @@ task "letter" {
       threshold = 0.95
     }
   }
+  check "mirrored" {
+    similarity {
+      path      = "/tmp/logo_mirror.png"
+      same_as   = "/srv/gold/logo_mirror.png"
+      threshold = 0.99
+      credit    = "pass_fail"
+    }
+  }
   check "answer" {
     expect = subtask.write.output.done == "yes"
   }
