@@ -37,9 +37,13 @@ type ObserveInput struct {
 // ObserveResult is the screen after the step and, when the device is
 // certain, its verdict (empty: the Reflection agent decides).
 type ObserveResult struct {
-	After   screen.Observation `json:"after"`
-	Verdict string             `json:"verdict,omitempty"`
-	Reason  string             `json:"reason,omitempty"`
+	After screen.Observation `json:"after"`
+	// Session names the worker's run that observed: another than the one
+	// Setup reported means the worker started again since (its desktop
+	// may have been brought back empty).
+	Session string `json:"session,omitempty"`
+	Verdict string `json:"verdict,omitempty"`
+	Reason  string `json:"reason,omitempty"`
 }
 
 // Observe waits for the screen to settle after a step and observes it
@@ -54,7 +58,7 @@ func (a *Activities) Observe(ctx context.Context, in ObserveInput) (*ObserveResu
 	if err != nil {
 		return nil, err
 	}
-	res := &ObserveResult{After: obs}
+	res := &ObserveResult{After: obs, Session: workerSession}
 	if in.Outcome.Outcome == OutcomeDone && in.Action.Kind == screen.ActType {
 		// Typed text still arriving: the focused field holds the start of
 		// it (a busy application takes the keys in bit by bit). What is

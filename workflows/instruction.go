@@ -3,6 +3,7 @@ package workflows
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -92,11 +93,19 @@ func instruction(ctx workflow.Context, in InstructionInput) (*InstructionResult,
 		}
 	}
 
-	// Setup steps, in order, each on its device.
+	// Setup steps, in order, each on its device. sessions are the worker
+	// sessions the setup opened applications in, by device: a failed run
+	// whose device shows an empty desktop in another session lost its
+	// desktop (desktopLost).
+	sessions := map[string]string{}
 	if !in.SkipSetup {
 		for _, su := range p.Setup {
-			if _, reason, msg := runSetupStep(ctx, o, deadline, "setup", su); reason != "" {
+			sr, reason, msg := runSetupStep(ctx, o, deadline, "setup", su)
+			if reason != "" {
 				return fail(reason, msg)
+			}
+			if sr.Session != "" && (len(su.Launch) > 0 || su.WaitForWindow != "") {
+				sessions[su.Device] = sr.Session
 			}
 		}
 		// The start the task states: a screen that fails it is the
@@ -270,6 +279,9 @@ func instruction(ctx workflow.Context, in InstructionInput) (*InstructionResult,
 		}
 	}
 	if stop {
+		if lost := desktopLost(ctx, o, deadline, failReason, sessions); lost != "" {
+			return fail(ReasonHarnessError, lost+"; the run had failed: "+failMsg)
+		}
 		return fail(failReason, failMsg)
 	}
 
@@ -291,6 +303,9 @@ func instruction(ctx workflow.Context, in InstructionInput) (*InstructionResult,
 	checks, ok := runChecks(ctx, p.Checks, outputs, defaultDevice(p), o, deadline, p.Profiles)
 	res.Checks = checks
 	if !ok {
+		if lost := desktopLost(ctx, o, deadline, ReasonCheckFailed, sessions); lost != "" {
+			return fail(ReasonHarnessError, lost+"; the checks had failed: "+failedChecks(checks))
+		}
 		return fail(ReasonCheckFailed, failedChecks(checks))
 	}
 	res.Status, res.Reason = StatusSucceeded, ReasonSuccess
@@ -316,6 +331,54 @@ func startScreenshot(ctx workflow.Context, o Options, deadline time.Time, device
 		return ""
 	}
 	return or.After.Screenshot
+}
+
+// desktopLostVersion marks runs that ask their devices, when the run
+// failed, whether the desktop the setup prepared is still there.
+const desktopLostVersion = "desktop-lost-probe"
+
+// desktopLost asks each device the setup opened an application on, after
+// the run failed with reason, whether that failure was the device's: a
+// device that does not answer, or that shows an empty desktop (no window,
+// no element) in another worker session than the setup's — the worker
+// started again, its desktop brought back without the task's applications
+// (an X server that died). It returns the failure, starting with
+// DesktopLostError, or "" when every desktop is the setup's (an agent that
+// closed the application itself keeps its failure).
+func desktopLost(ctx workflow.Context, o Options, deadline time.Time, reason string, sessions map[string]string) string {
+	switch reason {
+	case ReasonAgentFailed, ReasonStepLimit, ReasonCheckFailed, ReasonTimeout, ReasonInvalidOutput:
+	default:
+		return ""
+	}
+	if len(sessions) == 0 || workflow.GetVersion(ctx, desktopLostVersion, workflow.DefaultVersion, 1) < 1 {
+		return ""
+	}
+	devices := make([]string, 0, len(sessions))
+	for d := range sessions {
+		devices = append(devices, d)
+	}
+	sort.Strings(devices)
+	for _, dev := range devices {
+		now := workflow.Now(ctx)
+		dl := deadline
+		if !dl.After(now.Add(2 * time.Minute)) {
+			dl = now.Add(2 * time.Minute)
+		}
+		ao := deviceOptions(o, dev, dl, now)
+		ao.RetryPolicy.MaximumAttempts = 2
+		octx := withSummary(workflow.WithActivityOptions(ctx, ao), "is the desktop of "+dev+" still the setup's?")
+		var or activities.ObserveResult
+		if err := workflow.ExecuteActivity(octx, a.Observe, activities.ObserveInput{}).Get(ctx, &or); err != nil {
+			_, msg := reasonFor(err, dev, o)
+			return fmt.Sprintf("%s: device %s does not answer (%s): the harness's failure, not the agent's", DesktopLostError, o.deviceLabel(dev), msg)
+		}
+		if or.Session != "" && or.Session != sessions[dev] && or.After.ElementCount == 0 && len(or.After.Windows) == 0 {
+			return fmt.Sprintf("%s: device %s shows an empty desktop (no window, no element) on a worker started again since the setup: "+
+				"its desktop was brought back without the task's applications (its X server died?), the harness's failure, not the agent's", DesktopLostError, o.deviceLabel(dev))
+		}
+	}
+	return ""
 }
 
 func depsDone(s plan.Subtask, status map[string]string) bool {

@@ -406,6 +406,12 @@ func SuiteWorkflow(ctx workflow.Context, in SuiteInput) (*SuiteResult, error) {
 					workflow.GetVersion(gctx, suiteRetryVersion, workflow.DefaultVersion, 1) >= 1 {
 					why, restarted = r.Error, true
 				}
+				// A run whose desktop was lost under it: once more, on the
+				// device reset above (or on another).
+				if !restarted && r.Reason == ReasonHarnessError && strings.HasPrefix(r.Error, DesktopLostError) &&
+					!strings.HasPrefix(r.Retried, DesktopLostError) && len(need) <= len(live.Pool)-len(live.Removed) {
+					why, restarted = r.Error, true
+				}
 				switch {
 				case restarted || bad == r.BadStarts:
 				case startAgain && len(need) <= len(live.Pool)-len(live.Removed):

@@ -43,8 +43,13 @@ const (
 )
 
 // StartStateError begins the Error of a run whose screen failed the
-// task's start checks after setup.
-const StartStateError = "start state"
+// task's start checks after setup; DesktopLostError that of a run whose
+// device lost the desktop its setup prepared (an X server that died and
+// came back empty), which failed the run.
+const (
+	StartStateError  = "start state"
+	DesktopLostError = "desktop lost"
+)
 
 // Subtask statuses.
 const (

@@ -315,7 +315,7 @@ var indexTmpl = template.Must(template.New("index").Funcs(funcs).Parse(`<!doctyp
 {{range .Tags}}<tr><td>{{.Tag}}</td><td>{{.Runs}}</td><td>{{.Passed}}</td><td data-v="{{.SuccessRate}}">{{pct .SuccessRate}}</td><td>{{f2 .MeanCR}}</td><td>{{f2 .MeanPC}}</td><td>{{.Tokens}}</td><td>{{f1 .WallSeconds}}</td></tr>
 {{end}}</tbody></table>{{end}}
 {{with .R.HarnessErrors}}<h2>Harness errors (not scored)</h2>
-<p>The harness failed these runs before the agent could be judged (a start state that stayed wrong after the devices were reset and the setup run again): they count in no rate above.</p>
+<p>The harness failed these runs, not the agent (a start state that stayed wrong after the devices were reset and the setup run again, a desktop lost under the run twice): they count in no rate above.</p>
 <ul id="harness-errors">{{range .}}<li><a href="runs/{{page .Key}}">{{.Key}}</a>: {{.Error}}</li>{{end}}</ul>{{end}}
 {{if .R.Removed}}<h2>Devices taken out of the pool</h2><ul>{{range .R.Removed}}<li>{{.Device}} after {{.After}}: {{.Error}}</li>{{end}}</ul>{{end}}
 <h2>Task runs</h2>
