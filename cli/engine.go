@@ -25,6 +25,7 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 
 	"github.com/pcflow/pcflow/internal/tserver"
+	"github.com/pcflow/pcflow/workflows"
 )
 
 // stateFlag registers --state: the folder with the embedded server's
@@ -397,7 +398,8 @@ func (g *engine) otherUsers(ctx context.Context) []string {
 	served := map[string]bool{}
 	var users []string
 	for _, ex := range resp.Executions {
-		if ex.ParentExecution != nil {
+		// A device's lease is no run: it runs as long as the server does.
+		if ex.ParentExecution != nil || ex.GetType().GetName() == workflows.LeaseWorkflowName {
 			continue
 		}
 		q := ex.GetTaskQueue()

@@ -328,6 +328,10 @@ Examples:
 		if code := checkPool(ctx, e, sess.eng, rec.Devices, f.detach); code >= 0 {
 			return code
 		}
+		if err := poolInUse(ctx, sess.eng.client, rec.Devices, id, f.eng.temporal); err != nil {
+			fmt.Fprintln(e.stderr, "pcflow eval:", err)
+			return 1
+		}
 	}
 	rec.Repro.Models, rec.Repro.Endpoint = sess.models, sess.endpoint
 	rec.Repro.Scripted = sess.model.kind == "scripted"
@@ -363,6 +367,13 @@ Examples:
 	if err != nil {
 		fmt.Fprintf(e.stderr, "pcflow eval: start %s: %v\n", id, err)
 		return 1
+	}
+	if !rec.Local {
+		// Two suites started at once both found the pool free: the one
+		// that started first keeps it.
+		if code := keepPoolFirst(ctx, e, sess.eng.client, rec.Devices, id, f.eng.temporal); code >= 0 {
+			return code
+		}
 	}
 	fmt.Fprintf(e.stdout, "suite %s started: %d task runs on %d devices (%s)\n", id, len(st.tasks), len(rec.Devices), strings.Join(rec.Devices, ", "))
 	if sess.eng.uiURL != "" {

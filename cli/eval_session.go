@@ -200,7 +200,9 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 		return nil, err
 	}
 	argv := []string{exe, "worker", "--device", name, "--display", display, "--temporal", addr, "--state", f.eng.state, "--workflows=false"}
-	extra := []string{"DISPLAY=" + display}
+	// The worker started again (after a reset, a crash) takes the
+	// device's lease over from the one before.
+	extra := []string{"DISPLAY=" + display, leaseOwnerEnv + "=suite " + rec.ID}
 	if len(secrets) > 0 {
 		argv = append(argv, "--secrets-fd", "3")
 	}

@@ -244,6 +244,16 @@ func startWorker(g *engine, state, device, physical, queue string, dev activitie
 	if err != nil {
 		return nil, err
 	}
+	if physical != "" {
+		// One process drives a device: a second worker for it (another
+		// display, another machine) is refused, naming the first.
+		lease, err := worker.HoldDevice(context.Background(), worker.LeaseOptions{Client: g.client, Device: physical,
+			Holder: leaseHolder(physical), Gone: leaseHolderGone, Logger: logger, Lost: w.Fail})
+		if err != nil {
+			return nil, err
+		}
+		w.AtStop(lease.Release)
+	}
 	if err := w.Start(); err != nil {
 		w.Stop()
 		return nil, err

@@ -172,6 +172,9 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 	select {
 	case <-ctx.Done():
 		return 0
+	case err := <-w.Failed():
+		fmt.Fprintln(e.stderr, "pcflow worker:", err)
+		return 1
 	case <-restart:
 		w.Stop()
 		return restartExitCode

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/pcflow/pcflow/internal/tserver"
+	"github.com/pcflow/pcflow/workflows"
+)
+
+// leaseOwnerEnv names what started a device's worker (pcflow eval's suite):
+// a worker of the same owner takes the device's lease over at once.
+const leaseOwnerEnv = "PCFLOW_LEASE_OWNER"
+
+// leaseHolder names this process as the holder of device's lease.
+func leaseHolder(device string) workflows.Holder {
+	host, _ := os.Hostname()
+	h := workflows.Holder{Host: host, PID: os.Getpid(), PIDNS: pidNS(), Owner: os.Getenv(leaseOwnerEnv)}
+	h.Who = fmt.Sprintf("the pcflow process %d on %s", h.PID, host)
+	if d := os.Getenv("DISPLAY"); d != "" {
+		h.Who += ", display " + d
+	}
+	if h.Owner != "" {
+		h.Who += ", for " + h.Owner
+	}
+	return h
+}
+
+// pidNS identifies this process's pid namespace: a pid means the same
+// process only within one.
+func pidNS() string {
+	ns, _ := os.Readlink("/proc/self/ns/pid")
+	return ns
+}
+
+// leaseHolderGone reports whether h's process has ended: it ran on this
+// host, in this pid namespace, and its pid is gone or a zombie. Anything
+// else (another host, another namespace, a live pid, even one reused) is
+// not known to be gone: its lease then lapses by itself.
+func leaseHolderGone(h workflows.Holder) bool {
+	host, _ := os.Hostname()
+	if h.Host != host || h.PID <= 0 || h.PIDNS == "" || h.PIDNS != pidNS() || h.PID == os.Getpid() {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", h.PID))
+	if errors.Is(err, os.ErrNotExist) {
+		return true
+	}
+	if err != nil {
+		return false
+	}
+	// pid (comm) STATE ...: the comm may hold anything but not end the line.
+	if i := bytes.LastIndexByte(b, ')'); i > 0 && i+2 < len(b) {
+		return b[i+2] == 'Z'
+	}
+	return false
+}
+
+// suiteUse is a running suite that uses some of a pool's devices.
+type suiteUse struct {
+	id      string
+	started time.Time
+	devices []string
+}
+
+// suitesUsing lists the running suites, self excepted, that use any of
+// devices: a pool device serves one suite at a time (two would
+// interleave their actions on it, and both fail as the model's fault).
+// A running suite holds its devices whether its eval process follows it
+// or not (--detach): the lease is the suite itself, freed when it ends or
+// is cancelled.
+func suitesUsing(ctx context.Context, c client.Client, devices []string, self string) ([]suiteUse, error) {
+	resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: tserver.Namespace, PageSize: 1000,
+		Query: fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running'", workflows.SuiteWorkflowName)})
+	if err != nil {
+		return nil, fmt.Errorf("list the running suites: %w", err)
+	}
+	var out []suiteUse
+	for _, ex := range resp.Executions {
+		id := ex.GetExecution().GetWorkflowId()
+		if id == self {
+			continue
+		}
+		in, err := suiteInput(ctx, c, id, ex.GetExecution().GetRunId())
+		if err != nil {
+			return nil, fmt.Errorf("suite %s: %w", id, err)
+		}
+		var both []string
+		for _, d := range in.Devices {
+			if slices.Contains(devices, d) {
+				both = append(both, d)
+			}
+		}
+		if len(both) > 0 {
+			out = append(out, suiteUse{id: id, started: ex.GetStartTime().AsTime(), devices: both})
+		}
+	}
+	return out, nil
+}
+
+// suiteInput is the input a suite's run started with.
+func suiteInput(ctx context.Context, c client.Client, id, runID string) (workflows.SuiteInput, error) {
+	var in workflows.SuiteInput
+	it := c.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	if !it.HasNext() {
+		return in, fmt.Errorf("no history")
+	}
+	ev, err := it.Next()
+	if err != nil {
+		return in, err
+	}
+	a := ev.GetWorkflowExecutionStartedEventAttributes()
+	if a == nil {
+		return in, fmt.Errorf("its history does not start with its input")
+	}
+	return in, converter.GetDefaultDataConverter().FromPayloads(a.GetInput(), &in)
+}
+
+// poolInUse refuses a pool whose devices a running suite other than self
+// uses, naming the suite and how to free them.
+func poolInUse(ctx context.Context, c client.Client, pool []string, self string, temporal string) error {
+	uses, err := suitesUsing(ctx, c, pool, self)
+	if err != nil || len(uses) == 0 {
+		return err
+	}
+	return poolInUseError(uses[0], temporal)
+}
+
+func poolInUseError(u suiteUse, temporal string) error {
+	return fmt.Errorf("device %s is in use by suite %s, running since %s: one suite drives a device at a time. Wait until it ends (pcflow eval status %s --temporal %s), cancel it (pcflow cancel %s --temporal %s), or give this suite other --pool devices",
+		strings.Join(u.devices, ", "), u.id, u.started.UTC().Format(time.RFC3339), u.id, temporal, u.id, temporal)
+}
+
+// keepPoolFirst ends the suite self, just started, when a running suite
+// that uses some of its pool started before it (or at the same moment,
+// with a smaller id): both passed poolInUse at once, and only one may
+// drive the devices. It returns the exit code when it ended self, else -1.
+func keepPoolFirst(ctx context.Context, e *env, c client.Client, pool []string, self, temporal string) int {
+	desc, err := c.DescribeWorkflowExecution(ctx, self, "")
+	if err != nil {
+		return -1 // the suite runs; nothing better is known
+	}
+	mine := desc.GetWorkflowExecutionInfo().GetStartTime().AsTime()
+	uses, err := suitesUsing(ctx, c, pool, self)
+	if err != nil {
+		return -1
+	}
+	for _, u := range uses {
+		if u.started.Before(mine) || u.started.Equal(mine) && u.id < self {
+			_ = c.TerminateWorkflow(ctx, self, "", "its pool's device "+strings.Join(u.devices, ", ")+" is in use by suite "+u.id)
+			fmt.Fprintln(e.stderr, "pcflow eval:", poolInUseError(u, temporal))
+			return 1
+		}
+	}
+	return -1
+}
