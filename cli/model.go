@@ -211,6 +211,9 @@ func resolveModel(e *env, spec modelSpec, o modelOpts) (*resolvedModel, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := agents.CheckEnv(e.getenv); err != nil {
+		return nil, err
+	}
 	r := &resolvedModel{spec: spec, cfg: agents.ConfigFromEnv(e.getenv), kind: "endpoint"}
 	prof, chosen, roles, err := spec.profiles(e.getenv)
 	if err != nil {

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -125,6 +126,28 @@ func ConfigFromEnv(getenv func(string) string) Config {
 		c.AnthropicBaseURL = "https://api.anthropic.com/v1"
 	}
 	return c
+}
+
+// CheckEnv says which of the model settings in the environment
+// ConfigFromEnv would drop as invalid (a negative timeout, a size that is
+// not a number, an unknown image format), naming the variable, its value
+// and what it takes; nil when every one that is set is valid.
+func CheckEnv(getenv func(string) string) error {
+	var errs []error
+	if v := getenv("PCFLOW_MODEL_TIMEOUT"); v != "" {
+		if d, err := time.ParseDuration(v); err != nil || d <= 0 {
+			errs = append(errs, fmt.Errorf("PCFLOW_MODEL_TIMEOUT=%q is not a positive duration: write one such as \"120s\" or \"5m\" (how long one model request may take), or unset it for the default, 120s", v))
+		}
+	}
+	if v := getenv("PCFLOW_IMAGE_MAX_SIDE"); v != "" {
+		if n, err := strconv.Atoi(v); err != nil || n < 1 {
+			errs = append(errs, fmt.Errorf("PCFLOW_IMAGE_MAX_SIDE=%q is not a positive whole number: write the longest side in pixels the model is sent, such as 1280, or unset it for the default, 1280", v))
+		}
+	}
+	if v := getenv("PCFLOW_IMAGE_FORMAT"); v != "" && v != "jpeg" && v != "png" {
+		errs = append(errs, fmt.Errorf("PCFLOW_IMAGE_FORMAT=%q: write png or jpeg, or unset it for the default, png", v))
+	}
+	return errors.Join(errs...)
 }
 
 // RoleProfile is the profile of a role other than Decision (the zero
