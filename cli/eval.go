@@ -13,6 +13,7 @@ import (
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
 	"github.com/pcflow/pcflow/activities"
@@ -238,6 +239,13 @@ Examples:
 	if id == "" {
 		id = fmt.Sprintf("%s-%s", st.name, time.Now().Format("20060102-150405"))
 	}
+	if old, err := loadSuite(f.eng.state, id); err == nil {
+		// A new suite under a used id would replace that run's record
+		// (its devices, model, results folder) and its history's latest run.
+		fmt.Fprintf(e.stderr, "pcflow eval: the suite run id %s is taken: suite %s ran under it (started %s, results in %s). Give this run another --id, or none (eval makes one); pcflow eval resume %s follows that run if it has not ended\n",
+			id, old.Suite, old.Started, old.Out, id)
+		return 1
+	}
 	out := f.out
 	if out == "" {
 		out = "eval-" + strings.ReplaceAll(id, "/", "_")
@@ -363,7 +371,14 @@ Examples:
 		}
 	}
 	run, err := sess.eng.client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue, WorkflowExecutionErrorWhenAlreadyStarted: true,
+		// A suite run started elsewhere (another state folder) under this id.
+		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		StaticSummary: fmt.Sprintf("suite %s: %d task runs on %d devices", st.name, len(st.tasks), len(rec.Devices))}, workflows.SuiteWorkflowName, in)
+	var taken *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &taken) {
+		fmt.Fprintf(e.stderr, "pcflow eval: the suite run id %s is taken on the server: a suite ran under it (from another state folder?). Give this run another --id, or none (eval makes one)\n", id)
+		return 1
+	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "pcflow eval: start %s: %v\n", id, err)
 		return 1
