@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/pcflow/pcflow/activities/office"
 	"github.com/pcflow/pcflow/specs/plan"
@@ -10,7 +11,7 @@ import (
 // checkPresentation reads a slide deck on the device (.pptx, .odp): the
 // text of one slide (or of all) for the text conditions, and the number of
 // slides, their titles, a slide's notes, backgrounds and layouts and the
-// slide size.
+// slide size; with SameAs, the whole deck against a reference deck.
 func (a *Activities) checkPresentation(ctx context.Context, in CheckInput, c conditions) (string, *CheckResult, error) {
 	p, err := office.OpenPresentation(c.path)
 	if err != nil {
@@ -26,6 +27,15 @@ func (a *Activities) checkPresentation(ctx context.Context, in CheckInput, c con
 	}
 	if ok, detail := dc.Eval(p); !ok {
 		return "", &CheckResult{Detail: detail}, nil
+	}
+	if in.SameAs != "" {
+		same, diff, err := office.ComparePresentations(c.path, in.SameAs, o.DeckIgnore)
+		if err != nil {
+			return "", &CheckResult{Detail: err.Error()}, nil
+		}
+		if !same {
+			return "", &CheckResult{Detail: fmt.Sprintf("%s differs from %s: %s", c.path, in.SameAs, diff)}, nil
+		}
 	}
 	subject, err := office.SlideText(p, o.Slide)
 	if err != nil {

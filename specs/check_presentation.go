@@ -2,6 +2,7 @@ package specs
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -16,10 +17,12 @@ const maxSlides = 10000
 
 // presentationCheck: presentation { path, slide, contains, not_contains,
 // matches, equals, slides, titles, notes, background, layout, orientation,
-// slide_width, slide_height } reads a slide deck (.pptx, .odp) on the
-// device: the text of one slide or of all, the number of slides, their
-// titles in order, a slide's speaker notes, backgrounds and layouts, and
-// the slide size.
+// slide_width, slide_height, same_as, ignore } reads a slide deck (.pptx,
+// .odp) on the device: the text of one slide or of all, the number of
+// slides, their titles in order, a slide's speaker notes, backgrounds and
+// layouts, and the slide size; with same_as, a .pptx compared with a
+// reference deck shape by shape and run by run, less the aspects in
+// ignore.
 func presentationCheck() checkKind {
 	return checkKind{
 		name: plan.CheckPresentation,
@@ -28,6 +31,7 @@ func presentationCheck() checkKind {
 			{Name: "contains"}, {Name: "not_contains"}, {Name: "matches"}, {Name: "equals"},
 			{Name: "slides"}, {Name: "titles"}, {Name: "notes"}, {Name: "background"},
 			{Name: "orientation"}, {Name: "slide_width"}, {Name: "slide_height"}, {Name: "layout"},
+			{Name: "same_as"}, {Name: "ignore"},
 		}},
 		decode: func(p *parser, st *scope, kb *hcl.Block, kc *hcl.BodyContent, ck *plan.Check) {
 			p.officePath(st, kc, ck, plan.PresentationFormats)
@@ -60,6 +64,7 @@ func presentationCheck() checkKind {
 						fmt.Sprintf("%s is a length in centimetres (a 16:9 slide is 28 wide, 15.75 high); it must be more than 0 and at most 1000.", d.name)))
 				}
 			}
+			p.deckReference(st, kb, kc, ck, &o)
 			textCond := ck.Contains != nil || ck.Matches != nil || ck.Equals != nil || ck.NotContains != nil
 			a, hasSlide := kc.Attributes["slide"]
 			if hasSlide {
@@ -72,19 +77,49 @@ func presentationCheck() checkKind {
 				p.diags = append(p.diags, exprDiag(a.NameRange, "Notes without slide",
 					"notes are the speaker notes of one slide; add slide = N (1 is the first)."))
 			}
-			if hasSlide || o.Slides != nil || o.Titles != nil || o.Notes != nil || o.Background != nil || o.Layout != nil ||
+			if hasSlide || ck.SameAs != nil || o.Slides != nil || o.Titles != nil || o.Notes != nil || o.Background != nil || o.Layout != nil ||
 				o.Orientation != nil || o.SlideWidth != nil || o.SlideHeight != nil {
 				ck.Office = &o
 			} else if !textCond && !p.capturing {
 				p.diags = append(p.diags, &hcl.Diagnostic{
 					Severity: hcl.DiagError,
 					Summary:  "Check with no condition",
-					Detail: fmt.Sprintf("The presentation block of check %q needs a condition: slides, titles, orientation, slide_width, slide_height, background, layout, "+
+					Detail: fmt.Sprintf("The presentation block of check %q needs a condition: same_as, slides, titles, orientation, slide_width, slide_height, background, layout, "+
 						"or contains, not_contains, matches or equals on the whole text (or with slide = N, on one slide's, with notes too).", ck.Name),
 					Subject: kb.DefRange.Ptr(),
 				})
 			}
 			p.settleConditions(kb, kc, ck, false)
 		},
+	}
+}
+
+// deckReference decodes same_as (a reference .pptx the deck is compared
+// with) and ignore (aspects of DeckAspects not compared), which needs
+// same_as.
+func (p *parser) deckReference(st *scope, kb *hcl.Block, kc *hcl.BodyContent, ck *plan.Check, o *plan.Office) {
+	ck.SameAs = p.referenceFile(st, kc, "same_as", []string{".pptx"})
+	if ck.SameAs != nil && ck.Path != nil && ck.Path.Kind == plan.ExprLit {
+		if path := plan.ToString(ck.Path.Lit); strings.EqualFold(filepath.Ext(path), ".odp") {
+			p.diags = append(p.diags, exprDiag(kc.Attributes["path"].Expr.Range(), "Deck compared as .odp",
+				fmt.Sprintf("%s is compared with a reference deck as PowerPoint reads it: save it as .pptx, or drop same_as and check its text, slides and titles.", path)))
+		}
+	}
+	a, ok := kc.Attributes["ignore"]
+	if !ok {
+		return
+	}
+	if ck.SameAs == nil {
+		p.diags = append(p.diags, exprDiag(a.NameRange, "Ignore without same_as",
+			"ignore lists what the comparison with a reference deck leaves out; add same_as = \"reference.pptx\", or remove ignore."))
+		return
+	}
+	for _, v := range p.stringList(st, a) {
+		if !slices.Contains(plan.DeckAspects, v) {
+			p.diags = append(p.diags, exprDiag(a.Expr.Range(), "Invalid value",
+				fmt.Sprintf("ignore lists %q, which is not one of %s.%s", v, strings.Join(plan.DeckAspects, ", "), didYouMean(v, plan.DeckAspects))))
+			continue
+		}
+		o.DeckIgnore = append(o.DeckIgnore, v)
 	}
 }

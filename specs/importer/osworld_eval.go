@@ -3,6 +3,7 @@ package importer
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -116,7 +117,9 @@ func (ec *evalConv) carry(f *fn) string {
 	case "file_contains":
 		return ec.fileContains(f, rtype)
 	case "compare_pptx_files":
-		return "no pcflow check compares a presentation with a reference file (shapes, positions, run formatting); presentation checks read text, titles, notes and layouts"
+		return ec.comparePPTX(f, rtype, etype)
+	case "check_structure_sim", "check_file_exists_and_structure_sim":
+		return ec.structureSim(f, rtype, etype)
 	case "check_direct_json_object":
 		if rtype != "vm_file" && rtype != "vm_command_line" {
 			return "the getter " + rtype + " has no pcflow equivalent"
@@ -550,5 +553,75 @@ func (ec *evalConv) compareCSV(f *fn, rtype, etype string) string {
 		f.approx = append(f.approx, "strict = false: leading spaces of a line count")
 	}
 	f.add("file", "path      = "+quote(path), "same_as   = "+gold, "normalize = true")
+	return ""
+}
+
+// pptxAspects maps compare_pptx_files's options that are on by default to
+// the aspects a presentation check's ignore leaves out.
+// examine_background_color is left out of it: the benchmark reads a
+// background through fill.background(), which makes it none on both
+// sides, so it never differs.
+var pptxAspects = map[string]string{
+	"examine_number_of_slides": "slide_count", "examine_shape": "positions", "examine_text": "text",
+	"examine_indent": "indent", "examine_font_name": "font_name", "examine_font_size": "font_size",
+	"examine_font_bold": "bold", "examine_font_italic": "italic", "examine_color_rgb": "color",
+	"examine_font_underline": "underline", "examine_strike_through": "strike", "examine_alignment": "alignment",
+	"examine_bullets": "bullets", "examine_note": "notes",
+}
+
+// pptxSpecial are compare_pptx_files's options, off by default, that
+// compare one shape of one task's deck in a way of its own.
+var pptxSpecial = []string{"examine_title_bottom_position", "examine_table_bottom_position", "examine_right_position",
+	"examine_top_position", "examine_shape_for_shift_size", "examine_image_size", "examine_modify_height"}
+
+func (ec *evalConv) comparePPTX(f *fn, rtype, etype string) string {
+	path, why := vmFile(f.result, rtype)
+	if why != "" {
+		return why
+	}
+	if !strings.EqualFold(filepath.Ext(path), ".pptx") {
+		return fmt.Sprintf("the result %s is not a .pptx file", path)
+	}
+	for _, o := range pptxSpecial {
+		if b, _ := f.opt[o].(bool); b {
+			return o + " (a comparison written for one task's shapes) is not carried"
+		}
+	}
+	gold, why := ec.cloudFile(f.expected, etype)
+	if why != "" {
+		return why
+	}
+	var ignore []string
+	keys := make([]string, 0, len(pptxAspects))
+	for k := range pptxAspects {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if b, ok := f.opt[k].(bool); ok && !b {
+			ignore = append(ignore, pptxAspects[k])
+		}
+	}
+	lines := []string{"path    = " + quote(path), "same_as = " + gold}
+	if len(ignore) > 0 {
+		lines = append(lines, "ignore  = "+list(quoteAll(ignore)))
+	}
+	f.add("presentation", lines...)
+	return ""
+}
+
+// structureSim carries gimp's check_structure_sim: SSIM of the two
+// images at least 0.9 scores 1, else 0.
+func (ec *evalConv) structureSim(f *fn, rtype, etype string) string {
+	path, why := vmFile(f.result, rtype)
+	if why != "" {
+		return why
+	}
+	gold, why := ec.cloudFile(f.expected, etype)
+	if why != "" {
+		return why
+	}
+	f.approx = append(f.approx, "SSIM over the red, green and blue channels; the benchmark's over the images' own channels, alpha included (a background made transparent counts there, not here)")
+	f.add("similarity", "path      = "+quote(path), "same_as   = "+gold, "threshold = 0.9", `credit    = "pass_fail"`)
 	return ""
 }

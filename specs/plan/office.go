@@ -96,6 +96,9 @@ type Office struct {
 	Layout      *string  `json:"layout,omitempty"` // the kind of slide layout (office.Layouts)
 	SlideWidth  *float64 `json:"slide_width,omitempty"`
 	SlideHeight *float64 `json:"slide_height,omitempty"`
+	// DeckIgnore are the aspects (DeckAspects) a presentation check with
+	// same_as does not compare with its reference deck.
+	DeckIgnore []string `json:"deck_ignore,omitempty"`
 
 	// Tables is how many tables the document holds (not counting tables
 	// inside tables); Alignment is the alignment of paragraph Paragraph,
@@ -111,6 +114,13 @@ type Chart struct {
 	Series     []string `json:"series,omitempty"`
 	Categories *string  `json:"categories,omitempty"`
 }
+
+// DeckAspects are what a presentation check with same_as compares with
+// its reference deck, as OSWorld's compare_pptx_files does by default, and
+// what its ignore may leave out (the device compares them as
+// office.DeckAspects).
+var DeckAspects = []string{"slide_count", "notes", "positions", "text", "alignment", "indent",
+	"font_name", "font_size", "bold", "italic", "color", "underline", "strike", "bullets"}
 
 // SlideLayouts are the kinds of slide layout a presentation check may name
 // (the device reads them as office.Layouts).

@@ -43,4 +43,24 @@ task "presentation" {
       contains = "Ti"
     }
   }
+  check "gold_odp" {
+    presentation {
+      path    = "/tmp/deck.odp"
+      same_as = "/tmp/gold.odp"
+    }
+  }
+  check "ignore_alone" {
+    presentation {
+      path   = "/tmp/deck.pptx"
+      slides = 3
+      ignore = ["positions"]
+    }
+  }
+  check "ignore_typo" {
+    presentation {
+      path    = "/tmp/deck.pptx"
+      same_as = "/tmp/gold.pptx"
+      ignore  = ["position"]
+    }
+  }
 }

@@ -39,6 +39,13 @@ task "presentation" {
       slide = 3
     }
   }
+  check "as_gold" {
+    presentation {
+      path    = "${var.dir}/deck.pptx"
+      same_as = "${var.dir}/gold.pptx"
+      ignore  = ["positions", "bullets"]
+    }
+  }
   check "has_hire" {
     expect = contains(check.closing.value, "Hire")
   }
