@@ -37,7 +37,7 @@ func followSuite(ctx context.Context, e *env, s *suiteSession, rec suiteRecord, 
 					s.keepDesktops = true
 					return suiteInterrupted(e, rec)
 				}
-				fmt.Fprintf(e.stderr, "suite %s: %v\n", rec.ID, err)
+				fmt.Fprintln(e.stderr, followFailure(rec, err))
 				return 1
 			}
 			if !quiet {
@@ -54,6 +54,24 @@ func followSuite(ctx context.Context, e *env, s *suiteSession, rec suiteRecord, 
 			}
 		}
 	}
+}
+
+// followFailure says why following suite rec stopped with err: a server
+// that does not answer (the long poll ran out: "context deadline
+// exceeded", or the connection is refused) holds the suite, which goes on
+// once it is back, so the message says how to follow it again.
+func followFailure(rec suiteRecord, err error) string {
+	var unavailable *serviceerror.Unavailable
+	var deadline *serviceerror.DeadlineExceeded
+	if !errors.Is(err, context.DeadlineExceeded) && !errors.As(err, &unavailable) && !errors.As(err, &deadline) {
+		return fmt.Sprintf("suite %s: %v", rec.ID, err)
+	}
+	server, flag := "the Temporal server of this eval", ""
+	if rec.Temporal != "" {
+		server, flag = "the Temporal server at "+rec.Temporal, " --temporal "+rec.Temporal
+	}
+	return fmt.Sprintf("suite %s: %s does not answer (%v). The suite is kept there: once the server is back, `pcflow eval resume %s%s` follows it again (finished tasks are not run again) and writes the results and the report",
+		rec.ID, server, err, rec.ID, flag)
 }
 
 func suiteInterrupted(e *env, rec suiteRecord) int {
