@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -37,6 +38,9 @@ func (v *viewFlags) start(ctx context.Context, e *env, state, device, display st
 	if v.off {
 		return nil
 	}
+	if w := exposedView(v.addr, device); w != "" {
+		fmt.Fprintln(e.stderr, w)
+	}
 	// The page's approvals and answers are signed as the view page's.
 	var sign control.Signer
 	if key, err := signing.LoadOrCreate(state); err == nil {
@@ -51,6 +55,21 @@ func (v *viewFlags) start(ctx context.Context, e *env, state, device, display st
 		return nil
 	}
 	return s
+}
+
+// exposedView is the warning for a live view served on every interface
+// of the machine (--view-addr 0.0.0.0:PORT, [::]:PORT, :PORT), "" for one
+// on a single address.
+func exposedView(addr, device string) string {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return ""
+	}
+	if ip := net.ParseIP(host); host != "" && (ip == nil || !ip.IsUnspecified()) {
+		return ""
+	}
+	return fmt.Sprintf("warning: the live view of device %s listens on every interface of this machine (--view-addr %s): anyone who reaches it with the URL's token can watch the device and take it over, over plain HTTP. "+
+		"Keep the default 127.0.0.1 and reach it through ssh -L, or serve it on one address behind a TLS proxy", device, addr)
 }
 
 // printableURL is the view URL as a process may print it: with its token
