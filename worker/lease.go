@@ -159,7 +159,9 @@ func (d *DeviceLease) renew() {
 		case errors.As(err, &held):
 			d.o.logf("device lease lost", "error", held.msg)
 			if d.o.Lost != nil {
-				d.o.Lost(fmt.Errorf("device %s: its lease was taken while this process did not renew it: it is %s", d.o.Device, held.msg))
+				// Apart: Lost may stop the worker, whose Release waits
+				// for this loop to end.
+				go d.o.Lost(fmt.Errorf("device %s: its lease was taken while this process did not renew it: it is %s; start this worker again once that one is stopped", d.o.Device, held.msg))
 			}
 			return
 		case err != nil:

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"path/filepath"
+
+	"github.com/pcflow/pcflow/workflows"
 )
 
 // socketName is the abstract Unix socket on which the operator's pcflow
@@ -16,9 +18,9 @@ func socketName(state string) string {
 	return "@pcflow-sign-" + hex.EncodeToString(h[:16])
 }
 
-// request and reply are the socket's messages, one JSON line each.
+// reply is the socket's answer to a claim, one JSON line each way.
 type reply struct {
-	Claim *claimJSON `json:"claim,omitempty"`
+	Claim *workflows.Claim `json:"claim,omitempty"`
 	Sig   string     `json:"sig,omitempty"`
 	Error string     `json:"error,omitempty"`
 }

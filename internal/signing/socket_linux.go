@@ -17,9 +17,6 @@ import (
 	"github.com/pcflow/pcflow/workflows"
 )
 
-// claimJSON is a claim on the socket.
-type claimJSON = workflows.Claim
-
 // maxRequest bounds a signing request (an answer's text included).
 const maxRequest = 1 << 20
 

@@ -10,8 +10,6 @@ import (
 	"github.com/pcflow/pcflow/workflows"
 )
 
-type claimJSON = workflows.Claim
-
 // Serve does not serve on this system: another user's decisions are not
 // signed here (only the key's owner signs, through the key file).
 func Serve(k Key, state string, log *slog.Logger) (stop func()) {
