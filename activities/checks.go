@@ -47,6 +47,8 @@ type CheckInput struct {
 	Expected   *string `json:"expected,omitempty"`
 	Threshold  float64 `json:"threshold,omitempty"`
 	IgnoreCase bool    `json:"ignore_case,omitempty"`
+	// JSON is a json check's expected values.
+	JSON *plan.JSON `json:"json,omitempty"`
 	// Judge is a judge check's rubric and evidence (its threshold is
 	// Threshold); Profiles the task's profiles block, for the judge's.
 	Judge    *JudgeCheck       `json:"judge,omitempty"`
@@ -153,6 +155,7 @@ func NewCheckInput(ck plan.Check, outs plan.Outputs) (CheckInput, error) {
 			in.Judge.Files = append(in.Judge.Files, v)
 		}
 	}
+	in.JSON = ck.JSON
 	if s := ck.Similarity; s != nil {
 		in.Threshold, in.IgnoreCase = s.Threshold, s.IgnoreCase
 		if in.Expected, err = str(s.Expected); err != nil {
@@ -197,6 +200,7 @@ func checkKinds() map[string]checkKind {
 		plan.CheckElement:      (*Activities).checkElement,
 		plan.CheckSimilarity:   (*Activities).checkSimilarity,
 		plan.CheckJudge:        (*Activities).checkJudge,
+		plan.CheckJSON:         (*Activities).checkJSON,
 	}
 }
 

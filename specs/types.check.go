@@ -43,6 +43,7 @@ func newCheckKinds() checkKinds {
 		elementCheck(),
 		similarityCheck(),
 		judgeCheck(),
+		jsonCheck(),
 	}
 }
 
@@ -289,7 +290,7 @@ func (p *parser) settleConditions(kb *hcl.Block, kc *hcl.BodyContent, ck *plan.C
 }
 
 // valueless are the kinds that decide without reading one value to capture.
-var valueless = map[string]bool{plan.CheckSheet: true, plan.CheckDirectory: true, plan.CheckElement: true, plan.CheckWindowTitle: true, plan.CheckSimilarity: true, plan.CheckJudge: true}
+var valueless = map[string]bool{plan.CheckSheet: true, plan.CheckDirectory: true, plan.CheckElement: true, plan.CheckWindowTitle: true, plan.CheckSimilarity: true, plan.CheckJudge: true, plan.CheckJSON: true}
 
 // bodyVariables lists the traversals a block's attributes (and those of
 // its nested blocks) read.

@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -120,6 +121,8 @@ func (ec *evalConv) carry(f *fn) string {
 		return ec.comparePPTX(f, rtype, etype)
 	case "check_structure_sim", "check_file_exists_and_structure_sim":
 		return ec.structureSim(f, rtype, etype)
+	case "check_json_settings", "check_json_keybindings":
+		return ec.jsonFile(f, rtype, etype)
 	case "check_direct_json_object":
 		if rtype != "vm_file" && rtype != "vm_command_line" {
 			return "the getter " + rtype + " has no pcflow equivalent"
@@ -623,5 +626,40 @@ func (ec *evalConv) structureSim(f *fn, rtype, etype string) string {
 	}
 	f.approx = append(f.approx, "SSIM over the red, green and blue channels; the benchmark's over the images' own channels, alpha included (a background made transparent counts there, not here)")
 	f.add("similarity", "path      = "+quote(path), "same_as   = "+gold, "threshold = 0.9", `credit    = "pass_fail"`)
+	return ""
+}
+
+// jsonFile carries VS Code's JSON metrics: check_json_settings (the file's
+// object holds the expected keys with equal values: json subset) and
+// check_json_keybindings (the file's list, read without its first line
+// when it is not one otherwise, holds the expected item: json has_item).
+func (ec *evalConv) jsonFile(f *fn, rtype, etype string) string {
+	path, why := vmFile(f.result, rtype)
+	if why != "" {
+		return why
+	}
+	r, why := rules(f.expected, etype)
+	if why != "" {
+		return why
+	}
+	want, ok := r["expected"]
+	if !ok {
+		return "rules.expected is missing"
+	}
+	var buf strings.Builder
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(want); err != nil {
+		return fmt.Sprintf("rules.expected: %v", err)
+	}
+	b := strings.TrimSuffix(buf.String(), "\n")
+	if f.name == "check_json_settings" {
+		if _, ok := want.(map[string]any); !ok {
+			return "rules.expected is not an object"
+		}
+		f.add("json", "path   = "+quote(path), "subset = "+quote(b))
+		return ""
+	}
+	f.add("json", "path     = "+quote(path), "has_item = "+quote(b))
 	return ""
 }

@@ -228,6 +228,8 @@ type Check struct {
 	Similarity *Similarity `json:"similarity,omitempty"`
 	// Judge holds a judge check's rubric and evidence.
 	Judge *Judge `json:"judge,omitempty"`
+	// JSON holds a json check's expected values.
+	JSON *JSON `json:"json,omitempty"`
 	// Weight is what the check counts for in the task's partial credit;
 	// 0 (a plan written before weights) counts as 1. See Credit.
 	Weight float64 `json:"weight,omitempty"`

@@ -1,0 +1,69 @@
+package importer
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestJSONChecksOnEndStates imports VS Code's check_json_settings and
+// check_json_keybindings tasks and runs the checks written for them on a
+// right and wrong end state each: settings with the value and others
+// beside, or another value; a keybindings file (VS Code's comment line
+// first) with the binding, or with it for another key.
+func TestJSONChecksOnEndStates(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	src := filepath.Join(t.TempDir(), "bench")
+	os.MkdirAll(filepath.Join(src, "vs_code"), 0o755)
+	settings, keys := filepath.Join(dir, "settings.json"), filepath.Join(dir, "keybindings.json")
+	for id, ev := range map[string]map[string]any{
+		"settings": {"func": "check_json_settings", "result": map[string]any{"type": "vm_file", "path": settings, "dest": "settings.json"},
+			"expected": map[string]any{"type": "rule", "rules": map[string]any{"expected": map[string]any{"files.autoSave": "afterDelay", "files.autoSaveDelay": 500}}}},
+		"keys": {"func": "check_json_keybindings", "result": map[string]any{"type": "vm_file", "path": keys, "dest": "keybindings.json"},
+			"expected": map[string]any{"type": "rule", "rules": map[string]any{"expected": map[string]any{"key": "ctrl+f", "command": "-list.find", "when": "listFocus && listSupportsFind"}}}},
+	} {
+		b, _ := json.Marshal(map[string]any{"id": id, "instruction": "Change the setting.", "config": []any{}, "evaluator": ev})
+		os.WriteFile(filepath.Join(src, "vs_code", id+".json"), b, 0o644)
+	}
+	cov, err := Import(context.Background(), Options{Benchmark: "osworld", Src: src, Out: out, Files: testFiles})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := statuses(cov); s["settings"] != Fully || s["keys"] != Fully {
+		t.Fatalf("statuses %v, want both fully", s)
+	}
+	passes := func(id string) bool {
+		for _, tc := range cov.Tasks {
+			if tc.ID == id {
+				pl := parseClean(t, filepath.Join(out, tc.File))
+				ok := len(pl.Checks) > 0
+				for _, ck := range pl.Checks {
+					ok = ok && evalCheck(t, ck)
+				}
+				return ok
+			}
+		}
+		t.Fatalf("no task %s", id)
+		return false
+	}
+	const comment = "// Place your key bindings in this file to override the defaults\n"
+	for _, st := range []struct {
+		name, settings, keys string
+		want                 bool
+	}{
+		{"right", `{"editor.fontSize": 14, "files.autoSave": "afterDelay", "files.autoSaveDelay": 500}`,
+			comment + `[{"key": "ctrl+f", "command": "-list.find", "when": "listFocus && listSupportsFind"}]`, true},
+		{"wrong", `{"files.autoSave": "onFocusChange", "files.autoSaveDelay": 500}`,
+			comment + `[{"key": "ctrl+g", "command": "-list.find", "when": "listFocus && listSupportsFind"}]`, false},
+	} {
+		os.WriteFile(settings, []byte(st.settings), 0o644)
+		os.WriteFile(keys, []byte(st.keys), 0o644)
+		for _, id := range []string{"settings", "keys"} {
+			if got := passes(id); got != st.want {
+				t.Errorf("%s end state: task %s passes = %v, want %v", st.name, id, got, st.want)
+			}
+		}
+	}
+}

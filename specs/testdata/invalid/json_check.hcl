@@ -1,0 +1,28 @@
+task "settings" {
+  instruction = "Wrap lines at column 50."
+
+  check "nothing" {
+    json {
+      path = "/tmp/settings.json"
+    }
+  }
+  check "not_json" {
+    json {
+      path   = "/tmp/settings.json"
+      subset = "{editor.wordWrapColumn: 50}"
+    }
+  }
+  check "list_subset" {
+    json {
+      path   = "/tmp/settings.json"
+      subset = "[50]"
+    }
+  }
+  check "both" {
+    json {
+      path     = "/tmp/settings.json"
+      subset   = "{\"a\": 1}"
+      has_item = "1"
+    }
+  }
+}
