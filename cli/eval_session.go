@@ -448,6 +448,13 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 		kill()
 		mu.Unlock()
 		<-exited
+		if marker != "" {
+			// The overlay's folder on the host: empty once its mount
+			// namespace is gone, one per device ever run otherwise.
+			if err := os.Remove(filepath.Dir(marker)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				fmt.Fprintf(logf, "pcflow eval: remove the sandbox folder of %s: %v\n", name, err)
+			}
+		}
 		logf.Close()
 	}, nil
 }
