@@ -14,6 +14,7 @@ import (
 	"github.com/pcflow/pcflow/activities/screen"
 	"github.com/pcflow/pcflow/internal/control"
 	"github.com/pcflow/pcflow/internal/enginetest"
+	"github.com/pcflow/pcflow/internal/signing"
 	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/workflows"
 )
@@ -169,6 +170,35 @@ func TestApprovalRejected(t *testing.T) {
 	}
 	if len(told(env, "decision", `→ rejected (bob@desk rejected it: keep the files; it was not run: choose another action)`)) == 0 {
 		t.Error("the next decision was not told of the rejection and its reason")
+	}
+}
+
+// TestSignedApprovalNamesItsSigner (issue 37): the name a decision is
+// recorded under is the one its signer sets, whatever the sender wrote:
+// the live view's signer names "view page"; a decision signed with
+// another key is refused and the action waits on.
+func TestSignedApprovalNamesItsSigner(t *testing.T) {
+	env, dev, run := personRun(t, "signed-1", []scripted.Step{click("Delete"), done(nil)}, confirmDelete, "Delete")
+	awaitWaiting(t, env.Client, "signed-1", workflows.WaitApproval)
+	otherKey, err := signing.LoadOrCreate(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := control.Approve(context.Background(), env.Client, signing.As{Key: otherKey, By: "view page"}, "signed-1", "", workflows.Approval{Approve: true}); err == nil ||
+		!strings.Contains(err.Error(), "signature does not match") {
+		t.Errorf("an approval signed with another key = %v, want it refused", err)
+	}
+	if n := kinds(dev.Actions())["Delete"]; n != 0 {
+		t.Fatalf("Delete ran %d times after a refused approval", n)
+	}
+	if _, _, err := control.Approve(context.Background(), env.Client, signing.As{Key: env.DecisionKey, By: "view page"}, "signed-1", "", workflows.Approval{Approve: true, By: "root@elsewhere"}); err != nil {
+		t.Fatal(err)
+	}
+	if res := result(t, run); res.Reason != workflows.ReasonSuccess || kinds(dev.Actions())["Delete"] != 1 {
+		t.Fatalf("run = %s (%s), device ran %v; want Delete once", res.Reason, res.Error, dev.Actions())
+	}
+	if len(told(env, "progress", "view page approved")) == 0 || len(told(env, "progress", "root@elsewhere")) != 0 {
+		t.Error("the approval is not recorded as the view page's (or names what the sender wrote)")
 	}
 }
 
