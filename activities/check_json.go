@@ -9,19 +9,26 @@ import (
 	"io"
 	"math/big"
 	"os"
+	"regexp"
 	"sort"
+	"strings"
+	"unicode"
 
 	"github.com/pcflow/pcflow/internal/text"
+	"github.com/pcflow/pcflow/specs/plan"
 )
 
 // MaxJSONBytes bounds the JSON file a json check reads.
 const MaxJSONBytes = 16 << 20
 
-// checkJSON reads a JSON file (json { path, subset, has_item }): subset
-// holds when the file's object has each of its keys with an equal value,
-// has_item when an item of the file's list equals it (the file read again
-// without its first line when it is not a list, as OSWorld reads VS
-// Code's keybindings.json). Values compare as Python's == does.
+// checkJSON reads a JSON file, or a Mozilla prefs.js (json { path,
+// format, subset, excludes, key_matches, has_item }): subset holds when
+// the file's object has each of its keys with an equal value, excludes
+// when it has none with an equal value, key_matches when each key's value
+// is a string its pattern finds; has_item when an item of the file's list
+// equals it (the file read again without its first line when it is not a
+// list, as OSWorld reads VS Code's keybindings.json). Values compare as
+// Python's == does.
 func (a *Activities) checkJSON(ctx context.Context, in CheckInput, c conditions) (string, *CheckResult, error) {
 	fail := func(format string, args ...any) (string, *CheckResult, error) {
 		return "", &CheckResult{Detail: fmt.Sprintf(format, args...)}, nil
@@ -37,35 +44,8 @@ func (a *Activities) checkJSON(ctx context.Context, in CheckInput, c conditions)
 		out, _ := json.Marshal(v)
 		return text.Trunc(c.red.String(string(out)), 200)
 	}
-	if in.JSON.Subset != "" {
-		want, err := decodeJSON([]byte(in.JSON.Subset))
-		if err != nil {
-			return fail("subset: %v", err)
-		}
-		doc, err := decodeJSON(b)
-		if err != nil {
-			return fail("%s is not JSON: %v", c.path, err)
-		}
-		obj, ok := doc.(map[string]any)
-		if !ok {
-			return fail("%s holds %s, not an object", c.path, jsonKind(doc))
-		}
-		wantObj := want.(map[string]any)
-		keys := make([]string, 0, len(wantObj))
-		for k := range wantObj {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			got, has := obj[k]
-			if !has {
-				return fail("%s has no key %q (want %s)", c.path, k, shown(wantObj[k]))
-			}
-			if !pyEqual(got, wantObj[k]) {
-				return fail("%s: %q is %s, want %s", c.path, k, shown(got), shown(wantObj[k]))
-			}
-		}
-		return "", &CheckResult{Passed: true, Detail: fmt.Sprintf("%s holds %d keys as expected", c.path, len(keys))}, nil
+	if in.JSON.HasItem == "" {
+		return checkJSONObject(in.JSON, c.path, b, shown)
 	}
 	want, err := decodeJSON([]byte(in.JSON.HasItem))
 	if err != nil {
@@ -196,4 +176,132 @@ func number(v any) (*big.Rat, bool) {
 		return r, ok
 	}
 	return nil, false
+}
+
+// prefLine is a prefs.js line as OSWorld's check_thunderbird_prefs reads
+// it (after trimming): user_pref("key", value);
+var prefLine = regexp.MustCompile(`^user_pref\("((?:[^"]|\\")+)", (.+)\);$`)
+
+type pair struct {
+	key string
+	val any
+}
+
+// objectPairs reads the file's key-value pairs: a JSON object's, or a
+// prefs.js's user_pref lines (each value JSON), in order.
+func objectPairs(format, path string, b []byte) ([]pair, error) {
+	if format == "prefs" {
+		var out []pair
+		for _, line := range strings.Split(string(b), "\n") {
+			m := prefLine.FindStringSubmatch(pyStrip(line))
+			if m == nil {
+				continue
+			}
+			v, err := decodeJSON([]byte(m[2]))
+			if err != nil {
+				return nil, fmt.Errorf("%s: the value of %s is not JSON (%v)", path, m[1], err)
+			}
+			out = append(out, pair{m[1], v})
+		}
+		return out, nil
+	}
+	doc, err := decodeJSON(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s is not JSON: %v", path, err)
+	}
+	obj, ok := doc.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s holds %s, not an object", path, jsonKind(doc))
+	}
+	out := make([]pair, 0, len(obj))
+	for _, k := range sortedKeys(obj) {
+		out = append(out, pair{k, obj[k]})
+	}
+	return out, nil
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// pyStrip trims what Python's str.strip trims.
+func pyStrip(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool {
+		return unicode.IsSpace(r) || r >= 0x1c && r <= 0x1f
+	})
+}
+
+func checkJSONObject(j *plan.JSON, path string, b []byte, shown func(any) string) (string, *CheckResult, error) {
+	fail := func(format string, args ...any) (string, *CheckResult, error) {
+		return "", &CheckResult{Detail: fmt.Sprintf(format, args...)}, nil
+	}
+	pairs, err := objectPairs(j.Format, path, b)
+	if err != nil {
+		return fail("%v", err)
+	}
+	obj := make(map[string]any, len(pairs))
+	for _, p := range pairs {
+		obj[p.key] = p.val
+	}
+	want := func(name, text string) (map[string]any, error) {
+		if text == "" {
+			return nil, nil
+		}
+		v, err := decodeJSON([]byte(text))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", name, err)
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%s is not a JSON object", name)
+		}
+		return m, nil
+	}
+	subset, err := want("subset", j.Subset)
+	if err != nil {
+		return fail("%v", err)
+	}
+	excludes, err := want("excludes", j.Excludes)
+	if err != nil {
+		return fail("%v", err)
+	}
+	patterns, err := want("key_matches", j.KeyMatches)
+	if err != nil {
+		return fail("%v", err)
+	}
+	for _, k := range sortedKeys(subset) {
+		got, has := obj[k]
+		if !has {
+			return fail("%s has no key %q (want %s)", path, k, shown(subset[k]))
+		}
+		if !pyEqual(got, subset[k]) {
+			return fail("%s: %q is %s, want %s", path, k, shown(got), shown(subset[k]))
+		}
+	}
+	for _, k := range sortedKeys(patterns) {
+		pat, _ := patterns[k].(string)
+		re, err := regexp.Compile(pat)
+		if err != nil {
+			return fail("key_matches: %q's pattern: %v", k, err)
+		}
+		got, has := obj[k]
+		if !has {
+			return fail("%s has no key %q (want a value matching %q)", path, k, pat)
+		}
+		s, isStr := got.(string)
+		if !isStr || !re.MatchString(s) {
+			return fail("%s: %q is %s, want a string matching %q", path, k, shown(got), pat)
+		}
+	}
+	for _, p := range pairs {
+		if w, has := excludes[p.key]; has && pyEqual(p.val, w) {
+			return fail("%s: %q is %s, which it must not be", path, p.key, shown(p.val))
+		}
+	}
+	return "", &CheckResult{Passed: true, Detail: fmt.Sprintf("%s holds %d keys as expected", path, len(subset)+len(patterns)+len(excludes))}, nil
 }

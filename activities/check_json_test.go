@@ -16,7 +16,9 @@ import (
 // Python's == finds equal (50.0 is 50, true is 1; a nested object must
 // have the same keys), has_item when an item of the file's list is equal,
 // the list read past a first-line comment; a file that is not JSON (a
-// comment in settings.json) fails, as the benchmark's json.load does.
+// comment in settings.json) fails, as the benchmark's json.load does; a
+// Thunderbird prefs.js reads as an object of its user_pref lines, for
+// subset, key_matches and excludes.
 func TestCheckJSON(t *testing.T) {
 	dir := t.TempDir()
 	file := func(name, body string) *plan.Expr {
@@ -27,6 +29,11 @@ func TestCheckJSON(t *testing.T) {
 		return &plan.Expr{Kind: plan.ExprLit, Lit: path}
 	}
 	const want = `{"editor.wordWrapColumn": 50, "files.exclude": {"**/__pycache__": true}, "debug.focusEditorOnBreak": false}`
+	const prefs = "// Mozilla User Preferences\n\n" +
+		`user_pref("extensions.activeThemeID", "thunderbird-compact-dark@mozilla.org");` + "\n" +
+		`user_pref("mail.biff.interval", 5);` + "\n" +
+		`user_pref("mail.identity.id1.auto_quote", false);` + "\n" +
+		`user_pref("mail.identity.id1.htmlSigText", "Anonym\nXYZ Lab");` + "\n"
 	const binding = `{"key": "ctrl+j", "command": "workbench.action.focusActiveEditorGroup", "when": "terminalFocus"}`
 	for _, tt := range []struct {
 		name, body string
@@ -48,6 +55,15 @@ func TestCheckJSON(t *testing.T) {
 			plan.JSON{HasItem: binding}, true, "holds"},
 		{"binding with a key more", "[" + strings.TrimSuffix(binding, "}") + `, "args": 1}]`, plan.JSON{HasItem: binding}, false, "none of the 1 items"},
 		{"no list", `{"key": "ctrl+j"}`, plan.JSON{HasItem: binding}, false, "holds an object, not a list, with or without its first line"},
+		{"thunderbird prefs", prefs, plan.JSON{Format: "prefs", Subset: `{"mail.identity.id1.auto_quote": false}`,
+			KeyMatches: `{"extensions.activeThemeID": "dark", "mail.identity.id1.htmlSigText": "(?s)Anonym.+XYZ Lab"}`,
+			Excludes:   `{"mail.server.default.autosync_offline_stores": false}`}, true, "holds 4 keys as expected"},
+		{"prefs with another value", prefs, plan.JSON{Format: "prefs", Subset: `{"mail.identity.id1.auto_quote": true}`}, false,
+			`"mail.identity.id1.auto_quote" is false, want true`},
+		{"prefs with an excluded value", prefs + "user_pref(\"mail.server.default.autosync_offline_stores\", false);\n",
+			plan.JSON{Format: "prefs", Excludes: `{"mail.server.default.autosync_offline_stores": false}`}, false, "which it must not be"},
+		{"prefs without the key", prefs, plan.JSON{Format: "prefs", KeyMatches: `{"browser.theme": "dark"}`}, false, `has no key "browser.theme"`},
+		{"prefs with a number for a pattern", prefs, plan.JSON{Format: "prefs", KeyMatches: `{"mail.biff.interval": "5"}`}, false, "want a string matching"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cond := tt.cond

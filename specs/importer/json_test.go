@@ -9,20 +9,27 @@ import (
 )
 
 // TestJSONChecksOnEndStates imports VS Code's check_json_settings and
-// check_json_keybindings tasks and runs the checks written for them on a
-// right and wrong end state each: settings with the value and others
-// beside, or another value; a keybindings file (VS Code's comment line
-// first) with the binding, or with it for another key.
+// check_json_keybindings tasks and Thunderbird's check_thunderbird_prefs,
+// and runs the checks written for them on a right and wrong end state
+// each: settings with the value and others beside, or another value; a
+// keybindings file (VS Code's comment line first) with the binding, or
+// with it for another key; a prefs.js with the signature and filter
+// preference, or with the unexpected one too.
 func TestJSONChecksOnEndStates(t *testing.T) {
 	dir, out := t.TempDir(), t.TempDir()
 	src := filepath.Join(t.TempDir(), "bench")
 	os.MkdirAll(filepath.Join(src, "vs_code"), 0o755)
-	settings, keys := filepath.Join(dir, "settings.json"), filepath.Join(dir, "keybindings.json")
+	settings, keys, prefs := filepath.Join(dir, "settings.json"), filepath.Join(dir, "keybindings.json"), filepath.Join(dir, "prefs.js")
 	for id, ev := range map[string]map[string]any{
 		"settings": {"func": "check_json_settings", "result": map[string]any{"type": "vm_file", "path": settings, "dest": "settings.json"},
 			"expected": map[string]any{"type": "rule", "rules": map[string]any{"expected": map[string]any{"files.autoSave": "afterDelay", "files.autoSaveDelay": 500}}}},
 		"keys": {"func": "check_json_keybindings", "result": map[string]any{"type": "vm_file", "path": keys, "dest": "keybindings.json"},
 			"expected": map[string]any{"type": "rule", "rules": map[string]any{"expected": map[string]any{"key": "ctrl+f", "command": "-list.find", "when": "listFocus && listSupportsFind"}}}},
+		"prefs": {"func": "check_thunderbird_prefs", "result": map[string]any{"type": "vm_file", "path": prefs, "dest": "thunder-prefs.js"},
+			"expected": map[string]any{"type": "rule", "rules": map[string]any{
+				"expect": map[string]any{"mail.server.default.applyIncomingFilters": map[string]any{"method": "eq", "ref": true},
+					"mail.identity.id1.htmlSigText": map[string]any{"method": "re.S", "ref": "Anonym.+XYZ Lab"}},
+				"unexpect": map[string]any{"mail.server.default.autosync_offline_stores": map[string]any{"method": "eq", "ref": false}}}}},
 	} {
 		b, _ := json.Marshal(map[string]any{"id": id, "instruction": "Change the setting.", "config": []any{}, "evaluator": ev})
 		os.WriteFile(filepath.Join(src, "vs_code", id+".json"), b, 0o644)
@@ -31,8 +38,8 @@ func TestJSONChecksOnEndStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := statuses(cov); s["settings"] != Fully || s["keys"] != Fully {
-		t.Fatalf("statuses %v, want both fully", s)
+	if s := statuses(cov); s["settings"] != Fully || s["keys"] != Fully || s["prefs"] != Fully {
+		t.Fatalf("statuses %v, want all fully", s)
 	}
 	passes := func(id string) bool {
 		for _, tc := range cov.Tasks {
@@ -49,18 +56,23 @@ func TestJSONChecksOnEndStates(t *testing.T) {
 		return false
 	}
 	const comment = "// Place your key bindings in this file to override the defaults\n"
+	const top = "// Mozilla User Preferences\n\n"
 	for _, st := range []struct {
-		name, settings, keys string
-		want                 bool
+		name, settings, keys, prefs string
+		want                        bool
 	}{
 		{"right", `{"editor.fontSize": 14, "files.autoSave": "afterDelay", "files.autoSaveDelay": 500}`,
-			comment + `[{"key": "ctrl+f", "command": "-list.find", "when": "listFocus && listSupportsFind"}]`, true},
+			comment + `[{"key": "ctrl+f", "command": "-list.find", "when": "listFocus && listSupportsFind"}]`,
+			top + `user_pref("mail.identity.id1.htmlSigText", "Anonym\nXYZ Lab");` + "\n" + `user_pref("mail.server.default.applyIncomingFilters", true);` + "\n", true},
 		{"wrong", `{"files.autoSave": "onFocusChange", "files.autoSaveDelay": 500}`,
-			comment + `[{"key": "ctrl+g", "command": "-list.find", "when": "listFocus && listSupportsFind"}]`, false},
+			comment + `[{"key": "ctrl+g", "command": "-list.find", "when": "listFocus && listSupportsFind"}]`,
+			top + `user_pref("mail.identity.id1.htmlSigText", "Anonym\nXYZ Lab");` + "\n" + `user_pref("mail.server.default.applyIncomingFilters", true);` + "\n" +
+				`user_pref("mail.server.default.autosync_offline_stores", false);` + "\n", false},
 	} {
 		os.WriteFile(settings, []byte(st.settings), 0o644)
 		os.WriteFile(keys, []byte(st.keys), 0o644)
-		for _, id := range []string{"settings", "keys"} {
+		os.WriteFile(prefs, []byte(st.prefs), 0o644)
+		for _, id := range []string{"settings", "keys", "prefs"} {
 			if got := passes(id); got != st.want {
 				t.Errorf("%s end state: task %s passes = %v, want %v", st.name, id, got, st.want)
 			}

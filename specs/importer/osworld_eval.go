@@ -123,6 +123,8 @@ func (ec *evalConv) carry(f *fn) string {
 		return ec.structureSim(f, rtype, etype)
 	case "check_json_settings", "check_json_keybindings":
 		return ec.jsonFile(f, rtype, etype)
+	case "check_thunderbird_prefs":
+		return ec.prefs(f, rtype, etype)
 	case "check_direct_json_object":
 		if rtype != "vm_file" && rtype != "vm_command_line" {
 			return "the getter " + rtype + " has no pcflow equivalent"
@@ -646,13 +648,10 @@ func (ec *evalConv) jsonFile(f *fn, rtype, etype string) string {
 	if !ok {
 		return "rules.expected is missing"
 	}
-	var buf strings.Builder
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(want); err != nil {
-		return fmt.Sprintf("rules.expected: %v", err)
+	b, why := jsonText(want)
+	if why != "" {
+		return "rules.expected: " + why
 	}
-	b := strings.TrimSuffix(buf.String(), "\n")
 	if f.name == "check_json_settings" {
 		if _, ok := want.(map[string]any); !ok {
 			return "rules.expected is not an object"
@@ -662,4 +661,98 @@ func (ec *evalConv) jsonFile(f *fn, rtype, etype string) string {
 	}
 	f.add("json", "path     = "+quote(path), "has_item = "+quote(b))
 	return ""
+}
+
+// prefs carries check_thunderbird_prefs: the prefs.js's user_pref lines,
+// expected values (eq) as json subset, unexpected ones as excludes,
+// patterns (re, with flags S, I, M) as key_matches.
+func (ec *evalConv) prefs(f *fn, rtype, etype string) string {
+	path, why := vmFile(f.result, rtype)
+	if why != "" {
+		return why
+	}
+	r, why := rules(f.expected, etype)
+	if why != "" {
+		return why
+	}
+	expect, _ := r["expect"].(map[string]any)
+	unexpect, _ := r["unexpect"].(map[string]any)
+	subset, excludes, patterns := map[string]any{}, map[string]any{}, map[string]any{}
+	for _, side := range []struct {
+		rules map[string]any
+		want  bool
+	}{{expect, true}, {unexpect, false}} {
+		for k, v := range side.rules {
+			rule, _ := v.(map[string]any)
+			method, _ := rule["method"].(string)
+			if !side.want {
+				if _, both := expect[k]; both {
+					return fmt.Sprintf("the key %s is both expected and unexpected", k)
+				}
+			}
+			switch {
+			case method == "eq" && side.want:
+				subset[k] = rule["ref"]
+			case method == "eq":
+				excludes[k] = rule["ref"]
+			case (method == "re" || strings.HasPrefix(method, "re.")) && side.want:
+				pat, ok := rule["ref"].(string)
+				if !ok {
+					return fmt.Sprintf("the pattern for %s is not a string", k)
+				}
+				flags := ""
+				for _, fl := range strings.Split(method, ".")[1:] {
+					switch fl {
+					case "S", "DOTALL":
+						flags += "s"
+					case "I", "IGNORECASE":
+						flags += "i"
+					case "M", "MULTILINE":
+						flags += "m"
+					default:
+						return fmt.Sprintf("the regular expression flag %s is not carried", fl)
+					}
+				}
+				if flags != "" {
+					pat = "(?" + flags + ")" + pat
+				}
+				if _, err := regexp.Compile(pat); err != nil {
+					return fmt.Sprintf("the pattern %q is Python's, not RE2's (%v)", pat, err)
+				}
+				patterns[k] = pat
+			default:
+				return fmt.Sprintf("the method %s for %s is not carried", method, k)
+			}
+		}
+	}
+	if len(subset)+len(excludes)+len(patterns) == 0 {
+		return "no expected or unexpected preference"
+	}
+	lines := []string{"path   = " + quote(path), `format = "prefs"`}
+	for _, x := range []struct {
+		name string
+		m    map[string]any
+	}{{"subset", subset}, {"excludes", excludes}, {"key_matches", patterns}} {
+		if len(x.m) == 0 {
+			continue
+		}
+		b, why := jsonText(x.m)
+		if why != "" {
+			return why
+		}
+		lines = append(lines, x.name+" = "+quote(b))
+	}
+	f.add("json", lines...)
+	return ""
+}
+
+// jsonText is v as compact JSON, with <, > and & as they are.
+func jsonText(v any) (string, string) {
+	var buf strings.Builder
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", err.Error()
+	}
+	return strings.TrimSuffix(buf.String(), "\n"), ""
 }

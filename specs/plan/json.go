@@ -12,7 +12,21 @@ const CheckJSON = "json"
 // is not a list otherwise (where VS Code writes a comment). Values are
 // equal as Python's == finds them: numbers by value (true is 1), objects
 // with the same keys.
+//
+// Format "prefs" reads a Mozilla prefs.js instead (Firefox's,
+// Thunderbird's): its user_pref("key", value); lines as an object, each
+// value JSON (a key written twice has its last value). Excludes is a JSON
+// object none of whose keys the file has with an equal value (every line
+// of a prefs.js counts); KeyMatches a JSON object of keys and RE2
+// patterns, each key's value a string the pattern finds.
 type JSON struct {
-	Subset  string `json:"subset,omitempty"`
-	HasItem string `json:"has_item,omitempty"`
+	Subset     string `json:"subset,omitempty"`
+	HasItem    string `json:"has_item,omitempty"`
+	Excludes   string `json:"excludes,omitempty"`
+	KeyMatches string `json:"key_matches,omitempty"`
+	Format     string `json:"format,omitempty"`
 }
+
+// JSONFormats are the formats a json check reads: "json" (the default)
+// and "prefs" (a Mozilla prefs.js).
+var JSONFormats = []string{"json", "prefs"}

@@ -25,4 +25,25 @@ task "settings" {
       has_item = "1"
     }
   }
+  check "bad_format" {
+    json {
+      path   = "/tmp/prefs.js"
+      format = "pref"
+      subset = "{\"a\": 1}"
+    }
+  }
+  check "python_pattern" {
+    json {
+      path        = "/tmp/prefs.js"
+      format      = "prefs"
+      key_matches = "{\"a\": \"(?<=x)y\"}"
+    }
+  }
+  check "prefs_list" {
+    json {
+      path     = "/tmp/prefs.js"
+      format   = "prefs"
+      has_item = "1"
+    }
+  }
 }

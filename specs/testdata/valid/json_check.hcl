@@ -15,4 +15,13 @@ task "settings" {
       has_item = "{\"key\": \"ctrl+j\", \"command\": \"workbench.action.focusActiveEditorGroup\"}"
     }
   }
+  check "thunderbird" {
+    json {
+      path        = "/home/user/.thunderbird/t5q2a5hp.default-release/prefs.js"
+      format      = "prefs"
+      subset      = "{\"mail.identity.id1.auto_quote\": false}"
+      excludes    = "{\"mail.server.default.autosync_offline_stores\": false}"
+      key_matches = "{\"extensions.activeThemeID\": \"dark\"}"
+    }
+  }
 }
