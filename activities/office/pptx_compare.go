@@ -376,11 +376,14 @@ var masterType = map[string]string{
 
 // shapeDims are a slide shape's dimensions, a placeholder's inherited
 // from its layout's placeholder of the same idx, and that one's from the
-// master's of its type, each dimension on its own.
+// master's of its type, each dimension on its own (python-pptx's
+// _InheritsDimensions).
 func (s *slideTree) shapeDims(sh *xnode) dims {
 	d := ownDims(sh)
 	p := ph(sh)
-	if p == nil || !slices.Contains(d[:], "") {
+	// python-pptx inherits the dimensions of placeholder shapes and
+	// pictures; a placeholder table, chart or group keeps its own.
+	if p == nil || !slices.Contains(d[:], "") || !sh.is(nsP, "sp") && !sh.is(nsP, "pic") {
 		return d
 	}
 	var base *xnode
@@ -394,7 +397,7 @@ func (s *slideTree) shapeDims(sh *xnode) dims {
 		return d
 	}
 	bd := ownDims(base)
-	if slices.Contains(bd[:], "") {
+	if slices.Contains(bd[:], "") && base.is(nsP, "sp") { // a layout's placeholder shape inherits the master's
 		var m *xnode
 		for _, x := range s.master {
 			if want, ok := masterType[phType(ph(base))]; ok && phType(ph(x)) == want {
