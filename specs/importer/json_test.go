@@ -79,3 +79,40 @@ func TestJSONChecksOnEndStates(t *testing.T) {
 		}
 	}
 }
+
+// TestExtensionInstalledOnEndStates imports an is_extension_installed task
+// whose command is OSWorld's own (a list with "|" and "grep" passed to ls
+// as arguments, as the benchmark runs it without a shell) and runs its
+// check with the file there and without it.
+func TestExtensionInstalledOnEndStates(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	src := filepath.Join(t.TempDir(), "bench")
+	os.MkdirAll(filepath.Join(src, "vs_code"), 0o755)
+	b, _ := json.Marshal(map[string]any{"id": "ext", "instruction": "Save the file as test.py.", "config": []any{},
+		"evaluator": map[string]any{"func": "is_extension_installed",
+			"result":   map[string]any{"type": "vm_command_line", "command": []string{"ls", dir, "|", "grep", "test.py"}},
+			"expected": map[string]any{"type": "rule", "rules": map[string]any{"type": "contain", "expected": "test.py"}}}})
+	os.WriteFile(filepath.Join(src, "vs_code", "ext.json"), b, 0o644)
+	cov, err := Import(context.Background(), Options{Benchmark: "osworld", Src: src, Out: out, Files: testFiles})
+	if err != nil || cov.Tasks[0].Status != Fully {
+		t.Fatalf("Import = %v, %+v; want the task imported fully", err, cov.Tasks)
+	}
+	pl := parseClean(t, filepath.Join(out, cov.Tasks[0].File))
+	for _, st := range []struct {
+		name string
+		file bool
+		want bool
+	}{{"saved", true, true}, {"not saved", false, false}} {
+		os.Remove(filepath.Join(dir, "test.py"))
+		if st.file {
+			os.WriteFile(filepath.Join(dir, "test.py"), []byte("print(1)\n"), 0o644)
+		}
+		got := len(pl.Checks) > 0
+		for _, ck := range pl.Checks {
+			got = got && evalCheck(t, ck)
+		}
+		if got != st.want {
+			t.Errorf("%s end state: checks pass = %v, want %v", st.name, got, st.want)
+		}
+	}
+}

@@ -125,6 +125,8 @@ func (ec *evalConv) carry(f *fn) string {
 		return ec.jsonFile(f, rtype, etype)
 	case "check_thunderbird_prefs":
 		return ec.prefs(f, rtype, etype)
+	case "is_extension_installed":
+		return ec.extensionInstalled(f, rtype, etype)
 	case "check_direct_json_object":
 		if rtype != "vm_file" && rtype != "vm_command_line" {
 			return "the getter " + rtype + " has no pcflow equivalent"
@@ -206,10 +208,12 @@ func vmCommand(g map[string]any) ([]string, string) {
 	return argv, ""
 }
 
-// anyExit runs argv and exits 0 whatever it exits with: the benchmark
-// reads the output only.
+// anyExit runs argv and exits 0 whatever it exits with, its standard
+// error discarded: the benchmark reads the command's standard output only
+// (its vm_command_line getter is the output, vm_command_error the
+// errors), and a command check reads both.
 func anyExit(argv []string) []string {
-	return append([]string{"sh", "-c", `"$@"; exit 0`, "sh"}, argv...)
+	return append([]string{"sh", "-c", `"$@" 2>/dev/null; exit 0`, "sh"}, argv...)
 }
 
 func rules(g map[string]any, etype string) (map[string]any, string) {
@@ -755,4 +759,33 @@ func jsonText(v any) (string, string) {
 		return "", err.Error()
 	}
 	return strings.TrimSuffix(buf.String(), "\n"), ""
+}
+
+// extensionInstalled carries is_extension_installed: the command's output
+// holds (type contain) or does not hold (not_contain) the text.
+func (ec *evalConv) extensionInstalled(f *fn, rtype, etype string) string {
+	r, why := rules(f.expected, etype)
+	if why != "" {
+		return why
+	}
+	if rtype != "vm_command_line" {
+		return "the getter " + rtype + " has no pcflow equivalent"
+	}
+	argv, why := vmCommand(f.result)
+	if why != "" {
+		return why
+	}
+	want, ok := r["expected"].(string)
+	if !ok {
+		return "rules.expected is not a string"
+	}
+	switch typ, _ := r["type"].(string); typ {
+	case "contain":
+		f.add("command", "argv = "+list(quoteAll(anyExit(argv))), "stdout_contains = "+quote(want))
+	case "not_contain":
+		f.add("command", "argv = "+list(quoteAll(anyExit(argv))), "stdout_not_contains = "+quote(want))
+	default:
+		return fmt.Sprintf("rules.type %q is not contain or not_contain", typ)
+	}
+	return ""
 }
