@@ -113,6 +113,12 @@ const maxTreeNodes = 2_000_000
 
 // tree reads a part into elements (within pkg's limits on size and depth).
 func (p *pkg) tree(name string) (*xnode, error) {
+	n, _, err := p.treeCount(name)
+	return n, err
+}
+
+// treeCount is tree with the number of elements read.
+func (p *pkg) treeCount(name string) (*xnode, int, error) {
 	root := &xnode{}
 	stack := []*xnode{root}
 	count := 0
@@ -134,12 +140,12 @@ func (p *pkg) tree(name string) (*xnode, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if len(root.kids) == 0 {
-		return nil, fmt.Errorf("%s: %s is empty", p.path, name)
+		return nil, 0, fmt.Errorf("%s: %s is empty", p.path, name)
 	}
-	return root.kids[0], nil
+	return root.kids[0], count, nil
 }
 
 // deckTree is a deck as ComparePresentations reads it.
@@ -149,6 +155,7 @@ type deckTree struct {
 
 type slideTree struct {
 	root   *xnode
+	nodes  int      // elements in the slide's part
 	shapes []*xnode // the shape tree's top-level shapes, in order
 	notes  *string  // nil: a notes slide without a body placeholder
 	// layout and master are the placeholders of the slide's layout and
@@ -239,11 +246,11 @@ func readDeckTree(path string) (*deckTree, error) {
 		if !ok || !p.has(rel[1]) {
 			return nil, fmt.Errorf("%s: slide %d (relationship %q) is not in the package", path, i+1, rid)
 		}
-		root, err := p.tree(rel[1])
+		root, nodes, err := p.treeCount(rel[1])
 		if err != nil {
 			return nil, err
 		}
-		s := &slideTree{root: root, shapes: topShapes(root)}
+		s := &slideTree{root: root, nodes: nodes, shapes: topShapes(root)}
 		srels, err := p.rels(rel[1])
 		if err != nil {
 			return nil, err
@@ -436,8 +443,10 @@ func (c deckCmp) slide(a, b *slideTree) string {
 		}
 	}
 	// python-pptx gives a text shape without a text body an empty one
-	// when its text is read, which the slide's bullets then count.
-	var readA, readB []*xnode
+	// when its text is read, which the slide's bullets then count: the
+	// bullets change only when such a shape is read, so they are compared
+	// once for each count of them.
+	st := &bulletState{readA: map[*xnode]bool{}, readB: map[*xnode]bool{}, seen: map[[2]int]string{}}
 	for i := range min(len(a.shapes), len(b.shapes)) {
 		s1, s2 := a.shapes[i], b.shapes[i]
 		where := fmt.Sprintf("shape %d", i+1)
@@ -450,12 +459,12 @@ func (c deckCmp) slide(a, b *slideTree) string {
 		if !s1.is(nsP, "sp") {
 			continue
 		}
-		readA = append(readA, s1)
+		st.read(s1, st.readA, &st.bareA)
 		if !s2.is(nsP, "sp") {
 			continue
 		}
-		readB = append(readB, s2)
-		if d := c.text(s1, s2, a, b, readA, readB); d != "" {
+		st.read(s2, st.readB, &st.bareB)
+		if d := c.text(s1, s2, a, b, st); d != "" {
 			return where + ": " + d
 		}
 	}
@@ -469,7 +478,52 @@ func none(s string) string {
 	return s
 }
 
-func (c deckCmp) text(s1, s2 *xnode, a, b *slideTree, readA, readB []*xnode) string {
+// bulletState is what the comparison of one slide has read: the text
+// shapes of each side, how many of them have no text body, and the
+// bullets' verdict for each pair of those counts.
+type bulletState struct {
+	readA, readB map[*xnode]bool
+	bareA, bareB int
+	seen         map[[2]int]string
+}
+
+func (st *bulletState) read(sh *xnode, set map[*xnode]bool, bare *int) {
+	if !set[sh] {
+		set[sh] = true
+		if sh.child(nsP, "txBody") == nil {
+			*bare++
+		}
+	}
+}
+
+// maxBulletWork bounds the elements the bullets of one slide pair are
+// read over in all, so that a hostile deck (thousands of bare shapes
+// over a huge slide) fails instead of holding the device.
+const maxBulletWork = 5_000_000
+
+// bullets compares the two slides' bullets in the state read so far.
+func (st *bulletState) bullets(a, b *slideTree) string {
+	key := [2]int{st.bareA, st.bareB}
+	if d, ok := st.seen[key]; ok {
+		return d
+	}
+	if (len(st.seen)+1)*(a.nodes+b.nodes) > maxBulletWork {
+		return "the slide is too large to compare its bullets again and again (a hostile deck?)"
+	}
+	d := ""
+	x, okA := bullets(a.root, st.readA)
+	y, okB := bullets(b.root, st.readB)
+	switch {
+	case !okA || !okB:
+		d = "an empty text element (<a:t/>) on the slide, on which the benchmark's bullet reader fails"
+	case !slices.Equal(x, y):
+		d = fmt.Sprintf("the slide's bullets (level, bullet, text, colour) are %s, the reference's %s", strings.Join(x, " | "), strings.Join(y, " | "))
+	}
+	st.seen[key] = d
+	return d
+}
+
+func (c deckCmp) text(s1, s2 *xnode, a, b *slideTree, st *bulletState) string {
 	if x, y := pyStrip(shapeText(s1)), pyStrip(shapeText(s2)); x != y && c.on("text") {
 		return fmt.Sprintf("text %q, the reference's %q", x, y)
 	}
@@ -492,13 +546,8 @@ func (c deckCmp) text(s1, s2 *xnode, a, b *slideTree, readA, readB []*xnode) str
 				return fmt.Sprintf("%s, run %d: %s", where, k+1, d)
 			}
 			if c.on("bullets") {
-				x, okA := bullets(a.root, readA)
-				y, okB := bullets(b.root, readB)
-				if !okA || !okB {
-					return "an empty text element (<a:t/>) on the slide, on which the benchmark's bullet reader fails"
-				}
-				if !slices.Equal(x, y) {
-					return fmt.Sprintf("the slide's bullets (level, bullet, text, colour) are %s, the reference's %s", strings.Join(x, " | "), strings.Join(y, " | "))
+				if d := st.bullets(a, b); d != "" {
+					return d
 				}
 			}
 		}
@@ -604,7 +653,7 @@ func rgb(rPr *xnode) string {
 // those without a text body hold the empty paragraph python-pptx gave them.
 // ok is false when a paragraph has an empty text element, whose text
 // Python reads as None and fails to join.
-func bullets(root *xnode, read []*xnode) (out []string, ok bool) {
+func bullets(root *xnode, read map[*xnode]bool) (out []string, ok bool) {
 	ok = true
 	var walk func(n *xnode)
 	walk = func(n *xnode) {
@@ -640,7 +689,7 @@ func bullets(root *xnode, read []*xnode) (out []string, ok bool) {
 		for _, k := range n.kids {
 			walk(k)
 		}
-		if n.is(nsP, "sp") && n.child(nsP, "txBody") == nil && slices.Contains(read, n) {
+		if n.is(nsP, "sp") && n.child(nsP, "txBody") == nil && read[n] {
 			out = append(out, `(No Level, No Bullet, "", No Color)`)
 		}
 	}

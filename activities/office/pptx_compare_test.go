@@ -291,3 +291,28 @@ func TestDeckAspectsAsPlanned(t *testing.T) {
 		t.Errorf("plan.DeckAspects and office.DeckAspects differ (-plan +office):\n%s", diff)
 	}
 }
+
+// TestCompareHostileDeck: a slide of thousands of bare shapes between
+// text shapes would have its bullets read again after each one; the
+// comparison stops with a reason once that would read more than its
+// bound, and a deck of the same shapes in small numbers compares.
+func TestCompareHostileDeck(t *testing.T) {
+	dir := t.TempDir()
+	shapes := func(n int) string {
+		var sb strings.Builder
+		for i := range n {
+			sb.WriteString(sp(2*i+2, "", at(i, i, 10, 10)))
+			sb.WriteString(sp(2*i+3, "", at(i, i, 20, 20), para("", `<a:rPr b="1"/>`, fmt.Sprint("text ", i))))
+		}
+		return sb.String()
+	}
+	small := deck{slides: []string{shapes(20)}}.write(t, filepath.Join(dir, "small.pptx"))
+	if ok, diff, err := office.ComparePresentations(small, small, nil); !ok || err != nil {
+		t.Errorf("20 pairs of shapes against themselves: %v, %q, %v; want the same deck", ok, diff, err)
+	}
+	big := deck{slides: []string{shapes(3000)}}.write(t, filepath.Join(dir, "big.pptx"))
+	ok, diff, err := office.ComparePresentations(big, big, nil)
+	if ok || err != nil || !strings.Contains(diff, "too large to compare its bullets") {
+		t.Errorf("3000 pairs of shapes: %v, %q, %v; want a failure saying the slide is too large", ok, diff, err)
+	}
+}
