@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pcflow/pcflow/internal/text"
 )
@@ -41,7 +42,13 @@ func (a *Activities) checkFile(ctx context.Context, in CheckInput, c conditions)
 		if err != nil {
 			return "", &CheckResult{Detail: fmt.Sprintf("reference file: %v", err)}, nil
 		}
-		if d := compareFiles(b, ref, in.Normalize); d != "" {
+		d := ""
+		if in.Lines {
+			d = compareLines(b, ref)
+		} else {
+			d = compareFiles(b, ref, in.Normalize)
+		}
+		if d != "" {
 			return "", &CheckResult{Detail: fmt.Sprintf("%s differs from %s: %s", in.Path, in.SameAs, c.red.String(d))}, nil
 		}
 		if !textConds {
@@ -49,6 +56,52 @@ func (a *Activities) checkFile(ctx context.Context, in CheckInput, c conditions)
 		}
 	}
 	return string(b), nil, nil
+}
+
+// compareLines returns "" when got and want have the same lines as
+// Python's str.splitlines reads them (any of its line breaks ends a line,
+// a final one adds none), else where they first differ. Text that is not
+// UTF-8 differs (Python fails to read it).
+func compareLines(got, want []byte) string {
+	for _, x := range []struct {
+		name string
+		b    []byte
+	}{{"it", got}, {"the reference", want}} {
+		if !utf8.Valid(x.b) {
+			return x.name + " is not UTF-8 text"
+		}
+	}
+	return diffLines(pyLines(string(got)), pyLines(string(want)), "")
+}
+
+// pyLines splits s as Python's str.splitlines does.
+func pyLines(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		brk := 0 // the length of the line break at i
+		switch r {
+		case '\r':
+			brk = 1
+			if i+1 < len(s) && s[i+1] == '\n' {
+				brk = 2
+			}
+		case '\n', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+			brk = n
+		}
+		if brk == 0 {
+			i += n
+			continue
+		}
+		out = append(out, s[start:i])
+		i += brk
+		start = i
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
 }
 
 // compareFiles returns "" when got equals want (as normalised text when
@@ -61,6 +114,14 @@ func compareFiles(got, want []byte, normalize bool) string {
 		}
 	}
 	gl, wl := textLines(got, normalize), textLines(want, normalize)
+	if d := diffLines(gl, wl, ""); d != "" || normalize {
+		return d
+	}
+	return fmt.Sprintf("same lines, different bytes (%d vs %d: line ends or trailing spaces; use normalize = true to ignore them)", len(got), len(want))
+}
+
+// diffLines returns where two lists of lines first differ, or none.
+func diffLines(gl, wl []string, none string) string {
 	for i := 0; i < max(len(gl), len(wl)); i++ {
 		var g, w string
 		if i < len(gl) {
@@ -79,10 +140,7 @@ func compareFiles(got, want []byte, normalize bool) string {
 			return fmt.Sprintf("line %d is %q, want %q", i+1, text.Trunc(g, 80), text.Trunc(w, 80))
 		}
 	}
-	if normalize {
-		return ""
-	}
-	return fmt.Sprintf("same lines, different bytes (%d vs %d: line ends or trailing spaces; use normalize = true to ignore them)", len(got), len(want))
+	return none
 }
 
 func textLines(b []byte, normalize bool) []string {

@@ -34,6 +34,7 @@ type CheckInput struct {
 
 	SameAs    string   `json:"same_as,omitempty"`
 	Normalize bool     `json:"normalize,omitempty"`
+	Lines     bool     `json:"lines,omitempty"`
 	Entries   []string `json:"entries,omitempty"`
 	Role      string   `json:"role,omitempty"`
 	States    []string `json:"states,omitempty"`
@@ -83,7 +84,7 @@ const MaxCaptured = 4096
 // far. It is pure and deterministic: workflows call it.
 func NewCheckInput(ck plan.Check, outs plan.Outputs) (CheckInput, error) {
 	in := CheckInput{Name: ck.Name, Kind: ck.Kind, Cell: ck.Cell, Sheet: ck.Sheet, Exists: ck.Exists, ExitCode: ck.ExitCode,
-		Normalize: ck.Normalize, Entries: ck.Entries, Role: ck.Role, States: ck.States, Capture: ck.Capture, Window: ck.Window}
+		Normalize: ck.Normalize, Lines: ck.Lines, Entries: ck.Entries, Role: ck.Role, States: ck.States, Capture: ck.Capture, Window: ck.Window}
 	str := func(e *plan.Expr) (*string, error) {
 		if e == nil {
 			return nil, nil

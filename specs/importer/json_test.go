@@ -116,3 +116,37 @@ func TestExtensionInstalledOnEndStates(t *testing.T) {
 		}
 	}
 }
+
+// TestCSVOnEndStates imports a compare_csv task (strict, the default) and
+// runs its check on end states: the reference's lines with Windows line
+// ends, and a file with a trailing space in one line (the benchmark
+// compares the lines as they are).
+func TestCSVOnEndStates(t *testing.T) {
+	dir, cache, out := t.TempDir(), t.TempDir(), t.TempDir()
+	src := filepath.Join(t.TempDir(), "bench")
+	os.MkdirAll(filepath.Join(src, "calc"), 0o755)
+	result, goldURL := filepath.Join(dir, "out.csv"), "https://files.example.org/pcflow-fixtures/out_gold.csv"
+	b, _ := json.Marshal(map[string]any{"id": "csv", "instruction": "Export the sheet as CSV.", "config": []any{},
+		"evaluator": map[string]any{"func": "compare_csv", "result": map[string]any{"type": "vm_file", "path": result, "dest": "out.csv"},
+			"expected": map[string]any{"type": "cloud_file", "path": goldURL, "dest": "out_gold.csv"}}})
+	os.WriteFile(filepath.Join(src, "calc", "csv.json"), b, 0o644)
+	os.WriteFile(filepath.Join(cache, cacheName(goldURL, "out_gold.csv")), []byte("name,total\nNorth,12\n"), 0o644)
+	cov, err := Import(context.Background(), Options{Benchmark: "osworld", Src: src, Out: out, Files: cache})
+	if err != nil || cov.Tasks[0].Status != Fully {
+		t.Fatalf("Import = %v, %+v; want the task imported fully", err, cov.Tasks)
+	}
+	pl := parseClean(t, filepath.Join(out, cov.Tasks[0].File))
+	for _, st := range []struct {
+		name, body string
+		want       bool
+	}{{"CRLF", "name,total\r\nNorth,12\r\n", true}, {"trailing space", "name,total \nNorth,12\n", false}} {
+		os.WriteFile(result, []byte(st.body), 0o644)
+		got := len(pl.Checks) > 0
+		for _, ck := range pl.Checks {
+			got = got && evalCheck(t, ck)
+		}
+		if got != st.want {
+			t.Errorf("%s end state: checks pass = %v, want %v", st.name, got, st.want)
+		}
+	}
+}

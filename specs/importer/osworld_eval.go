@@ -557,11 +557,14 @@ func (ec *evalConv) compareCSV(f *fn, rtype, etype string) string {
 	if b, _ := f.opt["ignore_case"].(bool); b {
 		return "ignore_case: pcflow's file comparison keeps case"
 	}
-	f.approx = append(f.approx, "lines compared ignoring trailing spaces and trailing blank lines (file same_as with normalize); the benchmark compares the lines as they are")
 	if b, ok := f.opt["strict"].(bool); ok && !b {
-		f.approx = append(f.approx, "strict = false: leading spaces of a line count")
+		// Each line stripped: normalize trims the ends of lines only.
+		f.approx = append(f.approx, "strict = false: lines compared ignoring trailing spaces and trailing blank lines (file same_as with normalize); the benchmark strips both ends of each line")
+		f.add("file", "path      = "+quote(path), "same_as   = "+gold, "normalize = true")
+		return ""
 	}
-	f.add("file", "path      = "+quote(path), "same_as   = "+gold, "normalize = true")
+	// The benchmark compares the files' splitlines().
+	f.add("file", "path    = "+quote(path), "same_as = "+gold, "lines   = true")
 	return ""
 }
 

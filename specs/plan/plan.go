@@ -207,9 +207,11 @@ type Check struct {
 	NotContains *Expr `json:"not_contains,omitempty"`
 	// SameAs is a reference file (file checks) or directory (directory
 	// checks) the path must equal; Normalize compares text with line ends,
-	// trailing spaces and trailing blank lines ignored.
+	// trailing spaces and trailing blank lines ignored; Lines compares the
+	// lines as Python's splitlines reads them.
 	SameAs    *Expr `json:"same_as,omitempty"`
 	Normalize bool  `json:"normalize,omitempty"`
+	Lines     bool  `json:"lines,omitempty"`
 	// Entries are relative paths a directory must hold.
 	Entries []string `json:"entries,omitempty"`
 	// Capture makes the check report the value it read (CheckValueKey)

@@ -8,6 +8,20 @@ task "files" {
       entries = ["a"]
     }
   }
+  check "lines_alone" {
+    file {
+      path  = "/tmp/a.txt"
+      lines = true
+    }
+  }
+  check "lines_and_normalize" {
+    file {
+      path      = "/tmp/a.txt"
+      same_as   = "/tmp/b.txt"
+      normalize = true
+      lines     = true
+    }
+  }
   check "normalize_alone" {
     file {
       path      = "/tmp/a.txt"

@@ -27,6 +27,13 @@ task "files" {
       normalize = true
     }
   }
+  check "table" {
+    file {
+      path    = "/etc/hostname"
+      same_as = "/etc/hostname"
+      lines   = true
+    }
+  }
   check "wrapped" {
     element {
       role          = "check box"
