@@ -55,6 +55,10 @@ type suiteRecord struct {
 	// resume reads the values again, from PCFLOW_VAR_NAME or --var-file.
 	Secrets []string       `json:"secrets,omitempty"`
 	Extra   map[string]any `json:"extra,omitempty"`
+	// Home and User are the home folder and user the suite's tasks expect
+	// on their devices (plan.Device): a local device's sandbox gives them.
+	Home string `json:"home,omitempty"`
+	User string `json:"user,omitempty"`
 }
 
 func suitePath(state, id string) string {
@@ -284,6 +288,15 @@ Examples:
 			if f.base != "" {
 				rec.Base, _ = filepath.Abs(f.base)
 			}
+		}
+		home, user, err := suiteMachine(st)
+		if err != nil {
+			fmt.Fprintln(e.stderr, "pcflow eval:", err)
+			return 2
+		}
+		rec.Home, rec.User = home, user
+		if home != "" && f.sandbox == sandboxNone {
+			fmt.Fprintf(e.stderr, "warning: the tasks expect the home folder %s; --sandbox none gives the devices this machine's own home folder and user: pass --sandbox overlay or bind\n", home)
 		}
 		// Local devices are this machine: say now what is missing.
 		for _, t := range st.tasks {
@@ -557,4 +570,27 @@ func defaultSandbox() string {
 		}
 	}
 	return sandboxOverlay
+}
+
+// suiteMachine returns the home folder and user the suite's tasks expect
+// on their devices (plan.Device's Home and User), "" for none; local
+// devices give every task the same, so two tasks that expect different
+// ones are refused.
+func suiteMachine(st *compiledSuite) (home, user string, err error) {
+	by := ""
+	for _, t := range st.tasks {
+		for _, d := range st.plans[t.PlanHash].Devices {
+			if d.Home == "" {
+				continue
+			}
+			if by == "" {
+				home, user, by = d.Home, d.User, t.Key
+				continue
+			}
+			if d.Home != home || d.User != user {
+				return "", "", fmt.Errorf("task %s expects the home folder %q and user %q on its device, task %s %q and %q: a suite's local devices give every task one home folder and user; run them in separate suites", by, home, user, t.Key, d.Home, d.User)
+			}
+		}
+	}
+	return home, user, nil
 }

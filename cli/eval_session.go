@@ -203,6 +203,11 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 	// The worker started again (after a reset, a crash) takes the
 	// device's lease over from the one before.
 	extra := []string{"DISPLAY=" + display, leaseOwnerEnv + "=suite " + rec.ID}
+	if rec.Home != "" && rec.Sandbox != sandboxNone {
+		// The home folder the tasks expect, and the applications'
+		// settings in it, where the benchmark's getters read them.
+		extra = append(append(extra, taskHomeEnv+"="+rec.Home), homeEnv(rec.Home)...)
+	}
 	if len(secrets) > 0 {
 		argv = append(argv, "--secrets-fd", "3")
 	}
@@ -262,7 +267,7 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 			marker = filepath.Join(sb.Layers, "root")
 			return sb.argv(), err
 		}
-		extra = append(extra, activities.ScratchEnv+"="+ScratchDir, restartEnv+"="+restartOverlay)
+		extra = append(extra, activities.ScratchEnv+"="+ScratchDir, restartEnv+"="+restartOverlay, taskNetEnv+"="+taskNetPath)
 	}
 	env := append(append([]string(nil), environ...), extra...)
 	logf, err := os.OpenFile(filepath.Join(dir, "worker.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
@@ -467,7 +472,7 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 // other top folder of the host, the host's /tmp, /root and /home, and the
 // base system's secrets (hiddenFiles, hiddenDirs) show empty.
 func deviceSandbox(exe, state string, rec *suiteRecord, name, dir, display string, environ []string, command []string) (overlaySandbox, error) {
-	sb := overlaySandbox{Layers: filepath.Join("/run/pcflow-sandbox", filepath.Base(dir)), Base: rec.Base, Command: command}
+	sb := overlaySandbox{Layers: filepath.Join("/run/pcflow-sandbox", filepath.Base(dir)), Base: rec.Base, Home: rec.Home, User: rec.User, Command: command}
 	if os.Geteuid() != 0 {
 		return sb, errors.New("--sandbox overlay mounts an overlay file system and needs root; run eval as root or pass --sandbox bind")
 	}
@@ -475,6 +480,9 @@ func deviceSandbox(exe, state string, rec *suiteRecord, name, dir, display strin
 		if _, err := exec.LookPath(p); err != nil {
 			return sb, fmt.Errorf("--sandbox overlay needs %s (util-linux): apt-get install util-linux mount, or pass --sandbox bind", p)
 		}
+	}
+	if _, err := exec.LookPath("ip"); err != nil {
+		return sb, errors.New("--sandbox overlay brings up the loopback interface of the task's network with ip (iproute2): apt-get install iproute2, or pass --sandbox bind")
 	}
 	if err := os.MkdirAll(rec.Base, 0o755); err != nil {
 		return sb, err

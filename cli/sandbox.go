@@ -28,6 +28,15 @@ const (
 	restartBind    = "bind"
 )
 
+// taskNetEnv names, in an overlay device worker's environment, the file
+// that holds the task's network namespace (taskNetPath): the sandbox
+// makes it, with its loopback interface up, before the worker starts
+// (inside, no process has the capability to bring it up).
+const (
+	taskNetEnv  = "PCFLOW_TASK_NET"
+	taskNetPath = "/run/pcflow-task-net"
+)
+
 // maxWorkerCrashes is how many times in crashWindow a local device's
 // worker that ended on its own is started again at once; past it, each
 // start waits crashLoopWait (a crash loop must not hog the machine). The
@@ -67,21 +76,43 @@ func (b *crashBudget) clear() { b.times = nil }
 // overlayScript runs in a mount namespace of its own (unshare -m): it
 // mounts the device's world — the host's root file system, read-only
 // below a copy-on-write layer in memory — and its scratch folder, then
-// execs bubblewrap with the rest of its arguments. Everything the sandbox
+// execs bubblewrap with the rest of its arguments. It makes the task's
+// network namespace, its loopback interface up, held by the file
+// $L/net (shown as taskNetPath), and, for a task that expects a home
+// folder ($3) and user ($4), the folder $L/home (shown as the home
+// folder, empty) and the user's account in the copy-on-write
+// /etc/passwd and /etc/group, unless the base system has it. Everything the sandbox
 // wrote lives in that memory and goes with the namespace when its last
 // process exits. It also makes the device's /dev: the harmless devices
 // of the host and a pseudo-terminal file system of its own whose
 // terminals belong to the tty group, as on the host (bubblewrap's --dev
 // makes them root's, and a terminal emulator, which hands its terminal to
 // that group, fails without the capability to chown: xterm never opened a
-// window). $1: a folder for the layers; $2: the scratch base.
+// window). $1: a folder for the layers; $2: the scratch base; $3 the
+// task's home folder and $4 its user, or "".
 const overlayScript = `set -e
-L=$1; B=$2; shift 2
+L=$1; B=$2; H=$3; U=$4; shift 4
 mkdir -p "$L"
 mount -t tmpfs -o mode=0755 pcflow-world "$L"
 mkdir "$L/up" "$L/work" "$L/root" "$L/sup" "$L/swork" "$L/scratch"
 mount -t overlay -o lowerdir=/,upperdir="$L/up",workdir="$L/work" pcflow-root "$L/root"
 mount -t overlay -o lowerdir="$B",upperdir="$L/sup",workdir="$L/swork" pcflow-scratch "$L/scratch"
+touch "$L/net"
+unshare --net="$L/net" true
+if ! nsenter --net="$L/net" ip link set lo up; then
+  echo "pcflow sandbox: cannot bring up the loopback interface of the task's network namespace (ip link set lo up, from iproute2: apt-get install iproute2)" >&2
+  exit 1
+fi
+if [ -n "$H" ]; then
+  mkdir -m 0755 "$L/home"
+fi
+if [ -n "$U" ] && ! grep -q "^$U:" "$L/root/etc/passwd"; then
+  id=1000
+  while cut -d: -f3 "$L/root/etc/passwd" "$L/root/etc/group" | grep -qx "$id"; do id=$((id+1)); done
+  grep -q "^$U:" "$L/root/etc/group" || echo "$U:x:$id:" >> "$L/root/etc/group"
+  gid=$(grep "^$U:" "$L/root/etc/group" | cut -d: -f3)
+  echo "$U:x:$id:$gid::$H:/bin/bash" >> "$L/root/etc/passwd"
+fi
 mkdir "$L/dev" "$L/dev/pts" "$L/dev/shm"
 for n in null zero full random urandom tty; do
   touch "$L/dev/$n"
@@ -105,6 +136,8 @@ type overlaySandbox struct {
 	HideFiles []string // host files that show empty inside
 	Bind      []string // host paths shown writable at the same path (after Hide)
 	ROBind    []string // host paths shown read-only at the same path (after Hide)
+	Home      string   // the task's home folder, shown empty ("": none)
+	User      string   // the task's user, made when missing ("": none)
 	Command   []string // the worker's argv
 }
 
@@ -118,7 +151,7 @@ type overlaySandbox struct {
 // shell it starts (xterm's child exited at once without it, and no
 // terminal ever opened a window).
 func (s overlaySandbox) argv() []string {
-	a := []string{"unshare", "--mount", "--propagation", "private", "sh", "-c", overlayScript, "sh", s.Layers, s.Base,
+	a := []string{"unshare", "--mount", "--propagation", "private", "sh", "-c", overlayScript, "sh", s.Layers, s.Base, s.Home, s.User,
 		"bwrap", "--bind", filepath.Join(s.Layers, "root"), "/",
 		"--dev-bind", filepath.Join(s.Layers, "dev"), "/dev", "--tmpfs", "/dev/shm", "--proc", "/proc", "--ro-bind", "/sys", "/sys"}
 	for _, d := range append([]string{"/tmp", "/var/tmp", "/run", "/root", "/home"}, s.Hide...) {
@@ -126,6 +159,10 @@ func (s overlaySandbox) argv() []string {
 	}
 	for _, p := range s.HideFiles {
 		a = append(a, "--ro-bind", "/dev/null", p)
+	}
+	a = append(a, "--ro-bind", filepath.Join(s.Layers, "net"), taskNetPath)
+	if s.Home != "" {
+		a = append(a, "--bind", filepath.Join(s.Layers, "home"), s.Home)
 	}
 	for _, p := range s.Bind {
 		a = append(a, "--bind", p, p)
@@ -182,6 +219,24 @@ func (s bindSandbox) argv(command []string) []string {
 	}
 	a = append(a, "--bind", s.Scratch, ScratchDir, "--die-with-parent", "--")
 	return append(a, command...)
+}
+
+// taskHomeEnv names, in a sandboxed device worker's environment, the
+// home folder the suite's tasks expect (suiteRecord.Home): the worker sets
+// homeEnv over the desktop's variables it applies.
+const taskHomeEnv = "PCFLOW_TASK_HOME"
+
+// homeEnv is the environment that gives a sandboxed device's task
+// programs the home folder home: $HOME, and the folders where
+// applications keep their settings, cache and data inside it (where
+// OSWorld's getters read ~/.config/...), instead of the desktop's
+// session folder.
+func homeEnv(home string) []string {
+	return []string{"HOME=" + home,
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
+		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
+		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state")}
 }
 
 // privateHome returns the home folder a bind sandbox gives the device a

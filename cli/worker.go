@@ -117,6 +117,17 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 		return 1
 	}
 	defer dev.Close()
+	if home := os.Getenv(taskHomeEnv); home != "" {
+		// The sandbox's home folder for the task, and the applications'
+		// settings in it, over the desktop's session folders.
+		for _, kv := range homeEnv(home) {
+			k, v, _ := strings.Cut(kv, "=")
+			if err := os.Setenv(k, v); err != nil {
+				fmt.Fprintf(e.stderr, "pcflow worker: device %s: %v\n", *device, err)
+				return 1
+			}
+		}
+	}
 	if _, err := x11.PrepareScratch(); err != nil {
 		fmt.Fprintf(e.stderr, "pcflow worker: device %s: %v\n", *device, err)
 		return 1
@@ -136,7 +147,7 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 	sandbox := os.Getenv(restartEnv)
 	if sandbox == restartOverlay {
 		// The task's programs run apart from this worker (TaskJail).
-		jail, err := x11.NewTaskJail()
+		jail, err := x11.NewTaskJail(os.Getenv(taskNetEnv))
 		if err != nil {
 			fmt.Fprintf(e.stderr, "pcflow worker: device %s: %v\n", *device, err)
 			return 1

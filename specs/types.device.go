@@ -2,6 +2,8 @@ package specs
 
 import (
 	"fmt"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -14,6 +16,8 @@ var deviceSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "platform"},
 		{Name: "description"},
+		{Name: "home"},
+		{Name: "user"},
 	},
 }
 
@@ -39,8 +43,26 @@ func (p *parser) device(st *scope, blk *hcl.Block) (plan.Device, bool) {
 	if a, ok := dc.Attributes["description"]; ok {
 		dev.Description = p.staticString(st, a)
 	}
+	if a, ok := dc.Attributes["home"]; ok {
+		dev.Home = p.staticString(st, a)
+		if h := dev.Home; !filepath.IsAbs(h) || filepath.Clean(h) != h || !strings.HasPrefix(h, "/home/") && h != "/root" {
+			p.diags = append(p.diags, exprDiag(a.Expr.Range(), "Invalid home folder", fmt.Sprintf("home is the absolute, clean path of the home folder the task expects, under /home or /root, such as \"/home/user\"; %q is not one.", h)))
+		}
+	}
+	if a, ok := dc.Attributes["user"]; ok {
+		dev.User = p.staticString(st, a)
+		if !userName.MatchString(dev.User) {
+			p.diags = append(p.diags, exprDiag(a.Expr.Range(), "Invalid user name", fmt.Sprintf("user is the name of the account the task expects, such as \"user\": lower-case letters, digits, _ and -, starting with a letter or _, at most 32; %q is not one.", dev.User)))
+		}
+		if dev.Home == "" {
+			p.diags = append(p.diags, exprDiag(a.Expr.Range(), "User without a home folder", fmt.Sprintf("A device that names the user %q names its home folder too: add home = \"/home/%s\".", dev.User, dev.User)))
+		}
+	}
 	return dev, true
 }
+
+// userName is what a user attribute may hold (a portable POSIX user name).
+var userName = regexp.MustCompile(`^[a-z_][a-z0-9_-]{0,31}$`)
 
 // Platforms are the device platforms a task may name. Only "linux" has
 // devices; "windows" and "macos" let a task imported from Windows Agent

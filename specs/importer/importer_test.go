@@ -107,6 +107,10 @@ func TestImportOSWorldFixtures(t *testing.T) {
 		if len(pl.Checks) == 0 && !pl.Infeasible {
 			t.Errorf("%s: imported with no check", tc.ID)
 		}
+		// OSWorld's machine: its tasks name /home/user/... as user.
+		if len(pl.Devices) != 1 || pl.Devices[0].Home != "/home/user" || pl.Devices[0].User != "user" {
+			t.Errorf("%s: devices %+v, want one with home /home/user and user user", tc.ID, pl.Devices)
+		}
 	}
 	// Named reasons for what is not carried.
 	for id, w := range map[string]string{

@@ -31,6 +31,13 @@ type oswEvaluator struct {
 }
 
 // platformOf is the platform a benchmark's tasks run on.
+// osworldHome and osworldUser are the home folder and account of
+// OSWorld's virtual machine, which its tasks name.
+const (
+	osworldHome = "/home/user"
+	osworldUser = "user"
+)
+
 func platformOf(benchmark string) string {
 	switch benchmark {
 	case "waa":
@@ -151,6 +158,11 @@ func convertOSWorld(benchmark string, t task) (converted, error) {
 	}
 	if platform != "linux" {
 		fmt.Fprintf(&b, "\n  device \"desktop\" {\n    platform    = %s\n    description = %s\n  }\n", quote(platform), quote(benchmarkTitle(benchmark)+"'s "+platform+" machine"))
+	} else {
+		// OSWorld's machine: its tasks name /home/user/... and run git,
+		// LibreOffice and VLC as that user (a sandbox gives the device
+		// this home folder).
+		fmt.Fprintf(&b, "\n  device \"desktop\" {\n    description = %s\n    home        = %s\n    user        = %s\n  }\n", quote(benchmarkTitle(benchmark)+"'s "+platform+" machine"), quote(osworldHome), quote(osworldUser))
 	}
 	blocks := append([]block{}, cacheCheck(cov.Downloads)...)
 	blocks = append(blocks, setup.blocks...)

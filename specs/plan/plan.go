@@ -113,6 +113,13 @@ type Device struct {
 	Name        string `json:"name"`
 	Platform    string `json:"platform"`
 	Description string `json:"description,omitempty"`
+	// Home is the home folder the task expects on the device
+	// (OSWorld's /home/user): a sandbox gives the device that folder,
+	// empty at each reset, as $HOME. "" keeps the device's own.
+	Home string `json:"home,omitempty"`
+	// User is the account the task expects on the device (OSWorld's
+	// user): the overlay sandbox makes it, with Home as its home.
+	User string `json:"user,omitempty"`
 }
 
 // DeviceQueue is the task queue of a device's worker.
