@@ -246,22 +246,25 @@ func (s *storm) workers() map[string]int {
 }
 
 // killWorker kills the worker of device dev (any device's, when dev is
-// empty); it reports whether there was one to kill.
+// empty or its worker is being started again), waiting for one to serve
+// when eval is starting them; it reports whether dev's worker was killed.
 func (s *storm) killWorker(t *testing.T, dev string) bool {
 	t.Helper()
-	ws := s.workers()
-	pid, ok := ws[dev]
-	if !ok {
-		for d, p := range ws {
-			dev, pid, ok = d, p, true
-			break
+	deadline := time.Now().Add(time.Minute)
+	for {
+		ws := s.workers()
+		if pid, ok := ws[dev]; ok {
+			return syscall.Kill(pid, syscall.SIGKILL) == nil
 		}
+		for _, pid := range ws {
+			syscall.Kill(pid, syscall.SIGKILL)
+			return false
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no device worker of suite %s ran for a minute to be killed:\n%s", s.id, s.out.String())
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	if !ok {
-		t.Logf("no device worker to kill (eval is starting one again)")
-		return false
-	}
-	return syscall.Kill(pid, syscall.SIGKILL) == nil
 }
 
 // actions reads the suite's action logs: how many actions finished, and
