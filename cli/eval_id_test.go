@@ -14,7 +14,9 @@ func TestEvalRefusesATakenID(t *testing.T) {
 	if err := saveSuite(state, suiteRecord{ID: "nightly", Suite: "smoke", Out: "/r/eval-nightly", Started: "2026-11-27T10:00:00Z"}); err != nil {
 		t.Fatal(err)
 	}
-	code, _, errs := runCLI(t, "eval", "testdata/eval_reset", "--state", state, "--id", "nightly", "--sandbox", "none")
+	// --out in a temporary folder: without the refusal the suite runs and
+	// would leave its results in the package's folder.
+	code, _, errs := runCLI(t, "eval", "testdata/eval_reset", "--state", state, "--id", "nightly", "--sandbox", "none", "--out", t.TempDir())
 	if code != 1 || !strings.Contains(errs, "the suite run id nightly is taken: suite smoke ran under it") || !strings.Contains(errs, "another --id") {
 		t.Errorf("eval --id nightly again = %d, %q; want 1, the id taken and what to do", code, errs)
 	}

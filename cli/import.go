@@ -30,8 +30,8 @@ Example: pcflow import osworld OSWorld/evaluation_examples --out tasks/osworld -
 
 func cmdImport(ctx context.Context, e *env, args []string) int {
 	fs := newFlags(e, "import", "osworld|waa|macosworld SRC --out DIR [--files DIR]", importHelp)
-	out := fs.String("out", "", "folder to write the task files, suite.hcl and the coverage into (required)")
-	files := fs.String("files", "", "the local cache of the tasks' downloads, as a path on the devices (default /srv/pcflow-files/BENCHMARK; the overlay sandbox shows /srv)")
+	out := fs.String("out", "", "`DIR` to write the task files, suite.hcl and the coverage into (required)")
+	files := fs.String("files", "", "`DIR`, the local cache of the tasks' downloads, as a path on the devices (default /srv/pcflow-files/BENCHMARK; the overlay sandbox shows /srv)")
 	quiet := fs.Bool("quiet", false, "print the summary only, not a line per task")
 	pos, code := parseFlags(fs, args)
 	if code >= 0 {
