@@ -246,6 +246,13 @@ Examples:
 	if old, err := loadSuite(f.eng.state, id); err == nil {
 		// A new suite under a used id would replace that run's record
 		// (its devices, model, results folder) and its history's latest run.
+		if _, err := os.Stat(filepath.Join(old.Out, "results.json")); err != nil {
+			// No results yet: that suite runs (a detached one) or stopped
+			// before its end; the same words as the server's check gives.
+			fmt.Fprintf(e.stderr, "pcflow eval: the suite run id %s is already running, or stopped before its end (suite %s, started %s): follow it with pcflow eval resume %s, or give this run another --id\n",
+				id, old.Suite, old.Started, id)
+			return 1
+		}
 		fmt.Fprintf(e.stderr, "pcflow eval: the suite run id %s is taken: suite %s ran under it (started %s, results in %s). Give this run another --id, or none (eval makes one); pcflow eval resume %s follows that run if it has not ended\n",
 			id, old.Suite, old.Started, old.Out, id)
 		return 1
