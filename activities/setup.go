@@ -275,6 +275,12 @@ func (a *Activities) closeWindows(ctx context.Context, pattern string, timeout t
 			return closed, fmt.Errorf("%q is still open after %s (a dialog may ask to save)", open, timeout)
 		}
 		if _, err := a.Device.Act(ctx, screen.Action{Kind: screen.ActSwitchWindow, Title: open}); err != nil {
+			// The window may have gone between the list and the switch
+			// (an alt+F4 before it, still closing when it was listed: a
+			// loaded machine's "no window title contains … (open: )").
+			if gone, lerr := a.noneMatch(ctx, re); lerr == nil && gone {
+				return closed, nil
+			}
 			return closed, err
 		}
 		if _, err := a.Device.Act(ctx, screen.Action{Kind: screen.ActHotkey, Keys: []string{"alt", "F4"}}); err != nil {
@@ -296,4 +302,18 @@ func matchAny(re *regexp.Regexp, s []string) bool {
 		}
 	}
 	return false
+}
+
+// noneMatch reports whether no open window's title matches re.
+func (a *Activities) noneMatch(ctx context.Context, re *regexp.Regexp) (bool, error) {
+	wins, err := a.Device.Windows(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, w := range wins {
+		if re.MatchString(w) {
+			return false, nil
+		}
+	}
+	return true, nil
 }
