@@ -393,7 +393,7 @@ Examples:
 	run, err := sess.eng.client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue, WorkflowExecutionErrorWhenAlreadyStarted: true,
 		// A suite run started elsewhere (another state folder) under this id.
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-		StaticSummary: fmt.Sprintf("suite %s: %d task runs on %d devices", st.name, len(st.tasks), len(rec.Devices))}, workflows.SuiteWorkflowName, in)
+		StaticSummary:         fmt.Sprintf("suite %s: %d task runs on %d devices", st.name, len(st.tasks), len(rec.Devices))}, workflows.SuiteWorkflowName, in)
 	var taken *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &taken) {
 		fmt.Fprintf(e.stderr, "pcflow eval: the suite run id %s is taken on the server: a suite ran under it (from another state folder?). Give this run another --id, or none (eval makes one)\n", id)

@@ -31,9 +31,9 @@ func TestLeaseOneHolder(t *testing.T) {
 	steps := []step{
 		{at: 1 * time.Second, req: workflows.LeaseRequest{Holder: a, TTL: ttl}},
 		{at: 2 * time.Second, req: workflows.LeaseRequest{Holder: b, TTL: ttl}, want: "held by worker A (display :1)"},
-		{at: 20 * time.Second, req: workflows.LeaseRequest{Holder: a, TTL: ttl}},                                          // renewed: lapses at 50 s
+		{at: 20 * time.Second, req: workflows.LeaseRequest{Holder: a, TTL: ttl}},                                        // renewed: lapses at 50 s
 		{at: 45 * time.Second, req: workflows.LeaseRequest{Holder: b, TTL: ttl}, want: "held by worker A (display :1)"}, // not yet lapsed
-		{at: 51 * time.Second, req: workflows.LeaseRequest{Holder: b, TTL: ttl}},                                          // lapsed
+		{at: 51 * time.Second, req: workflows.LeaseRequest{Holder: b, TTL: ttl}},                                        // lapsed
 		{at: 52 * time.Second, req: workflows.LeaseRequest{Holder: a, TTL: ttl}, want: "held by worker B (display :2)"},
 		{at: 53 * time.Second, req: workflows.LeaseRequest{Holder: a, TTL: ttl, Force: true}},
 		{at: 54 * time.Second, release: "b"}, // not the holder: nothing changes

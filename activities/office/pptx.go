@@ -210,9 +210,9 @@ func readShapes(p *pkg, name string) (*shapes, error) {
 				if para != nil {
 					para.WriteByte('\n')
 				}
-			// No case for <a:tab>: in DrawingML it is a tab stop of a
-			// paragraph's <a:tabLst>, never a character (a tab is a
-			// literal "\t" in <a:t>).
+				// No case for <a:tab>: in DrawingML it is a tab stop of a
+				// paragraph's <a:tabLst>, never a character (a tab is a
+				// literal "\t" in <a:t>).
 			}
 		case xml.CharData:
 			if inText {

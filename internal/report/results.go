@@ -70,16 +70,16 @@ type Aggregate struct {
 	// harness's failure, in no rate.
 	Runs          int            `json:"runs"`
 	HarnessErrors int            `json:"harness_errors,omitempty"`
-	Passed      int            `json:"passed"`
-	SuccessRate float64        `json:"success_rate"`
-	MeanCR      float64        `json:"mean_cr"`
-	MeanSSR     float64        `json:"mean_ssr"`
-	MeanPC      float64        `json:"mean_pc"`
-	Steps       int            `json:"steps"`
-	Tokens      int            `json:"tokens"`
-	ModelCalls  int            `json:"model_calls"`
-	WallSeconds float64        `json:"wall_seconds"`
-	Reasons     map[string]int `json:"reasons"`
+	Passed        int            `json:"passed"`
+	SuccessRate   float64        `json:"success_rate"`
+	MeanCR        float64        `json:"mean_cr"`
+	MeanSSR       float64        `json:"mean_ssr"`
+	MeanPC        float64        `json:"mean_pc"`
+	Steps         int            `json:"steps"`
+	Tokens        int            `json:"tokens"`
+	ModelCalls    int            `json:"model_calls"`
+	WallSeconds   float64        `json:"wall_seconds"`
+	Reasons       map[string]int `json:"reasons"`
 	// Models sums the rows' calls and tokens by model.
 	Models map[string]screen.ModelUsage `json:"models,omitempty"`
 }

@@ -21,6 +21,6 @@ func socketName(state string) string {
 // reply is the socket's answer to a claim, one JSON line each way.
 type reply struct {
 	Claim *workflows.Claim `json:"claim,omitempty"`
-	Sig   string     `json:"sig,omitempty"`
-	Error string     `json:"error,omitempty"`
+	Sig   string           `json:"sig,omitempty"`
+	Error string           `json:"error,omitempty"`
 }
