@@ -216,6 +216,17 @@ func anyExit(argv []string) []string {
 	return append([]string{"sh", "-c", `"$@" 2>/dev/null; exit 0`, "sh"}, argv...)
 }
 
+// fileRules reads a metric's result, a file of the VM (vmFile), and its
+// expected rules (rules): the start of every metric that checks a file
+// against rules. why says what cannot be carried.
+func fileRules(f *fn, rtype, etype string) (path string, r map[string]any, why string) {
+	if path, why = vmFile(f.result, rtype); why != "" {
+		return "", nil, why
+	}
+	r, why = rules(f.expected, etype)
+	return path, r, why
+}
+
 func rules(g map[string]any, etype string) (map[string]any, string) {
 	if etype != "rule" {
 		if etype == "" {
@@ -487,11 +498,7 @@ func (ec *evalConv) exactMatch(f *fn, rtype, etype string) string {
 }
 
 func (ec *evalConv) checkList(f *fn, rtype, etype string) string {
-	path, why := vmFile(f.result, rtype)
-	if why != "" {
-		return why
-	}
-	r, why := rules(f.expected, etype)
+	path, r, why := fileRules(f, rtype, etype)
 	if why != "" {
 		return why
 	}
@@ -643,11 +650,7 @@ func (ec *evalConv) structureSim(f *fn, rtype, etype string) string {
 // check_json_keybindings (the file's list, read without its first line
 // when it is not one otherwise, holds the expected item: json has_item).
 func (ec *evalConv) jsonFile(f *fn, rtype, etype string) string {
-	path, why := vmFile(f.result, rtype)
-	if why != "" {
-		return why
-	}
-	r, why := rules(f.expected, etype)
+	path, r, why := fileRules(f, rtype, etype)
 	if why != "" {
 		return why
 	}
@@ -674,11 +677,7 @@ func (ec *evalConv) jsonFile(f *fn, rtype, etype string) string {
 // expected values (eq) as json subset, unexpected ones as excludes,
 // patterns (re, with flags S, I, M) as key_matches.
 func (ec *evalConv) prefs(f *fn, rtype, etype string) string {
-	path, why := vmFile(f.result, rtype)
-	if why != "" {
-		return why
-	}
-	r, why := rules(f.expected, etype)
+	path, r, why := fileRules(f, rtype, etype)
 	if why != "" {
 		return why
 	}
