@@ -206,17 +206,32 @@ func TestOCRNamesRemembered(t *testing.T) {
 	}
 }
 
-// ocrBoxesAlike reports whether every element a named by OCR shows the
-// same pixels in b's image.
+// ocrBoxesAlike reports whether every box the second observation b gave
+// to OCR (named by it, or left unnamed and caption-sized) was one the
+// first observation a gave to OCR too, showing the same pixels in both
+// images: only then may b have taken every text from the memo. A row the
+// file list added, or an unnamed icon that redrew, is read anew, rightly.
 func ocrBoxesAlike(a, b *screen.Screen) bool {
 	ai, _ := a.Image.(*image.RGBA)
 	bi, _ := b.Image.(*image.RGBA)
 	if ai == nil || bi == nil || ai.Bounds() != bi.Bounds() {
 		return false
 	}
+	read := func(e screen.Element) bool {
+		return ocrSized(e.Box) && (e.Source == "a11y+ocr" || (e.Name == "" && e.Value == ""))
+	}
+	inA := map[screen.Rect]bool{}
 	for _, e := range a.Elements {
-		if e.Source != "a11y+ocr" {
+		if read(e) {
+			inA[e.Box] = true
+		}
+	}
+	for _, e := range b.Elements {
+		if !read(e) {
 			continue
+		}
+		if !inA[e.Box] {
+			return false
 		}
 		r := image.Rect(e.Box.X, e.Box.Y, e.Box.X+e.Box.W, e.Box.Y+e.Box.H).Add(ai.Rect.Min)
 		if pixelHash(ai, r) != pixelHash(bi, r) {

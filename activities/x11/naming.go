@@ -160,7 +160,7 @@ const (
 func nameByOCR(ctx context.Context, img image.Image, els []screen.Element, memo *ocrMemo) (int, error) {
 	var idx []int
 	for i, e := range els {
-		if e.Name == "" && e.Value == "" && e.Box.W <= maxOCRBoxW && e.Box.H <= maxOCRBoxH && e.Box.W >= 8 && e.Box.H >= 8 {
+		if e.Name == "" && e.Value == "" && ocrSized(e.Box) {
 			idx = append(idx, i)
 			if len(idx) == maxNamedByOCR {
 				break
@@ -243,6 +243,12 @@ func nameByOCR(ctx context.Context, img image.Image, els []screen.Element, memo 
 		}
 	}
 	return n, nil
+}
+
+// ocrSized reports whether a box is one nameByOCR reads: the size of a
+// caption, not of a pane or a speck.
+func ocrSized(b screen.Rect) bool {
+	return b.W <= maxOCRBoxW && b.H <= maxOCRBoxH && b.W >= 8 && b.H >= 8
 }
 
 // ocrMemo remembers what OCR read in a box, by the box's size and pixels
