@@ -20,6 +20,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/pcflow/pcflow/activities/x11"
+	"github.com/pcflow/pcflow/internal/testdisplay"
 	"github.com/pcflow/pcflow/internal/tserver"
 )
 
@@ -77,8 +78,8 @@ func TestEvalPoolDetachResume(t *testing.T) {
 	addr := fmt.Sprintf("127.0.0.1:%d", w.port)
 	remote := func(args ...string) []string { return append(args, "--temporal", addr, "--state", w.state) }
 
-	for i, dev := range []string{"pa", "pb"} {
-		d, err := x11.Up(context.Background(), x11.DesktopOptions{Display: fmt.Sprintf(":%d", 262+i), StateDir: w.state})
+	for _, dev := range []string{"pa", "pb"} {
+		d, err := x11.Up(context.Background(), x11.DesktopOptions{Display: testdisplay.Reserve(t), StateDir: w.state})
 		if err != nil {
 			t.Fatalf("desktop for %s: %v", dev, err)
 		}

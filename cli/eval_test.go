@@ -18,6 +18,7 @@ import (
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/x11"
 	"github.com/pcflow/pcflow/internal/report"
+	"github.com/pcflow/pcflow/internal/testdisplay"
 )
 
 // evalWorld is a state folder, a port and an output folder for one eval;
@@ -525,7 +526,7 @@ func suiteWorkers(prefix string) []string {
 func TestEvalDesktopComesBack(t *testing.T) {
 	t.Parallel() // its own desktop, state folder and ports (see newWorld)
 	w := newEvalWorld(t)
-	display := ":207"
+	display := testdisplay.Reserve(t)
 	c := w.cmd(w.flags("eval", "specs/suites/smoke/calc_add.hcl", "specs/suites/smoke/editor_note.hcl", "--devices", "1",
 		"--displays", display, "--model-latency", "1s", "--out", w.out, "--no-report", "--id", "phoenix")...)
 	stdout, err := c.StdoutPipe()

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/pcflow/pcflow/internal/testdisplay"
 )
 
 // A judge and a simulated user end to end (issue 24): galculator on a real
@@ -14,7 +16,7 @@ import (
 // shows 84 and the judge passes the run, with 6 it shows 72 and the judge
 // fails it, saying what it did not see.
 func TestJudgeAndSimulatedUser(t *testing.T) {
-	w := newWorldOn(t, ":231")
+	w := newWorldOn(t, testdisplay.Reserve(t))
 	for _, tc := range []struct {
 		number string
 		code   int

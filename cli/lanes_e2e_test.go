@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pcflow/pcflow/activities/x11"
+	"github.com/pcflow/pcflow/internal/testdisplay"
 )
 
 // TestConcurrentRunsOneServer starts two `pcflow run` with the same state
@@ -19,7 +20,7 @@ import (
 // whichever process ends first must not stop the server under the other.
 func TestConcurrentRunsOneServer(t *testing.T) {
 	t.Parallel() // its own desktop, state folder and ports (see newWorld)
-	w := newWorldOn(t, ":222")
+	w := newWorldOn(t, testdisplay.Reserve(t))
 	// Its own folder for the note: TestExampleEditor saves to the
 	// example's default one, maybe at the same time.
 	noteDir := filepath.Join(t.TempDir(), "editor")
@@ -31,7 +32,7 @@ func TestConcurrentRunsOneServer(t *testing.T) {
 	if err := os.WriteFile(scriptPath, bytes.ReplaceAll(script, []byte("/tmp/pcflow-editor"), []byte(noteDir)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d2, err := x11.Up(context.Background(), x11.DesktopOptions{Display: ":223", StateDir: w.state})
+	d2, err := x11.Up(context.Background(), x11.DesktopOptions{Display: testdisplay.Reserve(t), StateDir: w.state})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestConcurrentRunsOneServer(t *testing.T) {
 // resumes it: the plan comes from the run's history.
 func TestResumeAfterTaskFileMoved(t *testing.T) {
 	t.Parallel() // its own desktop, state folder and ports (see newWorld)
-	w := newWorldOn(t, ":224")
+	w := newWorldOn(t, testdisplay.Reserve(t))
 	src, err := os.ReadFile("testdata/crash.hcl")
 	if err != nil {
 		t.Fatal(err)
@@ -104,8 +105,8 @@ func TestResumeAfterTaskFileMoved(t *testing.T) {
 // TestDesktopDownRemovesRuntime: desktop down leaves no runtime folder
 // (D-Bus and accessibility sockets, application configuration) behind.
 func TestDesktopDownRemovesRuntime(t *testing.T) {
-	state := t.TempDir()
-	code, out, errs := runCLI(t, "desktop", "up", "--display", ":221", "--state", state)
+	state, display := t.TempDir(), testdisplay.Reserve(t)
+	code, out, errs := runCLI(t, "desktop", "up", "--display", display, "--state", state)
 	if code != 0 {
 		t.Fatalf("desktop up = %d: %s", code, errs)
 	}
@@ -127,14 +128,14 @@ func TestDesktopDownRemovesRuntime(t *testing.T) {
 			t.Errorf("%s = %q, want a folder inside the desktop's %s", k, xdg[k], dir)
 		}
 	}
-	if code, _, errs := runCLI(t, "desktop", "down", "--display", ":221", "--state", state); code != 0 {
+	if code, _, errs := runCLI(t, "desktop", "down", "--display", display, "--state", state); code != 0 {
 		t.Fatalf("desktop down = %d: %s", code, errs)
 	}
 	if _, err := os.Stat(dir); err == nil {
 		t.Errorf("desktop down left %s behind", dir)
 	}
-	if _, err := os.Stat(x11.EnvFile(state, ":221")); err == nil {
-		t.Errorf("desktop down left its record %s behind", x11.EnvFile(state, ":221"))
+	if _, err := os.Stat(x11.EnvFile(state, display)); err == nil {
+		t.Errorf("desktop down left its record %s behind", x11.EnvFile(state, display))
 	}
 }
 

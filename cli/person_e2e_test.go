@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/internal/testdisplay"
 )
 
 // A person in the loop end to end (issue 13): galculator on a real
@@ -66,7 +67,7 @@ func actionsLike(t *testing.T, state, s string) int {
 // `pcflow approve` runs "=" exactly once: the run succeeds with 84.
 func TestPolicyApproveSurvivesKill(t *testing.T) {
 	t.Parallel() // its own desktop, state folder and ports (see newWorld)
-	w := newWorldOn(t, ":205")
+	w := newWorldOn(t, testdisplay.Reserve(t))
 	id := "person-approve"
 	var out syncBuffer
 	run := w.startBG(&out, w.flags("run", "cli/testdata/person.hcl", "--script", "cli/testdata/person.script.json",
@@ -128,7 +129,7 @@ func TestPolicyApproveSurvivesKill(t *testing.T) {
 // `pcflow reject`, never runs, and the agent reports what it has.
 func TestAskHumanAndReject(t *testing.T) {
 	t.Parallel() // its own desktop, state folder and ports (see newWorld)
-	w := newWorldOn(t, ":206")
+	w := newWorldOn(t, testdisplay.Reserve(t))
 	id := "person-ask"
 	var out syncBuffer
 	run := w.startBG(&out, w.flags("run", "cli/testdata/person.hcl", "--script", "cli/testdata/person_ask.script.json",

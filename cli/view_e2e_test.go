@@ -20,6 +20,7 @@ import (
 	"github.com/pcflow/pcflow/activities/x11"
 	"github.com/pcflow/pcflow/internal/control"
 	"github.com/pcflow/pcflow/internal/liveview"
+	"github.com/pcflow/pcflow/internal/testdisplay"
 	"github.com/pcflow/pcflow/workflows"
 )
 
@@ -33,7 +34,7 @@ func TestLiveViewTakeover(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
 		t.Fatal("no /usr/bin/chromium: run scripts/setup.sh")
 	}
-	w := newWorldOn(t, ":245")
+	w := newWorldOn(t, testdisplay.Reserve(t))
 	id := "view-takeover"
 	var out syncBuffer
 	run := w.startBG(&out, w.flags("run", "cli/testdata/view.hcl", "--script", "cli/testdata/view.script.json",

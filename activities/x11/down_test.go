@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pcflow/pcflow/internal/testdisplay"
 )
 
 // TestDownSparesReusedPIDs: a desktop whose recorded processes exited
@@ -17,13 +19,14 @@ import (
 // 32768 here, and parallel tests wrap it in minutes: a stale Down killed
 // another test's X server and LibreOffice).
 func TestDownSparesReusedPIDs(t *testing.T) {
+	d239 := testdisplay.Reserve(t)
 	other := exec.Command("sleep", "60")
 	if err := other.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
 	// The desktop "recorded" the PID that the unrelated sleep now has.
-	d := &Desktop{Display: ":239", PIDs: []int{other.Process.Pid}, Env: map[string]string{}}
+	d := &Desktop{Display: d239, PIDs: []int{other.Process.Pid}, Env: map[string]string{}}
 	if d.Alive() {
 		t.Errorf("a desktop whose X server's PID belongs to another program reports itself alive")
 	}
@@ -42,7 +45,8 @@ func TestDownSparesReusedPIDs(t *testing.T) {
 // display is free again, not "already in use by another X server" (CI: a
 // test's fixed display left so by an earlier, killed run).
 func TestUpAfterACrashedXServer(t *testing.T) {
-	const n = 238
+	d237 := testdisplay.Reserve(t)
+	n := reservedNum(t)
 	leaveStale(t, n)
 	d, err := Up(context.Background(), DesktopOptions{Display: fmt.Sprintf(":%d", n), StateDir: t.TempDir()})
 	if err != nil {
@@ -54,17 +58,26 @@ func TestUpAfterACrashedXServer(t *testing.T) {
 	}
 	// A display a live X server that is not a pcflow desktop holds stays
 	// taken.
-	other := exec.Command("Xvfb", ":237", "-nolisten", "tcp")
+	other := exec.Command("Xvfb", d237, "-nolisten", "tcp")
 	if err := other.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { other.Process.Signal(syscall.SIGTERM); other.Wait() }()
-	for i := 0; i < 100 && exec.Command("xprop", "-display", ":237", "-root").Run() != nil; i++ {
+	for i := 0; i < 100 && exec.Command("xprop", "-display", d237, "-root").Run() != nil; i++ {
 		time.Sleep(100 * time.Millisecond)
 	}
-	if _, err := Up(context.Background(), DesktopOptions{Display: ":237", StateDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "already in use") {
+	if _, err := Up(context.Background(), DesktopOptions{Display: d237, StateDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "already in use") {
 		t.Errorf("a display a live X server holds: %v, want already in use", err)
 	}
+}
+
+// reservedNum is testdisplay.Reserve's display as a number.
+func reservedNum(t *testing.T) int {
+	n, err := displayNum(testdisplay.Reserve(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // leaveStale leaves on display n what an X server killed with SIGKILL
@@ -97,10 +110,7 @@ func leaveStale(t *testing.T, n int) int {
 // on once the claim is released. (TestConcurrentUpsOnStaleDisplays below
 // passes without the claim too: its race is microseconds wide.)
 func TestUpWaitsForTheDisplayClaim(t *testing.T) {
-	const n = 184
-	if _, err := os.Stat(lockFor(n)); err == nil {
-		t.Skipf("display :%d is in use here", n)
-	}
+	n := reservedNum(t)
 	dead := leaveStale(t, n)
 	release := claimDisplays()
 	done := make(chan error, 1)
@@ -175,15 +185,16 @@ func TestConcurrentUpsOnStaleDisplays(t *testing.T) {
 // another desktop took meanwhile is refused, naming the display, where a
 // plain Up joins the desktop there (a second process's view of it).
 func TestFreshUpNeverJoins(t *testing.T) {
-	other, err := Up(context.Background(), DesktopOptions{Display: ":236", StateDir: t.TempDir()})
+	d236 := testdisplay.Reserve(t)
+	other, err := Up(context.Background(), DesktopOptions{Display: d236, StateDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer other.Down()
-	if _, err := Up(context.Background(), DesktopOptions{Display: ":236", StateDir: t.TempDir(), Fresh: true}); err == nil || !strings.Contains(err.Error(), "display :236 was taken") {
+	if _, err := Up(context.Background(), DesktopOptions{Display: d236, StateDir: t.TempDir(), Fresh: true}); err == nil || !strings.Contains(err.Error(), "display "+d236+" was taken") {
 		t.Errorf("Fresh Up on another's desktop: %v, want it refused", err)
 	}
-	joined, err := Up(context.Background(), DesktopOptions{Display: ":236", StateDir: t.TempDir()})
+	joined, err := Up(context.Background(), DesktopOptions{Display: d236, StateDir: t.TempDir()})
 	if err != nil || joined.PIDs[0] != other.PIDs[0] {
 		t.Errorf("plain Up on a desktop: %v, %+v; want the desktop there", err, joined)
 	}

@@ -13,20 +13,12 @@ import (
 	"time"
 
 	"github.com/pcflow/pcflow/activities/screen"
+	"github.com/pcflow/pcflow/internal/testdisplay"
 )
 
-// freeDisplay returns a display number no X server holds.
-func freeDisplay(t *testing.T) string {
-	t.Helper()
-	for n := 249; n > 230; n-- {
-		_, lockErr := os.Stat(fmt.Sprintf("/tmp/.X%d-lock", n))
-		if _, err := os.Stat(socketFor(n)); os.IsNotExist(err) && os.IsNotExist(lockErr) {
-			return fmt.Sprintf(":%d", n)
-		}
-	}
-	t.Skip("no free display between :231 and :249")
-	return ""
-}
+// freeDisplay returns a display number no X server holds, the test's
+// own until it ends.
+func freeDisplay(t *testing.T) string { return testdisplay.Reserve(t) }
 
 // TestNoXServer: a display with no X server is a clear error from New, not
 // a crash of the whole process in the screen-capture library.

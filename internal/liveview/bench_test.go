@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pcflow/pcflow/activities/x11"
+	"github.com/pcflow/pcflow/internal/testdisplay"
 )
 
 // BenchmarkVNC measures, on a real desktop, starting x11vnc until it
@@ -13,8 +14,8 @@ import (
 //
 //	flock /tmp/pcflow-desktop.lock go test -run '^$' -bench VNC ./internal/liveview/
 func BenchmarkVNC(b *testing.B) {
-	state := b.TempDir()
-	d, err := x11.Up(context.Background(), x11.DesktopOptions{Display: ":247", StateDir: state})
+	state, display := b.TempDir(), testdisplay.Reserve(b)
+	d, err := x11.Up(context.Background(), x11.DesktopOptions{Display: display, StateDir: state})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -25,7 +26,7 @@ func BenchmarkVNC(b *testing.B) {
 	ctx := context.Background()
 	b.Run("start", func(b *testing.B) {
 		for b.Loop() {
-			v, err := startVNC(ctx, ":247")
+			v, err := startVNC(ctx, display)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -34,7 +35,7 @@ func BenchmarkVNC(b *testing.B) {
 			b.StartTimer()
 		}
 	})
-	v, err := startVNC(ctx, ":247")
+	v, err := startVNC(ctx, display)
 	if err != nil {
 		b.Fatal(err)
 	}

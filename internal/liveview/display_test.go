@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pcflow/pcflow/activities/x11"
+	"github.com/pcflow/pcflow/internal/testdisplay"
 )
 
 // TestViewFollowsTheDisplay: a view on a real desktop answers with the
@@ -18,9 +19,9 @@ import (
 // desktop comes back on the same display the view serves it again. The
 // URL file is the owner's alone and goes when the view stops.
 func TestViewFollowsTheDisplay(t *testing.T) {
-	state := t.TempDir()
+	state, display := t.TempDir(), testdisplay.Reserve(t)
 	up := func() *x11.Desktop {
-		d, err := x11.Up(context.Background(), x11.DesktopOptions{Display: ":246", StateDir: state})
+		d, err := x11.Up(context.Background(), x11.DesktopOptions{Display: display, StateDir: state})
 		if err != nil {
 			t.Fatalf("desktop: %v", err)
 		}
@@ -31,7 +32,7 @@ func TestViewFollowsTheDisplay(t *testing.T) {
 	for k, v := range d.Env {
 		t.Setenv(k, v)
 	}
-	s, err := Start(context.Background(), Options{Device: "desk", Display: ":246", StateDir: state})
+	s, err := Start(context.Background(), Options{Device: "desk", Display: display, StateDir: state})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/pcflow/pcflow/activities/x11"
+	"github.com/pcflow/pcflow/internal/testdisplay"
 )
 
 // open is a page opening the view: the printed URL (which sets the
@@ -76,8 +77,8 @@ type noClient struct{ client.Client }
 // does not follow the subtask until a page opens it; the first page
 // starts both, and they serve it at once.
 func TestUnwatchedViewCostsNothing(t *testing.T) {
-	state := t.TempDir()
-	d, err := x11.Up(t.Context(), x11.DesktopOptions{Display: ":244", StateDir: state})
+	state, display := t.TempDir(), testdisplay.Reserve(t)
+	d, err := x11.Up(t.Context(), x11.DesktopOptions{Display: display, StateDir: state})
 	if err != nil {
 		t.Fatalf("desktop: %v", err)
 	}
@@ -86,14 +87,14 @@ func TestUnwatchedViewCostsNothing(t *testing.T) {
 		t.Setenv(k, v)
 	}
 	var asked atomic.Int32
-	s, err := Start(context.Background(), Options{Device: "desk", Display: ":244", StateDir: state,
+	s, err := Start(context.Background(), Options{Device: "desk", Display: display, StateDir: state,
 		Client: noClient{}, Current: func() string { asked.Add(1); return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	time.Sleep(3 * time.Second)
-	if p := x11vncOn(":244"); len(p) != 0 {
+	if p := x11vncOn(display); len(p) != 0 {
 		t.Errorf("x11vnc runs (pids %v) before any page opened the view", p)
 	}
 	if n := asked.Load(); n != 0 {
@@ -103,7 +104,7 @@ func TestUnwatchedViewCostsNothing(t *testing.T) {
 	if st.Password == "" || !st.ViewOnly {
 		t.Errorf("first state = %+v, want a password and view-only", st)
 	}
-	if p := x11vncOn(":244"); len(p) != 1 {
+	if p := x11vncOn(display); len(p) != 1 {
 		t.Errorf("x11vnc processes after the page opened: %v, want one", p)
 	}
 	if err := rfbLogin(s.server().addr(), st.Password); err != nil {

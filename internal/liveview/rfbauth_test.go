@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/pcflow/pcflow/activities/x11"
+	"github.com/pcflow/pcflow/internal/testdisplay"
 )
 
 // rfbLogin speaks RFB 3.8 to addr up to the security result: nil when the
@@ -89,8 +90,8 @@ func rfbLogin(addr, password string) error {
 // x11vnc's command line nor in any file of the state folder (a task on
 // the device could read those).
 func TestPasswordStaysWithX11vnc(t *testing.T) {
-	state := t.TempDir()
-	d, err := x11.Up(t.Context(), x11.DesktopOptions{Display: ":245", StateDir: state})
+	state, display := t.TempDir(), testdisplay.Reserve(t)
+	d, err := x11.Up(t.Context(), x11.DesktopOptions{Display: display, StateDir: state})
 	if err != nil {
 		t.Fatalf("desktop: %v", err)
 	}
@@ -98,7 +99,7 @@ func TestPasswordStaysWithX11vnc(t *testing.T) {
 	for k, v := range d.Env {
 		t.Setenv(k, v)
 	}
-	s, err := Start(t.Context(), Options{Device: "desk", Display: ":245", StateDir: state})
+	s, err := Start(t.Context(), Options{Device: "desk", Display: display, StateDir: state})
 	if err != nil {
 		t.Fatal(err)
 	}
