@@ -65,12 +65,13 @@ func TestModelEndpointFailing(t *testing.T) {
 	if s.Reason != workflows.ReasonAgentFailed || !strings.Contains(s.Error, "HTTP 500") || strings.HasSuffix(s.Error, "retrying") {
 		t.Errorf("subtask = %s: %q; want agent_failed naming the HTTP 500, not ending in 'retrying'", s.Reason, s.Error)
 	}
-	// A doubling backoff from 1 s asks 5 times in 20 s (at 0, 1, 3, 7 and
-	// 15 s, the next at 31); the retries that use the time ask every 2 s
-	// at most: 9 or 10 times here alone, 7 in CI under load.
+	// How often the retries ask is the policy's (TestRetriesSpendTheBudget
+	// proves it without a clock: 11 attempts fit in 20 s); here, against a
+	// real server whose timers a loaded machine delays, the model is asked
+	// again after its failure, and every call is counted and logged.
 	calls := len(env.Model.Requests())
-	if calls < 6 {
-		t.Errorf("the model was asked %d times in the subtask's 20 s; want the retries to use the time (≥ 6 attempts; a doubling backoff makes 5)", calls)
+	if calls < 2 {
+		t.Errorf("the model was asked %d times in the subtask's 20 s; want its failure retried", calls)
 	}
 	if s.Usage.Calls != calls || res.Usage.Calls != calls {
 		t.Errorf("usage: subtask %d calls, run %d; the endpoint saw %d", s.Usage.Calls, res.Usage.Calls, calls)
