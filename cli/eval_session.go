@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -415,32 +416,14 @@ func startDeviceWorker(exe string, f *evalFlags, rec *suiteRecord, name, display
 		go func() {
 			tick := time.NewTicker(time.Second)
 			defer tick.Stop()
-			for {
-				select {
-				case <-exited:
-					return
-				case <-tick.C:
-				}
+			watchDesktop(tick.C, exited, logf, display, name, func(do func() bool) bool {
 				mu.Lock()
-				if stopping {
-					mu.Unlock()
-					return
-				}
-				environ, revived, note, err := revive()
-				switch {
-				case note != "":
-					fmt.Fprintf(logf, "pcflow eval: the desktop %s of %s: %s\n", display, name, note)
-				case err != nil:
-					fmt.Fprintf(logf, "pcflow eval: the desktop %s of %s is gone and did not come back: %v\n", display, name, err)
-					mu.Unlock()
-					return
-				case revived:
-					env = append(append([]string(nil), environ...), extra...)
-					fmt.Fprintf(logf, "pcflow eval: the desktop %s of %s was gone: brought it up again; its worker starts again on it\n", display, name)
-					kill()
-				}
-				mu.Unlock()
-			}
+				defer mu.Unlock()
+				return !stopping && do()
+			}, revive, func(environ []string) {
+				env = append(append([]string(nil), environ...), extra...)
+				kill()
+			})
 		}()
 	}
 	return func() {
@@ -500,4 +483,56 @@ func deviceSandbox(exe, state string, rec *suiteRecord, name, dir, display strin
 	sb.ROBind = []string{exe, "/tmp/.X11-unix/X" + strings.TrimPrefix(display, ":")}
 	sb.Bind = append(sb.Bind, desktopPaths(environ)...)
 	return sb, nil
+}
+
+// reviveTries is how many times in a row watchDesktop tries to bring a
+// dead desktop back before the device leaves the pool; the waits between
+// tries double from one tick (1, 2, 4, 8 s).
+const reviveTries = 5
+
+// watchDesktop calls revive on every tick until exited is closed or
+// locked (which runs a call under the worker's lock) says the worker is
+// stopping. A desktop brought back gives its environment to restart; one
+// that does not come back is tried again, reviveTries times in a row with
+// doubling waits, each failure logged, before the device is given up (a
+// display number another program held for a moment, a disk briefly full
+// are not the end of a device).
+func watchDesktop(tick <-chan time.Time, exited <-chan struct{}, logf io.Writer, display, name string,
+	locked func(func() bool) bool, revive func() ([]string, bool, string, error), restart func([]string)) {
+	failures, skip := 0, 0
+	for {
+		select {
+		case <-exited:
+			return
+		case <-tick:
+		}
+		if skip > 0 {
+			skip--
+			continue
+		}
+		goOn := locked(func() bool {
+			environ, revived, note, err := revive()
+			switch {
+			case note != "":
+				fmt.Fprintf(logf, "pcflow eval: the desktop %s of %s: %s\n", display, name, note)
+			case err != nil:
+				failures++
+				if failures >= reviveTries {
+					fmt.Fprintf(logf, "pcflow eval: the desktop %s of %s is gone and did not come back after %d tries: %v; the device leaves the pool\n", display, name, failures, err)
+					return false
+				}
+				skip = 1<<failures - 1
+				fmt.Fprintf(logf, "pcflow eval: the desktop %s of %s is gone and did not come back (try %d of %d): %v; trying again in %d s\n", display, name, failures, reviveTries, err, skip+1)
+				return true
+			case revived:
+				fmt.Fprintf(logf, "pcflow eval: the desktop %s of %s was gone: brought it up again; its worker starts again on it\n", display, name)
+				restart(environ)
+			}
+			failures = 0
+			return true
+		})
+		if !goOn {
+			return
+		}
+	}
 }
