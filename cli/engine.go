@@ -24,6 +24,7 @@ import (
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 
+	"github.com/pcflow/pcflow/internal/proclock"
 	"github.com/pcflow/pcflow/internal/tserver"
 	"github.com/pcflow/pcflow/workflows"
 )
@@ -117,7 +118,15 @@ type engine struct {
 	notices io.Writer
 	// unwatch stops the watch on the state folder's disk (watchDisk).
 	unwatch func()
+	// users is this process's hold on the embedded server of the state
+	// folder (nil with --temporal): its owner stops it only when no other
+	// pcflow process holds one.
+	users *proclock.Users
 }
+
+// serverUsersFile is the lock every pcflow process using a state
+// folder's embedded server holds (see engine.users).
+const serverUsersFile = ".server-users.lock"
 
 // close closes the connection. The process that started the embedded
 // server keeps it up while runs served by other processes still use it.
@@ -132,7 +141,29 @@ func (g *engine) close() {
 		g.client.Close()
 	}
 	if g.server != nil {
+		g.waitForUsers()
 		g.server.Stop()
+	}
+	g.users.Release()
+}
+
+// waitForUsers waits while other pcflow processes use the embedded server
+// this process started (a `pcflow run` that joined it while a `pcflow
+// status` owned it, before its run was listed): stopping it would stop
+// them. A second Ctrl-C (or SIGTERM) stops it at once.
+func (g *engine) waitForUsers() {
+	if g.users == nil || g.users.Alone() {
+		return
+	}
+	fmt.Fprintf(g.notices, "keeping the embedded server on %s up: another pcflow process on this state folder uses it; Ctrl-C stops it now\n", g.addr)
+	sig, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	for !g.users.Alone() {
+		select {
+		case <-sig.Done():
+			return
+		case <-time.After(200 * time.Millisecond):
+		}
 	}
 }
 
@@ -160,16 +191,34 @@ func workerIdentity(pid int) string {
 // port, or starts the embedded server on the state folder.
 func (f *engineFlags) connect(ctx context.Context, e *env, withUI bool) (*engine, error) {
 	g := &engine{identity: workerIdentity(os.Getpid()), notices: e.stderr}
+	if err := f.connectTo(ctx, e, g, withUI); err != nil {
+		g.users.Release() // g.close released it on the paths that called it
+		return nil, err
+	}
+	return g, nil
+}
+
+// connectTo is connect's work on g.
+func (f *engineFlags) connectTo(ctx context.Context, e *env, g *engine, withUI bool) error {
 	addr := f.temporal
 	joined := false
 	if addr == "" {
 		addr = fmt.Sprintf("127.0.0.1:%d", f.port)
+		// Held from before the look at the port: an owner stopping the
+		// server waits for this process, or this one for its stop.
+		uctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		users, err := proclock.Use(uctx, filepath.Join(f.state, serverUsersFile))
+		cancel()
+		if err != nil {
+			return fmt.Errorf("state folder %s: the embedded server's lock: %w (another pcflow process is stopping its server; try again, or pass --state to use another folder)", f.state, err)
+		}
+		g.users = users
 		if tserver.PortFree("127.0.0.1", f.port) {
 			if err := writable(f.state); err != nil {
-				return nil, err
+				return err
 			}
 			if free, err := freeSpace(f.state); err == nil && free < lowDisk {
-				return nil, fullDiskError(f.state, free)
+				return fullDiskError(f.state, free)
 			}
 			uiPort := f.uiPort
 			if !withUI {
@@ -191,9 +240,9 @@ func (f *engineFlags) connect(ctx context.Context, e *env, withUI bool) (*engine
 				// approve` beside a `pcflow resume`, say): use it.
 				joined = true
 			case errors.Is(err, tserver.ErrLocked):
-				return nil, fmt.Errorf("%w; or pass --state to use another folder", err)
+				return fmt.Errorf("%w; or pass --state to use another folder", err)
 			default:
-				return nil, err
+				return err
 			}
 		} else {
 			joined = true
@@ -214,15 +263,15 @@ func (f *engineFlags) connect(ctx context.Context, e *env, withUI bool) (*engine
 	opts, err := clientOptions(addr, f.tls, g.identity)
 	if err != nil {
 		g.close()
-		return nil, err
+		return err
 	}
 	c, err := client.DialContext(dctx, opts)
 	if err != nil {
 		g.close()
 		if joined {
-			return nil, fmt.Errorf("port %d is taken by something that does not answer as a Temporal server (%v): pass --port N to run pcflow's server on another port, or --temporal HOST:PORT to use a server elsewhere", f.port, err)
+			return fmt.Errorf("port %d is taken by something that does not answer as a Temporal server (%v): pass --port N to run pcflow's server on another port, or --temporal HOST:PORT to use a server elsewhere", f.port, err)
 		}
-		return nil, fmt.Errorf("connect to Temporal at %s: %w (%s)", addr, err, dialHint(err, f.tls))
+		return fmt.Errorf("connect to Temporal at %s: %w (%s)", addr, err, dialHint(err, f.tls))
 	}
 	g.client = c
 	if g.server != nil {
@@ -234,7 +283,7 @@ func (f *engineFlags) connect(ctx context.Context, e *env, withUI bool) (*engine
 		// runs, history and artifacts are kept there, not in ours.
 		if owner := published[stateDataKey]; owner != "" && !sameDir(owner, f.state) {
 			g.close()
-			return nil, fmt.Errorf("the pcflow server on port %d keeps its runs in the state folder %s, not in %s: pass --state %s to use it, --port N to start a server of %s's own, or --temporal %s to use that server and keep everything in %s",
+			return fmt.Errorf("the pcflow server on port %d keeps its runs in the state folder %s, not in %s: pass --state %s to use it, --port N to start a server of %s's own, or --temporal %s to use that server and keep everything in %s",
 				f.port, owner, f.state, owner, f.state, addr, owner)
 		}
 	}
@@ -242,7 +291,7 @@ func (f *engineFlags) connect(ctx context.Context, e *env, withUI bool) (*engine
 	if joined && withUI {
 		fmt.Fprintf(e.stderr, "pcflow: using the pcflow server already on %s (another process started it; it stays up while runs use it)\n", addr)
 	}
-	return g, nil
+	return nil
 }
 
 // portTakenWithin reports whether something listens on the loopback port

@@ -18,3 +18,17 @@ func lockFile(f *os.File) error {
 	}
 	return err
 }
+
+// lockShared takes a shared lock on f without waiting: errHeld while
+// another process holds it exclusively.
+func lockShared(f *os.File) error {
+	err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB)
+	if errors.Is(err, unix.EWOULDBLOCK) {
+		return errHeld
+	}
+	return err
+}
+
+// upgrade turns f's shared lock into an exclusive one without waiting:
+// errHeld while another process holds it too.
+func upgrade(f *os.File) error { return lockFile(f) }
