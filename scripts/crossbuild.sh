@@ -20,9 +20,10 @@ platforms=(
 	activities/x11=linux
 )
 # Linux-only beside the Linux device: the live view (x11vnc), the network
-# namespaces of the cluster tests (netlab) and the CLI's
+# namespaces of the cluster tests (netlab), the tests' X display numbers
+# (testdisplay) and the CLI's
 # main, which wires the Linux device in.
-linux_only=(internal/liveview internal/netlab cli)
+linux_only=(internal/liveview internal/netlab internal/testdisplay cli)
 
 mod=$(go list -m)
 dirs=("${linux_only[@]}")
