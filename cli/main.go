@@ -4,12 +4,16 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 )
 
 func main() {
+	if err := hideSecretEnv(); err != nil {
+		fmt.Fprintf(os.Stderr, "pcflow: could not keep the credentials in the environment out of /proc (%v); going on with them there\n", err)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	setBinaryID()
 	endProfile := startCPUProfile()

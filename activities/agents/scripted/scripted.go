@@ -139,6 +139,9 @@ type Request struct {
 	Turn   *agent.TurnFacts
 	Fault  string
 	Status int
+	// Auth is the request's Authorization header: the key the client
+	// sent.
+	Auth string
 	// Acknowledged are the safety check ids the request acknowledged
 	// (Responses API acknowledged_safety_checks).
 	Acknowledged []string

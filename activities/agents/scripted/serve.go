@@ -67,6 +67,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec := classify(call, req)
+	rec.Auth = r.Header.Get("Authorization")
 	rec.Acknowledged = ackedIDs
 	s.mu.Lock()
 	fault := s.matchFault(rec)
