@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -191,6 +192,15 @@ func TestExampleCalculator(t *testing.T) {
 			continue
 		}
 		at = locs[0][0]
+	}
+	// A run that succeeded leaves a clean screen for the next one.
+	if !strings.Contains(out, "stopped what the run launched: galculator") {
+		t.Errorf("the run does not say it stopped galculator:\n%s", out)
+	}
+	for _, p := range programsOn(w.display) {
+		if p == "galculator" {
+			t.Errorf("galculator, launched by the run that succeeded, still runs on %s", w.display)
+		}
 	}
 	// The run is inspectable: every step is in Temporal's history.
 	id := runID(out)
@@ -487,9 +497,13 @@ func TestResumeFrom(t *testing.T) {
 		}
 	}
 	code, out = w.pcflow(w.flags("resume", "fails", "--from", "multiply", "--display", w.display,
-		"--script", "cli/testdata/crash.script.json")...)
+		"--script", "cli/testdata/crash.script.json", "--keep-open")...)
 	if code != 0 || !strings.Contains(out, "keeping clear") || !strings.Contains(out, `product="84"`) {
 		t.Fatalf("resume --from multiply = %d\n%s", code, out)
+	}
+	// --keep-open: the calculator the rerun launched stays, and is named.
+	if !strings.Contains(out, "left open (--keep-open): galculator") || !slices.Contains(programsOn(w.display), "galculator") {
+		t.Errorf("resume --keep-open: galculator not left open (running: %v):\n%s", programsOn(w.display), out)
 	}
 	if n := count(filepath.Join(w.state, "actions", "desktop.jsonl"), `/clear/step-`); n != 2 {
 		t.Errorf("AC logged %d times (started+finished), want 2: the kept subtask ran again", n)

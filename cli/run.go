@@ -28,6 +28,7 @@ type runFlags struct {
 	id       string
 	detach   bool
 	noWorker bool
+	keepOpen bool
 	devTO    time.Duration
 	quiet    bool
 	view     viewFlags
@@ -58,6 +59,7 @@ func (rf *runFlags) register(e *env, name, args, summary string) *flag.FlagSet {
 	fs.DurationVar(&rf.devTO, "device-timeout", 60*time.Second, "report a device offline when its worker takes no work for this `DURATION`")
 	fs.BoolVar(&rf.noWorker, "no-worker", false, "start no local worker (devices are served by 'pcflow worker' processes)")
 	fs.BoolVar(&rf.quiet, "quiet", false, "print only the result")
+	fs.BoolVar(&rf.keepOpen, "keep-open", false, "leave the applications the run launched on this machine open when it ends (default: they are stopped, so the next run on the desktop starts from a clean screen)")
 	registerLoop(fs, &rf.loop)
 	registerVideo(fs, &rf.video)
 	return fs
@@ -200,7 +202,7 @@ OpenAI-compatible endpoint. Without a key, pcflow plays a scripted model
 		fmt.Fprintf(e.stdout, "detached; follow it with: pcflow status %s --temporal %s\n", id, rf.eng.temporal)
 		return 0
 	}
-	code = sess.ended(e, id, sess.follow(ctx, e, id, run.GetRunID(), rf.quiet, w), !rf.noWorker)
+	code = sess.ended(e, id, sess.follow(ctx, e, id, run.GetRunID(), rf.quiet, w), !rf.noWorker, rf.keepOpen)
 	rc.settle(ctx, e, sess.eng.client, id, run.GetRunID(), p.Task, cached, code)
 	return code
 }

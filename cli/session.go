@@ -343,13 +343,12 @@ func (w *workerWatch) check(ctx context.Context) {
 	}
 }
 
-// stopLaunched stops the applications a run launched on this machine, so
-// a failed run leaves nothing behind for a later run's setup to reuse. A
-// device marks what it launches with activities.RunEnv and starts it in a
-// session of its own; everything in those sessions goes (a program that
-// rewrites its environment, as Chromium's helpers do, keeps its session).
-// It returns the programs' names.
-func stopLaunched(id string) []string {
+// runProcesses lists the processes of the applications a run launched on
+// this machine, and their names, sorted. A device marks what it launches
+// with activities.RunEnv and starts it in a session of its own;
+// everything in those sessions counts (a program that rewrites its
+// environment, as Chromium's helpers do, keeps its session).
+func runProcesses(id string) ([]int, []string) {
 	type proc struct {
 		name string
 		sid  int
@@ -399,6 +398,25 @@ func stopLaunched(id string) []string {
 			names[p.name] = true
 		}
 	}
+	out := make([]string, 0, len(names))
+	for n := range names {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return pids, out
+}
+
+// launchedBy names the applications a run launched that still run.
+func launchedBy(id string) []string {
+	_, names := runProcesses(id)
+	return names
+}
+
+// stopLaunched stops the applications a run launched on this machine (see
+// runProcesses), so that it leaves nothing behind for a later run's setup to
+// reuse. It returns the programs' names.
+func stopLaunched(id string) []string {
+	pids, names := runProcesses(id)
 	for _, p := range pids {
 		_ = syscall.Kill(p, syscall.SIGTERM)
 	}
@@ -413,21 +431,29 @@ func stopLaunched(id string) []string {
 			_ = syscall.Kill(p, syscall.SIGKILL)
 		}
 	}
-	out := make([]string, 0, len(names))
-	for n := range names {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+	return names
 }
 
-// ended closes a run this process served: a failed run's applications
-// are stopped. It returns code.
-func (s *session) ended(e *env, id string, code int, local bool) int {
-	if code == 1 && local {
-		if names := stopLaunched(id); len(names) > 0 {
-			fmt.Fprintf(e.stdout, "stopped what the failed run launched: %s\n", strings.Join(names, ", "))
+// ended closes a run this process served: the applications it launched
+// on this machine are stopped once it has succeeded or failed (the next
+// run on the desktop starts from a clean screen: no dialog, no document,
+// nothing typed left for it to find), unless keepOpen. It returns code.
+func (s *session) ended(e *env, id string, code int, local, keepOpen bool) int {
+	if (code != 0 && code != 1) || !local {
+		return code
+	}
+	if keepOpen {
+		if names := launchedBy(id); len(names) > 0 {
+			fmt.Fprintf(e.stdout, "left open (--keep-open): %s\n", strings.Join(names, ", "))
 		}
+		return code
+	}
+	what := "the run"
+	if code == 1 {
+		what = "the failed run"
+	}
+	if names := stopLaunched(id); len(names) > 0 {
+		fmt.Fprintf(e.stdout, "stopped what %s launched: %s (--keep-open leaves it open)\n", what, strings.Join(names, ", "))
 	}
 	return code
 }
