@@ -206,13 +206,20 @@ func (f *engineFlags) connectTo(ctx context.Context, e *env, g *engine, withUI b
 		addr = fmt.Sprintf("127.0.0.1:%d", f.port)
 		// Held from before the look at the port: an owner stopping the
 		// server waits for this process, or this one for its stop.
+		// A state folder this process cannot make or open (another
+		// user's, or none yet) has no lock to hold: it may still join
+		// the server on the port, and starting one says what is wrong.
 		uctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		users, err := proclock.Use(uctx, filepath.Join(f.state, serverUsersFile))
 		cancel()
-		if err != nil {
-			return fmt.Errorf("state folder %s: the embedded server's lock: %w (another pcflow process is stopping its server; try again, or pass --state to use another folder)", f.state, err)
+		switch {
+		case err == nil:
+			g.users = users
+		case errors.Is(err, context.DeadlineExceeded):
+			return fmt.Errorf("state folder %s: another pcflow process has been stopping its embedded server for 2 minutes: try again, or pass --state to use another folder", f.state)
+		case ctx.Err() != nil:
+			return ctx.Err()
 		}
-		g.users = users
 		if tserver.PortFree("127.0.0.1", f.port) {
 			if err := writable(f.state); err != nil {
 				return err

@@ -18,12 +18,15 @@ type Users struct {
 // ends) while an owner holds it alone, which it does while it stops what
 // the lock guards: a process that finds it so starts anew afterwards.
 func Use(ctx context.Context, path string) (*Users, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
+	// A process that may not write the folder (another user's, looking
+	// at its runs) holds the lock through a read-only descriptor; one
+	// that cannot make it gets the error of the open.
+	_ = os.MkdirAll(filepath.Dir(path), 0o755)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, err
+		if f, err = os.Open(path); err != nil {
+			return nil, err
+		}
 	}
 	for {
 		err := lockShared(f)
