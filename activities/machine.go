@@ -16,7 +16,7 @@ func (a *Activities) files() (Files, error) {
 	if f, ok := a.Device.(Files); ok {
 		return f, nil
 	}
-	return nil, fmt.Errorf("device %s cannot read or write files: it has no files to give (activities.Files); run the task on a device that has (the Linux desktop has)", deviceName(a.Device))
+	return nil, fmt.Errorf("device %s cannot read or write files (it does not implement activities.Files): run the task on a device that can, such as the Linux desktop", deviceName(a.Device))
 }
 
 // commands is the device's Commands, or an error that says it has none.
@@ -24,7 +24,7 @@ func (a *Activities) commands() (Commands, error) {
 	if c, ok := a.Device.(Commands); ok {
 		return c, nil
 	}
-	return nil, fmt.Errorf("device %s cannot run commands (activities.Commands); run the task on a device that can (the Linux desktop can)", deviceName(a.Device))
+	return nil, fmt.Errorf("device %s cannot run commands (it does not implement activities.Commands): run the task on a device that can, such as the Linux desktop", deviceName(a.Device))
 }
 
 // deviceName names a device by its type (*x11.Device), or none.
@@ -69,12 +69,13 @@ type localCopies struct {
 	local map[string]string // device path → worker path
 }
 
-// localFiles makes the device's files at paths ("" skipped) readable on
+// localFiles makes the device's files at paths (the first the checked
+// one; "" skipped) readable on
 // the worker; close removes the copies.
 func (a *Activities) localFiles(ctx context.Context, paths ...string) (*localCopies, error) {
 	fs, err := a.files()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", paths[0], err)
 	}
 	l := &localCopies{local: map[string]string{}}
 	for _, p := range paths {
