@@ -69,9 +69,8 @@ type localCopies struct {
 	local map[string]string // device path → worker path
 }
 
-// localFiles makes the device's files at paths (the first the checked
-// one; "" skipped) readable on
-// the worker; close removes the copies.
+// localFiles makes the device's files at paths (the checked one first;
+// "" skipped) readable on the worker; close removes the copies.
 func (a *Activities) localFiles(ctx context.Context, paths ...string) (*localCopies, error) {
 	fs, err := a.files()
 	if err != nil {
