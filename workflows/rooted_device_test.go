@@ -162,6 +162,7 @@ func TestAFakePlatformKeepsTheTaskOffTheHost(t *testing.T) {
 	}
 	// Every check and setup step went through the device.
 	calls := dev.Calls()
+	t.Logf("device calls: %v; ran: %v", calls, dev.Ran())
 	for kind, least := range map[string]int{
 		"write": 1, // the setup's write_file
 		"run":   6, // the setup's four commands, the two command checks
