@@ -11,7 +11,17 @@ import (
 // .ods, .csv): its text for equals/contains/not_contains/matches, and its
 // number, formula and formatting for the office conditions.
 func (a *Activities) checkCell(ctx context.Context, in CheckInput, c conditions) (string, *CheckResult, error) {
-	w, err := office.OpenWorkbook(ctx, c.path, a.office())
+	l, err := a.localFiles(ctx, c.path)
+	if err != nil {
+		return "", &CheckResult{Detail: err.Error()}, nil
+	}
+	defer l.close()
+	return l.result(a.checkCellAt(ctx, in, l.path(c.path)))
+}
+
+// checkCellAt is checkCell of the workbook at path on the worker.
+func (a *Activities) checkCellAt(ctx context.Context, in CheckInput, path string) (string, *CheckResult, error) {
+	w, err := office.OpenWorkbook(ctx, path, a.office())
 	if err != nil {
 		return "", &CheckResult{Detail: err.Error()}, nil
 	}

@@ -15,7 +15,7 @@ func (a *Activities) checkCommand(ctx context.Context, in CheckInput, c conditio
 	if err != nil {
 		return "", nil, err
 	}
-	out, code, err := runCommand(ctx, a.confine(argv), a.commandEnv())
+	out, code, err := a.runCommand(ctx, a.confine(argv))
 	if err != nil {
 		return "", &CheckResult{Detail: fmt.Sprintf("%s: %v", strings.Join(in.Argv, " "), err)}, nil
 	}

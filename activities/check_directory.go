@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -14,7 +13,11 @@ import (
 // checkDirectory checks a directory on the device: directory { path,
 // exists, entries, same_as }.
 func (a *Activities) checkDirectory(ctx context.Context, in CheckInput, c conditions) (string, *CheckResult, error) {
-	fi, err := os.Stat(c.path)
+	files, err := a.files()
+	if err != nil {
+		return "", &CheckResult{Detail: fmt.Sprintf("%s: %v", in.Path, err)}, nil
+	}
+	fi, err := files.Stat(ctx, c.path)
 	exists := err == nil && fi.IsDir()
 	if in.Exists != nil && *in.Exists != exists {
 		what := "does not exist"
@@ -35,22 +38,22 @@ func (a *Activities) checkDirectory(ctx context.Context, in CheckInput, c condit
 		var missing []string
 		for _, e := range in.Entries {
 			wantDir := strings.HasSuffix(e, "/")
-			fi, err := os.Stat(filepath.Join(c.path, filepath.FromSlash(e)))
+			fi, err := files.Stat(ctx, filepath.Join(c.path, filepath.FromSlash(e)))
 			if err != nil || (wantDir && !fi.IsDir()) {
 				missing = append(missing, e)
 			}
 		}
 		if len(missing) > 0 {
-			have, _ := tree(c.path)
+			have, _ := tree(ctx, files, c.path)
 			return "", &CheckResult{Detail: fmt.Sprintf("%s lacks %s (it holds: %s)", in.Path, strings.Join(missing, ", "), listing(have, 20))}, nil
 		}
 	}
 	if in.SameAs != "" {
-		got, err := tree(c.path)
+		got, err := tree(ctx, files, c.path)
 		if err != nil {
 			return "", &CheckResult{Detail: err.Error()}, nil
 		}
-		want, err := tree(in.SameAs)
+		want, err := tree(ctx, files, in.SameAs)
 		if err != nil {
 			return "", &CheckResult{Detail: "reference directory: " + err.Error()}, nil
 		}
@@ -86,11 +89,11 @@ func (a *Activities) checkDirectory(ctx context.Context, in CheckInput, c condit
 	return "", &CheckResult{Passed: true, Detail: "ok"}, nil
 }
 
-// tree maps the relative paths under root to their contents (nil for a
-// directory, whose path ends in /).
-func tree(root string) (map[string][]byte, error) {
+// tree maps the relative paths under root, a directory of the device,
+// to their contents (nil for a directory, whose path ends in /).
+func tree(ctx context.Context, files Files, root string) (map[string][]byte, error) {
 	out := map[string][]byte{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err := files.WalkDir(ctx, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -106,7 +109,7 @@ func tree(root string) (map[string][]byte, error) {
 		if len(out) > 10000 {
 			return fmt.Errorf("%s holds more than 10,000 entries", root)
 		}
-		b, err := os.ReadFile(p)
+		b, err := readFile(ctx, files, p, 0)
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package activities
+package activities_test
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/activities/fakedevice"
 	"github.com/pcflow/pcflow/specs/plan"
 )
 
@@ -55,11 +57,11 @@ func TestCheckDirectoriesAndReferenceFiles(t *testing.T) {
 		{"file same normalised", plan.Check{Kind: plan.CheckFile, Path: p("out/sub/b.txt"), SameAs: p("ref/sub/b.txt"), Normalize: true}, true, "same as"},
 		{"file differs normalised", plan.Check{Kind: plan.CheckFile, Path: p("out/a.txt"), SameAs: p("ref2/sub/c.txt"), Normalize: true}, false, `line 1 is "alpha", want "gamma"`},
 	}
-	a := &Activities{}
+	a := &activities.Activities{Device: fakedevice.New()}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.ck.Name = "c"
-			in, err := NewCheckInput(tt.ck, nil)
+			in, err := activities.NewCheckInput(tt.ck, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

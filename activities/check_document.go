@@ -11,7 +11,17 @@ import (
 // its text (or one paragraph's) for the text conditions, and headings,
 // tables, the formatting of a span and the page setup.
 func (a *Activities) checkDocument(ctx context.Context, in CheckInput, c conditions) (string, *CheckResult, error) {
-	d, err := office.OpenDocument(c.path)
+	l, err := a.localFiles(ctx, c.path)
+	if err != nil {
+		return "", &CheckResult{Detail: err.Error()}, nil
+	}
+	defer l.close()
+	return l.result(a.checkDocumentAt(in, c, l.path(c.path)))
+}
+
+// checkDocumentAt is checkDocument of the document at path on the worker.
+func (a *Activities) checkDocumentAt(in CheckInput, c conditions, path string) (string, *CheckResult, error) {
+	d, err := office.OpenDocument(path)
 	if err != nil {
 		return "", &CheckResult{Detail: err.Error()}, nil
 	}

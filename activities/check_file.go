@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -15,7 +14,11 @@ import (
 // not_contains, matches, equals, same_as, normalize }. A directory exists
 // but has no content to test.
 func (a *Activities) checkFile(ctx context.Context, in CheckInput, c conditions) (string, *CheckResult, error) {
-	fi, err := os.Stat(c.path)
+	files, err := a.files()
+	if err != nil {
+		return "", &CheckResult{Detail: fmt.Sprintf("%s: %v", in.Path, err)}, nil
+	}
+	fi, err := files.Stat(ctx, c.path)
 	exists := err == nil
 	if in.Exists != nil && *in.Exists != exists {
 		return "", &CheckResult{Detail: fmt.Sprintf("%s: exists=%v, want %v", in.Path, exists, *in.Exists)}, nil
@@ -33,12 +36,12 @@ func (a *Activities) checkFile(ctx context.Context, in CheckInput, c conditions)
 		}
 		return "", &CheckResult{Passed: true, Detail: in.Path + " exists (a directory)"}, nil
 	}
-	b, err := os.ReadFile(c.path)
+	b, err := readFile(ctx, files, c.path, 0)
 	if err != nil {
 		return "", &CheckResult{Detail: fmt.Sprintf("%s: %v", in.Path, err)}, nil
 	}
 	if in.SameAs != "" {
-		ref, err := os.ReadFile(in.SameAs)
+		ref, err := readFile(ctx, files, in.SameAs, 0)
 		if err != nil {
 			return "", &CheckResult{Detail: fmt.Sprintf("reference file: %v", err)}, nil
 		}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -36,7 +35,11 @@ func (a *Activities) checkJSON(ctx context.Context, in CheckInput, c conditions)
 	if in.JSON == nil {
 		return fail("json check without subset or has_item")
 	}
-	b, err := readBounded(c.path, MaxJSONBytes)
+	files, err := a.files()
+	if err != nil {
+		return fail("%s: %v", c.path, err)
+	}
+	b, err := readFile(ctx, files, c.path, MaxJSONBytes)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -73,23 +76,6 @@ func (a *Activities) checkJSON(ctx context.Context, in CheckInput, c conditions)
 		}
 	}
 	return fail("none of the %d items of %s is %s", len(list), c.path, shown(want))
-}
-
-// readBounded reads a file of at most max bytes.
-func readBounded(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > max {
-		return nil, fmt.Errorf("%s is larger than %d MiB", path, max>>20)
-	}
-	return b, nil
 }
 
 // decodeJSON reads one JSON value, its numbers as written, and nothing

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/activities/fakedevice"
 	"github.com/pcflow/pcflow/specs/plan"
 )
 
@@ -71,7 +72,7 @@ func TestCheckJSON(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := (&activities.Activities{}).Check(context.Background(), in)
+			r, err := (&activities.Activities{Device: fakedevice.New()}).Check(context.Background(), in)
 			if err != nil {
 				t.Fatal(err)
 			}

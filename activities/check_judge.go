@@ -75,7 +75,7 @@ func (a *Activities) checkJudge(ctx context.Context, in CheckInput, c conditions
 			return "", nil, err
 		}
 		f := agent.JudgeFile{Path: red.String(path)}
-		t, err := readText(path)
+		t, err := a.readText(ctx, path)
 		switch {
 		case err != nil:
 			f.Note = "cannot be read: " + red.String(err.Error())

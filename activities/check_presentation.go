@@ -13,7 +13,18 @@ import (
 // slides, their titles, a slide's notes, backgrounds and layouts and the
 // slide size; with SameAs, the whole deck against a reference deck.
 func (a *Activities) checkPresentation(ctx context.Context, in CheckInput, c conditions) (string, *CheckResult, error) {
-	p, err := office.OpenPresentation(c.path)
+	l, err := a.localFiles(ctx, c.path, in.SameAs)
+	if err != nil {
+		return "", &CheckResult{Detail: err.Error()}, nil
+	}
+	defer l.close()
+	return l.result(a.checkPresentationAt(in, c, l.path(c.path), l.path(in.SameAs)))
+}
+
+// checkPresentationAt is checkPresentation of the deck at path on the
+// worker, against the reference deck at same ("" none).
+func (a *Activities) checkPresentationAt(in CheckInput, c conditions, path, same string) (string, *CheckResult, error) {
+	p, err := office.OpenPresentation(path)
 	if err != nil {
 		return "", &CheckResult{Detail: err.Error()}, nil
 	}
@@ -28,12 +39,12 @@ func (a *Activities) checkPresentation(ctx context.Context, in CheckInput, c con
 	if ok, detail := dc.Eval(p); !ok {
 		return "", &CheckResult{Detail: detail}, nil
 	}
-	if in.SameAs != "" {
-		same, diff, err := office.ComparePresentations(c.path, in.SameAs, o.DeckIgnore)
+	if same != "" {
+		equal, diff, err := office.ComparePresentations(path, same, o.DeckIgnore)
 		if err != nil {
 			return "", &CheckResult{Detail: err.Error()}, nil
 		}
-		if !same {
+		if !equal {
 			return "", &CheckResult{Detail: fmt.Sprintf("%s differs from %s: %s", c.path, in.SameAs, diff)}, nil
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/pcflow/pcflow/activities/office"
+	"github.com/pcflow/pcflow/specs/plan"
 )
 
 // checkSheet checks a spreadsheet beyond one cell: a range against a table
@@ -14,8 +15,19 @@ func (a *Activities) checkSheet(ctx context.Context, in CheckInput, c conditions
 	if o == nil {
 		return "", &CheckResult{Passed: true, Detail: "ok"}, nil
 	}
+	l, err := a.localFiles(ctx, c.path, in.Gold)
+	if err != nil {
+		return "", &CheckResult{Detail: err.Error()}, nil
+	}
+	defer l.close()
+	return l.result(a.checkSheetAt(ctx, in, o, l.path(c.path), l.path(in.Gold)))
+}
+
+// checkSheetAt is checkSheet of the workbook at path on the worker,
+// against the reference workbook at gold ("" none).
+func (a *Activities) checkSheetAt(ctx context.Context, in CheckInput, o *plan.Office, path, gold string) (string, *CheckResult, error) {
 	conv := a.office()
-	w, err := office.OpenWorkbook(ctx, c.path, conv)
+	w, err := office.OpenWorkbook(ctx, path, conv)
 	if err != nil {
 		return "", &CheckResult{Detail: err.Error()}, nil
 	}
@@ -26,8 +38,8 @@ func (a *Activities) checkSheet(ctx context.Context, in CheckInput, c conditions
 		}
 		return "", &CheckResult{Detail: detail}, nil
 	}
-	if o.Table != nil || in.Gold != "" {
-		rc := office.RangeCond{Range: o.Range, Expect: o.Table, Gold: in.Gold, GoldSheet: o.GoldSheet}
+	if o.Table != nil || gold != "" {
+		rc := office.RangeCond{Range: o.Range, Expect: o.Table, Gold: gold, GoldSheet: o.GoldSheet}
 		if o.Number != nil {
 			rc.Tolerance = o.Number.Tolerance
 		}

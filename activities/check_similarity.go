@@ -1,14 +1,16 @@
 package activities
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	_ "image/gif"  // similarity checks read GIF images
 	_ "image/jpeg" // and JPEG
 	_ "image/png"  // and PNG
+	"io"
 	"math"
-	"os"
 
 	_ "golang.org/x/image/bmp"  // and BMP
 	_ "golang.org/x/image/webp" // and WebP
@@ -37,9 +39,9 @@ func (a *Activities) checkSimilarity(ctx context.Context, in CheckInput, c condi
 	var score float64
 	var detail string
 	if plan.IsImage(c.path) {
-		score, detail = imageSimilarity(in, c)
+		score, detail = a.imageSimilarity(ctx, in, c)
 	} else {
-		score, detail = textSimilarity(in, c)
+		score, detail = a.textSimilarity(ctx, in, c)
 	}
 	score = math.Round(score*10000) / 10000
 	r := &CheckResult{Score: &score, Passed: score >= in.Threshold}
@@ -54,15 +56,19 @@ func (a *Activities) checkSimilarity(ctx context.Context, in CheckInput, c condi
 	return "", r, nil
 }
 
-func imageSimilarity(in CheckInput, c conditions) (float64, string) {
+func (a *Activities) imageSimilarity(ctx context.Context, in CheckInput, c conditions) (float64, string) {
 	if in.SameAs == "" {
 		return 0, fmt.Sprintf("%s is an image: compare it with a reference image (same_as)", in.Path)
 	}
-	got, err := readImage(c.path)
+	files, err := a.files()
 	if err != nil {
 		return 0, fmt.Sprintf("%s: %v", in.Path, err)
 	}
-	ref, err := readImage(in.SameAs)
+	got, err := readImage(ctx, files, c.path)
+	if err != nil {
+		return 0, fmt.Sprintf("%s: %v", in.Path, err)
+	}
+	ref, err := readImage(ctx, files, in.SameAs)
 	if err != nil {
 		return 0, fmt.Sprintf("reference image %s: %v", in.SameAs, err)
 	}
@@ -74,12 +80,23 @@ func imageSimilarity(in CheckInput, c conditions) (float64, string) {
 	return max(s, 0), fmt.Sprintf("SSIM of %s (%dx%d) and %s", in.Path, b.Dx(), b.Dy(), in.SameAs)
 }
 
-func readImage(path string) (image.Image, error) {
-	f, err := os.Open(path)
+// readImage decodes an image file of the device, within MaxSimilarPixels.
+func readImage(ctx context.Context, files Files, path string) (image.Image, error) {
+	file, err := files.Open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer file.Close()
+	// The header first, then the image from the start: a file that can
+	// seek (the worker's own) is read once, another one from memory.
+	f, ok := file.(io.ReadSeeker)
+	if !ok {
+		b, err := io.ReadAll(file)
+		if err != nil {
+			return nil, err
+		}
+		f = bytes.NewReader(b)
+	}
 	cfg, format, err := image.DecodeConfig(f)
 	if err != nil {
 		return nil, fmt.Errorf("not an image this check reads (PNG, JPEG, GIF, BMP, WebP): %w", err)
@@ -97,8 +114,8 @@ func readImage(path string) (image.Image, error) {
 	return img, nil
 }
 
-func textSimilarity(in CheckInput, c conditions) (float64, string) {
-	got, err := readText(c.path)
+func (a *Activities) textSimilarity(ctx context.Context, in CheckInput, c conditions) (float64, string) {
+	got, err := a.readText(ctx, c.path)
 	if err != nil {
 		return 0, fmt.Sprintf("%s: %v", in.Path, err)
 	}
@@ -107,7 +124,7 @@ func textSimilarity(in CheckInput, c conditions) (float64, string) {
 	case c.expected != nil:
 		want, against = *c.expected, "the expected text"
 	case in.SameAs != "":
-		if want, err = readText(in.SameAs); err != nil {
+		if want, err = a.readText(ctx, in.SameAs); err != nil {
 			return 0, fmt.Sprintf("reference file %s: %v", in.SameAs, err)
 		}
 		against = in.SameAs
@@ -133,17 +150,26 @@ func textSimilarity(in CheckInput, c conditions) (float64, string) {
 		in.Path, against, len(gr), len(wr), i+1, text.Trunc(string(gr[i:]), 40), text.Trunc(string(wr[i:]), 40))
 }
 
-// readText is a file's text: a document's (.docx, .odt, .pdf) paragraphs
-// and tables, any other file as it is.
-func readText(path string) (string, error) {
+// readText is the text of a file of the device: a document's (.docx,
+// .odt, .pdf) paragraphs and tables, any other file as it is.
+func (a *Activities) readText(ctx context.Context, path string) (string, error) {
 	if plan.IsDocument(path) {
-		d, err := office.OpenDocument(path)
+		l, err := a.localFiles(ctx, path)
 		if err != nil {
 			return "", err
 		}
+		defer l.close()
+		d, err := office.OpenDocument(l.path(path))
+		if err != nil {
+			return "", errors.New(l.shown(err.Error()))
+		}
 		return d.Text(), nil
 	}
-	fi, err := os.Stat(path)
+	files, err := a.files()
+	if err != nil {
+		return "", err
+	}
+	fi, err := files.Stat(ctx, path)
 	if err != nil {
 		return "", err
 	}
@@ -153,6 +179,6 @@ func readText(path string) (string, error) {
 	if fi.Size() > 4*MaxSimilarText {
 		return "", fmt.Errorf("%d bytes is more text than the %d characters a similarity check compares", fi.Size(), MaxSimilarText)
 	}
-	b, err := os.ReadFile(path)
+	b, err := readFile(ctx, files, path, 0)
 	return string(b), err
 }

@@ -1,14 +1,18 @@
-package activities
+package activities_test
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/activities/fakedevice"
 	"github.com/pcflow/pcflow/specs"
 	"github.com/pcflow/pcflow/specs/plan"
 )
@@ -20,7 +24,7 @@ func TestCheckKindsMatchLanguage(t *testing.T) {
 	if len(lang) == 0 {
 		t.Fatal("the language has no check kinds")
 	}
-	if diff := cmp.Diff(keysSorted(toSet(lang)), CheckKinds()); diff != "" {
+	if diff := cmp.Diff(slices.Sorted(maps.Keys(toSet(lang))), activities.CheckKinds()); diff != "" {
 		t.Errorf("check kinds of the language and of the worker differ (-language +worker):\n%s", diff)
 	}
 }
@@ -62,11 +66,11 @@ func TestCheckFileAndCommand(t *testing.T) {
 		{"command stdout differs", plan.Check{Kind: plan.CheckCommand, Argv: []plan.Expr{plan.Lit("echo"), plan.Lit("a b")}, ExitCode: &zero, Equals: str("a c")}, false, `is "a b\n", want "a c"`},
 		{"command exit code", plan.Check{Kind: plan.CheckCommand, Argv: []plan.Expr{plan.Lit("false")}, ExitCode: &zero}, false, "exited 1, want 0"},
 	}
-	a := &Activities{}
+	a := &activities.Activities{Device: fakedevice.New()}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.ck.Name = "c"
-			in, err := NewCheckInput(tt.ck, nil)
+			in, err := activities.NewCheckInput(tt.ck, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,7 +83,7 @@ func TestCheckFileAndCommand(t *testing.T) {
 			}
 		})
 	}
-	if _, err := a.Check(context.Background(), CheckInput{Name: "x", Kind: "smell"}); err == nil || !strings.Contains(err.Error(), "unknown kind") {
+	if _, err := a.Check(context.Background(), activities.CheckInput{Name: "x", Kind: "smell"}); err == nil || !strings.Contains(err.Error(), "unknown kind") {
 		t.Errorf("Check of an unknown kind = %v, want an unknown kind error", err)
 	}
 }

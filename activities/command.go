@@ -1,13 +1,7 @@
 package activities
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"time"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -39,41 +33,4 @@ func (a *Activities) secretEnv() []string {
 		env = append(env, plan.SecretEnv(name)+"="+v)
 	}
 	return env
-}
-
-// commandEnv is the environment of a task's setup command or command
-// check: the desktop's and the task's variables (TaskEnv), never the
-// worker's own credentials.
-func (a *Activities) commandEnv() []string {
-	return TaskEnv(os.Environ(), a.secretEnv()...)
-}
-
-func writeFileMode(path string, b []byte, mode os.FileMode) error {
-	if err := os.WriteFile(path, b, mode); err != nil {
-		return err
-	}
-	return os.Chmod(path, mode)
-}
-
-// runCommand runs argv with exactly the environment env (see commandEnv)
-// and returns its output, its exit code and an error when it could not
-// run.
-func runCommand(ctx context.Context, argv []string, env []string) (string, int, error) {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	// Never nil: a nil Env is the worker's whole environment.
-	cmd.Env = append([]string{}, env...)
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &out
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code, err = ee.ExitCode(), nil
-	} else if err != nil {
-		code = -1
-	}
-	return out.String(), code, err
 }

@@ -13,6 +13,9 @@
 //     action finished returns the recorded result; one whose action started
 //     but never finished (the worker died mid-action) is not run again and
 //     reports OutcomeUnknown, so the workflow re-observes and decides anew.
+//   - Checks and setup steps touch the device's files and programs only
+//     through the device (Files, Commands); a device on the worker's host
+//     gives them with activities/local.
 //   - Screenshots, element lists and model exchanges go to the artifact
 //     store; results carry references, never pixels.
 //   - Record (a run's video) runs until the workflow cancels it,

@@ -3,6 +3,8 @@ package activities
 import (
 	"context"
 	"image"
+	"io"
+	"io/fs"
 	"time"
 
 	"github.com/pcflow/pcflow/activities/agent"
@@ -99,6 +101,61 @@ type RunStarter interface {
 // *RefusedError when the device cannot record at all.
 type Recorder interface {
 	Record(ctx context.Context, path string, fps int) error
+}
+
+// Files is a device whose files the task's checks read and its setup
+// steps write (the file, directory, json, similarity, judge and office
+// checks; write_file). Paths are the device's own, as the task names
+// them, and its errors name them so. A check or setup step that needs
+// files on a device without them fails, saying so.
+type Files interface {
+	// Stat describes the file or directory at path, following links.
+	Stat(ctx context.Context, path string) (fs.FileInfo, error)
+	// Open opens the file at path for reading.
+	Open(ctx context.Context, path string) (fs.File, error)
+	// WriteFile writes data to path with the permissions perm (also
+	// when the file was there), making its folder first if need be.
+	WriteFile(ctx context.Context, path string, data []byte, perm fs.FileMode) error
+	// WalkDir walks the tree at root as filepath.WalkDir does, calling
+	// fn with the device's paths.
+	WalkDir(ctx context.Context, root string, fn fs.WalkDirFunc) error
+}
+
+// LocalFiles is a device whose files are the worker's own (a desktop on
+// the worker's host): the readers that need a path on the worker (office
+// documents, and LibreOffice converting one) open LocalPath(path) in
+// place. Of any other device's Files they read a copy.
+type LocalFiles interface {
+	Files
+	LocalPath(path string) string
+}
+
+// Commands is a device that runs programs to completion: a task's setup
+// commands and command checks.
+type Commands interface {
+	// Run runs c and returns its exit code (-1 when a signal ended it);
+	// an error says it could not run at all (no such program), with
+	// the code -1.
+	Run(ctx context.Context, c Command) (int, error)
+}
+
+// Command is one program a task runs on its device.
+type Command struct {
+	// Argv is the program and its arguments.
+	Argv []string
+	// Env is added to the environment the device gives every program a
+	// task starts (see TaskEnv): the task's own variables, NAME=VALUE.
+	Env []string
+	// Dir is the working folder; "" is the device's default.
+	Dir string
+	// Stdin is the program's input; nil is none.
+	Stdin io.Reader
+	// Stdout and Stderr receive its output; one writer for both keeps
+	// their order. nil discards it.
+	Stdout, Stderr io.Writer
+	// Timeout ends the program when it runs longer; 0 is no bound but
+	// ctx's.
+	Timeout time.Duration
 }
 
 // RefusedError is a request a device refuses for good: the activity fails

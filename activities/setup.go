@@ -4,8 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io/fs"
 	"regexp"
 	"strings"
 	"time"
@@ -91,15 +90,16 @@ func (a *Activities) Setup(ctx context.Context, in SetupInput) (*SetupResult, er
 		if err != nil {
 			return nil, err
 		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return nil, fail(err, "%v", err)
+		files, err := a.files()
+		if err != nil {
+			return nil, fail(err, "write %s: %v", w.Path, err)
 		}
 		// A file that holds a secret is readable by its owner only.
-		mode := os.FileMode(0o644)
+		mode := fs.FileMode(0o644)
 		if content != w.Content {
 			mode = 0o600
 		}
-		if err := writeFileMode(path, []byte(content), mode); err != nil {
+		if err := files.WriteFile(ctx, path, []byte(content), mode); err != nil {
 			return nil, fail(err, "%v", err)
 		}
 		res.Notes = append(res.Notes, "wrote "+w.Path)
@@ -112,7 +112,7 @@ func (a *Activities) Setup(ctx context.Context, in SetupInput) (*SetupResult, er
 		if err != nil {
 			return nil, err
 		}
-		out, code, err := runCommand(ctx, a.confine(argv), a.commandEnv())
+		out, code, err := a.runCommand(ctx, a.confine(argv))
 		if err != nil || code != 0 {
 			return nil, fail(err, "%s", commandFailure(cmd, code, err, shown.String(out)))
 		}

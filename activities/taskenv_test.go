@@ -1,4 +1,4 @@
-package activities
+package activities_test
 
 import (
 	"context"
@@ -9,6 +9,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"go.temporal.io/sdk/temporal"
+
+	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/activities/fakedevice"
 )
 
 const (
@@ -18,7 +21,7 @@ const (
 
 // hostActivities is Activities in a worker whose environment holds the
 // operator's credentials, a variable of its own and a display.
-func hostActivities(t *testing.T) *Activities {
+func hostActivities(t *testing.T) *activities.Activities {
 	t.Helper()
 	t.Setenv("OPENAI_API_KEY", hostKey)
 	t.Setenv("PCFLOW_DB_PASSWORD", hostPW)
@@ -26,7 +29,7 @@ func hostActivities(t *testing.T) *Activities {
 	t.Setenv("WORKER_ONLY", "kept-here")
 	t.Setenv("DISPLAY", ":97")
 	t.Setenv("LC_TIME", "C")
-	return &Activities{Secrets: map[string]string{"token": "tv-Larch-31"}, HostSecrets: HostSecrets(os.Environ())}
+	return &activities.Activities{Device: fakedevice.New(), Secrets: map[string]string{"token": "tv-Larch-31"}, HostSecrets: activities.HostSecrets(os.Environ())}
 }
 
 // TestCommandsGetTaskEnv: a command check sees the desktop's variables
@@ -34,7 +37,7 @@ func hostActivities(t *testing.T) *Activities {
 // variables.
 func TestCommandsGetTaskEnv(t *testing.T) {
 	a := hostActivities(t)
-	in := CheckInput{Name: "env", Kind: "command", Capture: true,
+	in := activities.CheckInput{Name: "env", Kind: "command", Capture: true,
 		Argv: []string{"sh", "-c", "for v in OPENAI_API_KEY PCFLOW_DB_PASSWORD GITHUB_TOKEN WORKER_ONLY DISPLAY LC_TIME PCFLOW_SECRET_token; do printf '%s=%s\\n' $v \"$(printenv $v)\"; done"}}
 	r, err := a.Check(context.Background(), in)
 	if err != nil {
@@ -54,11 +57,11 @@ func TestCommandOutputHidesHostSecrets(t *testing.T) {
 	a := hostActivities(t)
 	zero := 0
 	print := []string{"sh", "-c", "echo key=$0 pw=$1; exit $2", hostKey, hostPW}
-	failed, err := a.Check(context.Background(), CheckInput{Name: "p", Kind: "command", Argv: append(print, "2"), ExitCode: &zero})
+	failed, err := a.Check(context.Background(), activities.CheckInput{Name: "p", Kind: "command", Argv: append(print, "2"), ExitCode: &zero})
 	if err != nil {
 		t.Fatal(err)
 	}
-	captured, err := a.Check(context.Background(), CheckInput{Name: "p", Kind: "command", Argv: append(print, "0"), ExitCode: &zero, Capture: true})
+	captured, err := a.Check(context.Background(), activities.CheckInput{Name: "p", Kind: "command", Argv: append(print, "0"), ExitCode: &zero, Capture: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +70,7 @@ func TestCommandOutputHidesHostSecrets(t *testing.T) {
 			t.Errorf("check shows %q, want the operator's key and password as their placeholders", s)
 		}
 	}
-	_, err = a.Setup(context.Background(), SetupInput{Name: "s", Command: append(print, "2")})
+	_, err = a.Setup(context.Background(), activities.SetupInput{Name: "s", Command: append(print, "2")})
 	var app *temporal.ApplicationError
 	if !errors.As(err, &app) || strings.Contains(err.Error(), hostKey) || strings.Contains(err.Error(), hostPW) || !strings.Contains(err.Error(), "{{secret.OPENAI_API_KEY}}") {
 		t.Errorf("Setup = %v, want a setup failure with the key as its placeholder", err)
@@ -85,7 +88,7 @@ func TestIsSecretName(t *testing.T) {
 		"OPENAI_API_KEY": true, "ANTHROPIC_API_KEY": true, "PCFLOW_DB_PASSWORD": true, "GITHUB_TOKEN": true,
 		"AWS_SECRET": true, "gemini_api_key": true, "DISPLAY": false, "XDG_RUNTIME_DIR": false, "PATH": false, "TOKENIZER": false,
 	} {
-		if got := IsSecretName(name); got != want {
+		if got := activities.IsSecretName(name); got != want {
 			t.Errorf("IsSecretName(%q) = %v, want %v", name, got, want)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/mock"
 
 	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/activities/fakedevice"
 	"github.com/pcflow/pcflow/activities/screen"
 	"github.com/pcflow/pcflow/workflows"
 )
@@ -38,7 +39,7 @@ func TestUnitCapturedValuesInExpect(t *testing.T) {
 			env.OnActivity(activities.CheckName, mock.Anything, mock.Anything).Return(
 				func(ctx context.Context, in activities.CheckInput) (*activities.CheckResult, error) {
 					seen = append(seen, in)
-					return (&activities.Activities{}).Check(ctx, in)
+					return (&activities.Activities{Device: fakedevice.New()}).Check(ctx, in)
 				})
 			r := tt.row
 			env.ExecuteWorkflow(workflows.InstructionWorkflowName, workflows.InstructionInput{Plan: mustPlan(t, `task "t" {

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/mock"
 
 	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/activities/fakedevice"
 	"github.com/pcflow/pcflow/activities/screen"
 	"github.com/pcflow/pcflow/workflows"
 )
@@ -59,7 +60,7 @@ func TestUnitPartialCredit(t *testing.T) {
 	env.OnActivity(activities.DecideName, mock.Anything, mock.Anything).Return(&activities.DecideResult{Action: screen.Action{Kind: screen.ActDone}}, nil)
 	env.OnActivity(activities.CheckName, mock.Anything, mock.Anything).Return(
 		func(ctx context.Context, in activities.CheckInput) (*activities.CheckResult, error) {
-			return (&activities.Activities{}).Check(ctx, in)
+			return (&activities.Activities{Device: fakedevice.New()}).Check(ctx, in)
 		})
 	env.ExecuteWorkflow(workflows.InstructionWorkflowName, workflows.InstructionInput{Plan: mustPlan(t, `task "letter" {
   subtask "write" {
@@ -141,7 +142,7 @@ func TestUnitSimilarityPassFail(t *testing.T) {
 	env.OnActivity(activities.DecideName, mock.Anything, mock.Anything).Return(&activities.DecideResult{Action: screen.Action{Kind: screen.ActDone}}, nil)
 	env.OnActivity(activities.CheckName, mock.Anything, mock.Anything).Return(
 		func(ctx context.Context, in activities.CheckInput) (*activities.CheckResult, error) {
-			return (&activities.Activities{}).Check(ctx, in)
+			return (&activities.Activities{Device: fakedevice.New()}).Check(ctx, in)
 		})
 	env.ExecuteWorkflow(workflows.InstructionWorkflowName, workflows.InstructionInput{Plan: mustPlan(t, `task "mirror" {
   subtask "mirror" {

@@ -15,13 +15,22 @@ import (
 	"time"
 
 	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/activities/local"
 	"github.com/pcflow/pcflow/activities/screen"
 )
 
-var _ activities.Device = (*Device)(nil)
+var (
+	_ activities.Device     = (*Device)(nil)
+	_ activities.LocalFiles = (*Device)(nil)
+	_ activities.Commands   = (*Device)(nil)
+)
 
-// Device is a fake computer.
+// Device is a fake computer with a synthetic screen; its files and
+// commands are the test machine's own (local.Files, local.Commands), as
+// the Linux desktop's are. Rooted is one whose files and commands are not.
 type Device struct {
+	local.Files
+	local.Commands
 	mu       sync.Mutex
 	Elements []screen.Element
 	Title    string

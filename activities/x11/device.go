@@ -15,6 +15,7 @@ import (
 	"golang.org/x/image/draw"
 
 	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/activities/local"
 	"github.com/pcflow/pcflow/activities/screen"
 )
 
@@ -22,6 +23,8 @@ var (
 	_ activities.Device         = (*Device)(nil)
 	_ activities.TextReader     = (*Device)(nil)
 	_ activities.LaunchReporter = (*Device)(nil)
+	_ activities.LocalFiles     = (*Device)(nil)
+	_ activities.Commands       = (*Device)(nil)
 )
 
 // OCR modes.
@@ -31,8 +34,12 @@ const (
 	OCRNever  = "never"  // OCR only on demand (select, screen_text checks)
 )
 
-// Device drives the X display named by $DISPLAY.
+// Device drives the X display named by $DISPLAY. Its files and the
+// programs a task runs to completion are the worker's host's own
+// (local.Files, local.Commands): the display is on this machine.
 type Device struct {
+	local.Files
+	local.Commands
 	OCRMode string
 	// Warn, when set, receives a line whenever the accessibility tree
 	// becomes unavailable (observations then carry OCR boxes only).

@@ -6,7 +6,8 @@
 // dropped). It is the Linux platform: it builds on Linux only, and what
 // only Linux has lives here, not in package activities.
 //
-// Files: device.go (the Device, Observe), act.go and input.go (actions),
+// Files: device.go (the Device, Observe; its files and the commands a
+// task runs are the host's: local.Files, local.Commands), act.go and input.go (actions),
 // wm.go (windows: titles, title bars, the active one, focus, the window
 // manager's upkeep), launch.go (programs),
 // ocr.go, atspi.go (the tree over D-Bus) and atspi_guard.go (no request

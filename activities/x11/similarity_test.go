@@ -49,7 +49,7 @@ func TestSimilarityOfScreenshots(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := (&activities.Activities{}).Check(context.Background(), in)
+		res, err := (&activities.Activities{Device: &Device{}}).Check(context.Background(), in)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/activities/fakedevice"
 	"github.com/pcflow/pcflow/specs"
 	"github.com/pcflow/pcflow/specs/plan"
 )
@@ -227,7 +228,7 @@ func evalCheck(t *testing.T, ck plan.Check) bool {
 	if err != nil {
 		t.Fatalf("check %s: %v", ck.Name, err)
 	}
-	r, err := (&activities.Activities{}).Check(context.Background(), in)
+	r, err := (&activities.Activities{Device: fakedevice.New()}).Check(context.Background(), in)
 	if err != nil {
 		t.Fatalf("check %s: %v", ck.Name, err)
 	}
