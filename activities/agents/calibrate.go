@@ -17,7 +17,9 @@ const RoleCalibrate = "calibrate"
 
 const calibrateSystem = `You are pcflow's calibration check. The screenshot shows a test pattern: numbered green squares on black,
 at the corners, the edges and inside. Click the centre of the square you are asked for: call the click tool with x and y.
-Coordinates are pixels of the image you see.`
+Coordinates are {{.Coordinates}}.`
+
+var tCalibrateSystem = mustTemplate("calibrate-system", calibrateSystem)
 
 // calibrateUser asks for target n (twice) on an image of w×h.
 const calibrateUser = "Click target %d: the square labelled %d.\nScreen: %dx%d image"
@@ -30,7 +32,7 @@ func (c *Client) Point(ctx context.Context, shot image.Image, n int, u *screen.U
 	if err != nil {
 		return 0, 0, "", err
 	}
-	sys := w.system(calibrateSystem)
+	sys := w.system(tCalibrateSystem)
 	if w.computer() {
 		return c.pointComputer(ctx, w, sys, n, u, record)
 	}

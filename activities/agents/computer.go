@@ -266,7 +266,7 @@ func redactComputer(body map[string]any, n int) map[string]any {
 // answer's actions (several are a batch), safety checks honoured.
 func (c *Client) decideComputer(ctx context.Context, in agent.DecisionInput, w wire, u *screen.Usage) (*agent.Decision, error) {
 	outKeys := in.OutputKeys()
-	sys := w.system(decisionSystem)
+	sys := w.system(tDecisionSystem)
 	view := in
 	view.Elements = w.elements(in.Elements)
 	d := &agent.Decision{}

@@ -18,7 +18,7 @@ const decisionSystem = `You are the Decision agent of pcflow, operating a real c
 Each turn you see the current subtask, a progress summary, your memory, the last reflection, the open windows,
 the clipboard, a numbered list of on-screen elements (Set-of-Marks) and a screenshot with the same numbers drawn on it.
 Think briefly about what to do next, then call exactly one tool: the single next action.
-Prefer element ids from the list over coordinates. Coordinates, when you must use them, are pixels of the image you see.
+Prefer element ids from the list over coordinates. Coordinates, when you must use them, are {{.Coordinates}}.
 When the subtask is complete call done with every declared output; if it cannot be completed call fail with the reason.
 When you cannot go on without the person you work for (a value only they know, a choice only they can make), call ask_human with your question.`
 
@@ -54,7 +54,10 @@ Elements:
 {{.}}{{else}}
 (none found){{end}}`
 
-var tDecision = mustTemplate("decision", decisionUser)
+var (
+	tDecisionSystem = mustTemplate("decision-system", decisionSystem)
+	tDecision       = mustTemplate("decision", decisionUser)
+)
 
 // decisionView is the Decision prompt's data.
 type decisionView struct {
@@ -90,7 +93,7 @@ func (c *Client) Decide(ctx context.Context, in agent.DecisionInput, u *screen.U
 		return c.decideComputer(ctx, in, w, u)
 	}
 	outKeys := in.OutputKeys()
-	sys := w.system(decisionSystem)
+	sys := w.system(tDecisionSystem)
 	view := in
 	view.Elements = w.elements(in.Elements)
 	d := &agent.Decision{}

@@ -25,7 +25,9 @@ import (
 // against the screen before the action runs.
 
 const groundSystem = `You are the grounder of pcflow, a computer-use agent: you see a screenshot and a description of one thing on it, and you give the point to click on that thing.
-Answer with one click at the centre of what is described. Coordinates are pixels of the image you see.`
+Answer with one click at the centre of what is described. Coordinates are {{.Coordinates}}.`
+
+var tGroundSystem = mustTemplate("ground-system", groundSystem)
 
 // groundUser is the grounder's prompt; the description is quoted as data.
 const groundUser = `Find on the screenshot: %s
@@ -80,7 +82,7 @@ func (c *Client) groundOne(ctx context.Context, in agent.DecisionInput, g *scree
 	}
 	g.Profile, g.Model = p.Name, model
 	call := agent.Call{Role: agent.RoleGrounder, Subtask: in.Subtask, Step: in.Step, Profile: p.Name, Turn: &agent.TurnFacts{Describe: g.Describe}}
-	sys := strings.Replace(groundSystem, "are pixels of the image you see", "are "+w.hint, 1) + groundFormat(p)
+	sys := renderSystem(tGroundSystem, w.hint) + groundFormat(p)
 	prompt := fmt.Sprintf(groundUser, strconv.Quote(g.Describe), f.ImageW, f.ImageH)
 	var x, y int
 	if w.computer() {

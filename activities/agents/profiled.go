@@ -6,6 +6,7 @@ import (
 	"image"
 	"reflect"
 	"strings"
+	"text/template"
 
 	"golang.org/x/image/draw"
 
@@ -157,10 +158,11 @@ func (w wire) computer() bool {
 	return w.p.Protocol == profile.ProtoAnthropicComputer || w.p.Protocol == profile.ProtoOpenAIComputer
 }
 
-// system is the Decision system prompt with the profile's coordinates and,
-// for text protocols, its answer format.
-func (w wire) system(base string) string {
-	s := strings.Replace(base, "are pixels of the image you see", "are "+w.hint, 1)
+// system is a system prompt (tDecisionSystem, tCalibrateSystem) rendered
+// with the profile's coordinates and, for text protocols, its answer
+// format.
+func (w wire) system(t *template.Template) string {
+	s := renderSystem(t, w.hint)
 	if w.grounded {
 		s += describedTargets
 	}

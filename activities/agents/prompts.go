@@ -51,8 +51,8 @@ func digest(prefix string, texts []string, tools ...openai.Tool) string {
 func promptVersion() string {
 	h := sha256.New()
 	texts := []string{
-		decisionSystem, decisionUser, reflectionSystem, reflectionUser, progressSystem, progressUser,
-		managerSystem, managerUser, calibrateSystem, calibrateUser, textToolPrompt, invalidFeedback,
+		renderSystem(tDecisionSystem, pixelWords), decisionUser, reflectionSystem, reflectionUser, progressSystem, progressUser,
+		managerSystem, managerUser, renderSystem(tCalibrateSystem, pixelWords), calibrateUser, textToolPrompt, invalidFeedback,
 		judgeSystem, judgeUser, userSystem, userUser,
 	}
 	for _, f := range []string{profile.FormatActionJSON, profile.FormatUITARS, profile.FormatHermes, profile.FormatPyAutoGUI} {
@@ -71,6 +71,23 @@ func promptVersion() string {
 	}
 	h.Write(tools)
 	return "pcflow-prompts/" + hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// systemView is the data of a system prompt that names coordinates
+// (tDecisionSystem, tCalibrateSystem, tGroundSystem): Coordinates is the
+// profile's coordinate space in words (profile.Profile.CoordinateHint),
+// rendered where the prompt says what coordinates are.
+type systemView struct {
+	Coordinates string
+}
+
+// pixelWords is the coordinate space a system prompt names when no frame
+// is known; the prompt version hashes the prompts rendered with it.
+const pixelWords = "pixels of the image you see"
+
+// renderSystem renders a system prompt with coordinates in words.
+func renderSystem(t *template.Template, coordinates string) string {
+	return render(t, systemView{Coordinates: coordinates})
 }
 
 // invalidFeedback introduces the problem with a re-asked answer.
