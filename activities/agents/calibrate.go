@@ -44,10 +44,7 @@ func (c *Client) Point(ctx context.Context, shot image.Image, n int, u *screen.U
 		call:   agent.Call{Role: RoleCalibrate, Step: n, Turn: &agent.TurnFacts{Target: n}},
 		record: record,
 		request: func(feedback string) openai.ChatCompletionRequest {
-			text := fmt.Sprintf(calibrateUser, n, n, w.frame.ImageW, w.frame.ImageH)
-			if feedback != "" {
-				text += "\nYour previous answer was invalid: " + feedback
-			}
+			text := calibratePrompt(w, n)(feedback)
 			req := openai.ChatCompletionRequest{
 				Model: c.cfg.DecisionModel, Temperature: c.cfg.Temperature, MaxTokens: c.cfg.MaxTokens,
 				Messages: []openai.ChatCompletionMessage{
@@ -90,26 +87,31 @@ func (w wire) pointOne(a profile.Answer) (int, int, error) {
 	return w.toScreen(fx, fy)
 }
 
+// pointComputer is Point over a computer-use protocol.
 func (c *Client) pointComputer(ctx context.Context, w wire, sys string, n int, u *screen.Usage, record func(agent.Exchange)) (int, int, string, error) {
-	feedback := ""
-	for attempt := 0; ; attempt++ {
-		prompt := fmt.Sprintf(calibrateUser, n, n, w.frame.ImageW, w.frame.ImageH)
+	type pt struct {
+		x, y    int
+		thought string
+	}
+	t := computerTurn{call: agent.Call{Role: RoleCalibrate, Step: n, Turn: &agent.TurnFacts{Target: n}}, w: w, sys: sys, record: record}
+	p, _, err := reask(ctx, c.cfg.MaxReasks, c.computerTransport(t, calibratePrompt(w, n), u), func(ans computerAnswer) (pt, error) {
+		if ans.err != nil {
+			return pt{}, ans.err
+		}
+		x, y, err := w.pointOne(ans.a)
+		return pt{x, y, ans.a.Thought}, err
+	})
+	return p.x, p.y, p.thought, err
+}
+
+// calibratePrompt asks for target n on w's image, with the feedback on the
+// previous answer.
+func calibratePrompt(w wire, n int) func(feedback string) string {
+	return func(feedback string) string {
+		p := fmt.Sprintf(calibrateUser, n, n, w.frame.ImageW, w.frame.ImageH)
 		if feedback != "" {
-			prompt += "\nYour previous answer was invalid: " + feedback
+			p += "\n" + invalidFeedback + feedback
 		}
-		a, _, err := c.computerAsk(ctx, agent.Call{Role: RoleCalibrate, Step: n, Turn: &agent.TurnFacts{Target: n}}, w, sys, prompt, nil, nil, u, record)
-		if _, ok := err.(*agent.APIError); ok {
-			return 0, 0, "", err
-		}
-		if err == nil {
-			var x, y int
-			if x, y, err = w.pointOne(a); err == nil {
-				return x, y, a.Thought, nil
-			}
-		}
-		if attempt >= c.cfg.MaxReasks {
-			return 0, 0, a.Thought, &agent.InvalidOutputError{Attempts: attempt + 1, Last: err.Error()}
-		}
-		feedback = err.Error()
+		return p
 	}
 }

@@ -125,7 +125,8 @@ func CallFromHeaders(h http.Header) (c agent.Call, err error) {
 	return c, nil
 }
 
-// exchange is one role's conversation, as the loop in ask drives it.
+// exchange is one role's conversation over chat completions, as ask
+// drives it.
 type exchange[T any] struct {
 	call agent.Call
 	// request builds the request; feedback is the problem with the previous
@@ -153,28 +154,56 @@ type invalid struct {
 	errors []string
 }
 
-// ask is the one request → call → parse → re-ask loop every role uses: an
-// answer that parse rejects is asked again with the problem as feedback, at
-// most MaxReasks times; then the call fails with an InvalidOutputError.
-func ask[T any](ctx context.Context, c *Client, x exchange[T], u *screen.Usage) (T, invalid, error) {
+// transport sends one request of a protocol — built with feedback, the
+// problem with the previous answer ("" on the first attempt), which must
+// reach the model — and returns the answer as the protocol gives it. An
+// error is the call's failure (an *agent.APIError: the activity's retries
+// and failure types apply) and ends the ask; an answer that cannot be read
+// is for parse to reject. Each protocol has one: chat (chat completions,
+// text formats included), computerTransport (the computer-use protocols).
+type transport[A any] func(ctx context.Context, feedback string) (A, error)
+
+// reask is the one send → parse → re-ask loop of every role and protocol:
+// an answer that parse rejects is asked again with the problem as
+// feedback, at most reasks times; then the call fails with an
+// InvalidOutputError.
+func reask[A, T any](ctx context.Context, reasks int, send transport[A], parse func(A) (T, error)) (T, invalid, error) {
 	var zero T
 	var inv invalid
 	feedback := ""
 	for attempt := 0; ; attempt++ {
-		resp, err := c.send(ctx, x.call, x.request(feedback), u, x.record)
+		ans, err := send(ctx, feedback)
 		if err != nil {
 			return zero, inv, err
 		}
-		v, perr := x.parse(resp.Choices[0].Message)
+		v, perr := parse(ans)
 		if perr == nil {
 			return v, inv, nil
 		}
 		inv.n++
 		inv.errors = append(inv.errors, perr.Error())
-		if attempt >= c.reasks(x.budget) {
+		if attempt >= reasks {
 			return zero, inv, &agent.InvalidOutputError{Attempts: inv.n, Last: perr.Error()}
 		}
 		feedback = perr.Error()
+	}
+}
+
+// ask is reask over chat completions, the protocol of every role (the
+// Decision agent's unless its profile speaks a computer-use protocol).
+func ask[T any](ctx context.Context, c *Client, x exchange[T], u *screen.Usage) (T, invalid, error) {
+	return reask(ctx, c.reasks(x.budget), c.chat(x.call, x.request, u, x.record), x.parse)
+}
+
+// chat is the transport of chat completions: the request built with the
+// feedback, sent as call; its first choice is the answer.
+func (c *Client) chat(call agent.Call, request func(feedback string) openai.ChatCompletionRequest, u *screen.Usage, record func(agent.Exchange)) transport[openai.ChatCompletionMessage] {
+	return func(ctx context.Context, feedback string) (openai.ChatCompletionMessage, error) {
+		resp, err := c.send(ctx, call, request(feedback), u, record)
+		if err != nil {
+			return openai.ChatCompletionMessage{}, err
+		}
+		return resp.Choices[0].Message, nil
 	}
 }
 

@@ -50,8 +50,41 @@ func (w wire) customTools(outKeys []string) []computerTool {
 	return out
 }
 
+// computerTurn is what a computer-use request says besides its prompt.
+type computerTurn struct {
+	call    agent.Call
+	w       wire
+	sys     string
+	outKeys []string
+	acked   []agent.SafetyCheck // the safety checks a person approved
+	record  func(agent.Exchange)
+}
+
+// computerAnswer is a computer-use answer as read: its actions, the
+// safety checks on them, or what is wrong with it (an invalid answer, to
+// be re-asked).
+type computerAnswer struct {
+	a      profile.Answer
+	checks []agent.SafetyCheck
+	err    error
+}
+
+// computerTransport is the transport of the computer-use protocols: the
+// turn with the prompt built from the feedback. A failed call is the
+// ask's error; anything else wrong is the answer's.
+func (c *Client) computerTransport(t computerTurn, prompt func(feedback string) string, u *screen.Usage) transport[computerAnswer] {
+	return func(ctx context.Context, feedback string) (computerAnswer, error) {
+		a, checks, err := c.computerAsk(ctx, t, prompt(feedback), u)
+		if _, ok := err.(*agent.APIError); ok {
+			return computerAnswer{}, err
+		}
+		return computerAnswer{a, checks, err}, nil
+	}
+}
+
 // computerBody is the request of w's protocol.
-func (c *Client) computerBody(w wire, sys, prompt string, outKeys []string, acked []agent.SafetyCheck) (url string, hdr http.Header, body map[string]any) {
+func (c *Client) computerBody(t computerTurn, prompt string) (url string, hdr http.Header, body map[string]any) {
+	w, sys, outKeys, acked := t.w, t.sys, t.outKeys, t.acked
 	b64 := base64.StdEncoding.EncodeToString(w.img)
 	hdr = http.Header{"Content-Type": {"application/json"}}
 	base := strings.TrimRight(c.cfg.BaseURL, "/")
@@ -140,8 +173,9 @@ func acknowledgements(acked []agent.SafetyCheck, shot string) []any {
 }
 
 // computerAsk sends one turn and reads the answer into calls.
-func (c *Client) computerAsk(ctx context.Context, call agent.Call, w wire, sys, prompt string, outKeys []string, acked []agent.SafetyCheck, u *screen.Usage, record func(agent.Exchange)) (profile.Answer, []agent.SafetyCheck, error) {
-	url, hdr, body := c.computerBody(w, sys, prompt, outKeys, acked)
+func (c *Client) computerAsk(ctx context.Context, t computerTurn, prompt string, u *screen.Usage) (profile.Answer, []agent.SafetyCheck, error) {
+	call, w, record := t.call, t.w, t.record
+	url, hdr, body := c.computerBody(t, prompt)
 	data, err := json.Marshal(body)
 	if err != nil {
 		return profile.Answer{}, nil, err
@@ -266,41 +300,39 @@ func redactComputer(body map[string]any, n int) map[string]any {
 // answer's actions (several are a batch), safety checks honoured.
 func (c *Client) decideComputer(ctx context.Context, in agent.DecisionInput, w wire, u *screen.Usage) (*agent.Decision, error) {
 	outKeys := in.OutputKeys()
-	sys := w.system(tDecisionSystem)
 	view := in
 	view.Elements = w.elements(in.Elements)
 	d := &agent.Decision{}
-	feedback := ""
-	call := agent.Call{Role: agent.RoleDecision, Subtask: in.Subtask, Step: in.Step, Profile: c.cfg.Profile.Name, Turn: decisionTurn(view)}
-	for attempt := 0; ; attempt++ {
-		prompt := DecisionPrompt(view, w.frame.ImageW, w.frame.ImageH, feedback)
-		d.Prompt = len(prompt)
-		a, checks, err := c.computerAsk(ctx, call, w, sys, prompt, outKeys, in.Acknowledged, u, in.Record)
-		if _, ok := err.(*agent.APIError); ok {
-			return nil, err
-		}
-		perr := err
-		if perr == nil {
-			var acts []screen.Action
-			if acts, perr = w.actions(a, in, outKeys); perr == nil {
-				d.Thought, d.Action, d.Batch = a.Thought, acts[0], acts[1:]
-				d.SafetyChecks = checks
-				if len(d.SafetyChecks) > 0 && len(d.Batch) > 0 {
-					// The checks are on the call: a person approves the
-					// first action alone, and the model sees the screen again
-					// before the rest.
-					d.Batch = nil
-				}
-				return d, nil
-			}
-		}
-		d.Invalid++
-		d.Errors = append(d.Errors, perr.Error())
-		if attempt >= c.reasks(in.InvalidBudget) {
-			return d, &agent.InvalidOutputError{Attempts: d.Invalid, Last: perr.Error()}
-		}
-		feedback = perr.Error()
+	t := computerTurn{call: agent.Call{Role: agent.RoleDecision, Subtask: in.Subtask, Step: in.Step, Profile: c.cfg.Profile.Name, Turn: decisionTurn(view)},
+		w: w, sys: w.system(tDecisionSystem), outKeys: outKeys, acked: in.Acknowledged, record: in.Record}
+	prompt := func(feedback string) string {
+		p := DecisionPrompt(view, w.frame.ImageW, w.frame.ImageH, feedback)
+		d.Prompt = len(p)
+		return p
 	}
+	type choice struct {
+		thought string
+		actions []screen.Action
+		checks  []agent.SafetyCheck
+	}
+	ch, inv, err := reask(ctx, c.reasks(in.InvalidBudget), c.computerTransport(t, prompt, u), func(ans computerAnswer) (choice, error) {
+		if ans.err != nil {
+			return choice{}, ans.err
+		}
+		acts, err := w.actions(ans.a, in, outKeys)
+		return choice{ans.a.Thought, acts, ans.checks}, err
+	})
+	d.Invalid, d.Errors = inv.n, inv.errors
+	if err != nil {
+		return d, err
+	}
+	d.Thought, d.Action, d.Batch, d.SafetyChecks = ch.thought, ch.actions[0], ch.actions[1:], ch.checks
+	if len(d.SafetyChecks) > 0 && len(d.Batch) > 0 {
+		// The checks are on the call: a person approves the first action
+		// alone, and the model sees the screen again before the rest.
+		d.Batch = nil
+	}
+	return d, nil
 }
 
 // responsesContent is the Responses API user content: the prompt, the

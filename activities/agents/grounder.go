@@ -88,10 +88,17 @@ func (c *Client) groundOne(ctx context.Context, in agent.DecisionInput, g *scree
 	if w.computer() {
 		gc := &Client{cfg: c.cfg, api: c.api}
 		gc.cfg.DecisionModel = model
-		a, _, err := gc.computerAsk(ctx, call, w, sys, prompt, nil, nil, u, in.Record)
+		// One turn, not re-asked: what is wrong with the answer is the
+		// Decision agent's feedback.
+		ans, _, err := reask(ctx, 0, gc.computerTransport(computerTurn{call: call, w: w, sys: sys, record: in.Record}, func(string) string { return prompt }, u),
+			func(ans computerAnswer) (computerAnswer, error) { return ans, nil })
+		if err == nil {
+			err = ans.err
+		}
 		if err != nil {
 			return 0, 0, groundErr(g, err)
 		}
+		a := ans.a
 		b, _ := json.Marshal(a.Calls)
 		g.Answer = text.Trunc(string(b), maxGroundAnswer)
 		if x, y, err = w.groundPoint(a); err != nil {
