@@ -131,40 +131,16 @@ func (s *modelSpec) defaultRole(role, name string) {
 	s.Roles[role] = name
 }
 
-// profiles resolves the spec's profile names: the built-ins and the user
-// profiles of $PCFLOW_PROFILES.
-func (s modelSpec) profiles(getenv func(string) string) (decision profile.Profile, chosen bool, roles map[string]profile.Profile, err error) {
-	if s.Profile == "" && len(s.Roles) == 0 {
-		return decision, false, nil, nil
+// profiles resolves the spec's profile names with ps (the built-ins and
+// the user profiles of $PCFLOW_PROFILES), by the rule a worker applies to
+// a task's profiles block too (agents.Profiles.Resolve).
+func (s modelSpec) profiles(ps *agents.Profiles) (agents.Chosen, error) {
+	names := map[string]string{}
+	for role, name := range s.Roles {
+		names[role] = name
 	}
-	set, err := profile.Load(getenv("PCFLOW_PROFILES"))
-	if err != nil {
-		return decision, false, nil, err
-	}
-	if s.Profile != "" {
-		if decision, err = set.Get(s.Profile); err != nil {
-			return decision, false, nil, err
-		}
-		chosen = true
-	}
-	for _, role := range agents.ProfileRoles {
-		name, ok := s.Roles[role]
-		if !ok {
-			continue
-		}
-		p, err := set.Get(name)
-		if err != nil {
-			return decision, chosen, nil, fmt.Errorf("the %s agent's profile: %w", role, err)
-		}
-		if err := agents.CheckRoleProfile(role, p); err != nil {
-			return decision, chosen, nil, err
-		}
-		if roles == nil {
-			roles = map[string]profile.Profile{}
-		}
-		roles[role] = p
-	}
-	return decision, chosen, roles, nil
+	names[agent.RoleDecision] = s.Profile
+	return ps.Resolve(agents.Chosen{}, names, "")
 }
 
 // resolvedModel is a resolved modelSpec: the agents' configuration and the
@@ -215,14 +191,17 @@ func resolveModel(e *env, spec modelSpec, o modelOpts) (*resolvedModel, error) {
 		return nil, err
 	}
 	r := &resolvedModel{spec: spec, cfg: agents.ConfigFromEnv(e.getenv), kind: "endpoint"}
-	prof, chosen, roles, err := spec.profiles(e.getenv)
+	// One set of profiles for the process: the workers' clients resolve
+	// the tasks' profiles blocks in it, and the file is read once.
+	r.cfg.Profiles = agents.NewProfiles(r.cfg.ProfilesFile)
+	chosen, err := spec.profiles(r.cfg.Profiles)
 	if err != nil {
 		return nil, err
 	}
-	if chosen {
-		r.cfg.Profile = prof
+	if chosen.Decision.Name != "" {
+		r.cfg.Profile = chosen.Decision
 	}
-	r.cfg.Roles = roles
+	r.cfg.Roles = chosen.Roles
 	switch {
 	case spec.Served != "":
 		r.kind = "scripted"
@@ -278,7 +257,7 @@ func resolveModel(e *env, spec modelSpec, o modelOpts) (*resolvedModel, error) {
 		}
 		r.srv, r.kind = scripted.New(*script), "scripted"
 		r.srv.SetOCR(x11.OCR) // the scripted grounder reads the screenshot
-		if chosen || o.answerInProfile {
+		if chosen.Decision.Name != "" || o.answerInProfile {
 			r.srv.SetProfile(r.cfg.DecisionProfile())
 		}
 	}
@@ -431,7 +410,7 @@ func cmdModel(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintln(e.stderr, "pcflow model serve:", err)
 		return 1
 	}
-	prof, chosen, _, err := spec.profiles(e.getenv)
+	chosen, err := spec.profiles(agents.NewProfiles(e.getenv("PCFLOW_PROFILES")))
 	if err != nil {
 		fmt.Fprintln(e.stderr, "pcflow model serve:", err)
 		return 1
@@ -443,8 +422,8 @@ func cmdModel(ctx context.Context, e *env, args []string) int {
 	}
 	srv := scripted.New(s)
 	srv.SetOCR(x11.OCR)
-	if chosen {
-		srv.SetProfile(prof)
+	if chosen.Decision.Name != "" {
+		srv.SetProfile(chosen.Decision)
 	}
 	if err := srv.Start(*addr); err != nil {
 		fmt.Fprintln(e.stderr, "pcflow model serve:", err)

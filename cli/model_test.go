@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pcflow/pcflow/activities/agents"
 	"github.com/pcflow/pcflow/activities/agents/profile"
 )
 
@@ -16,8 +17,8 @@ func roleProfilesOf(m *modelFlags, e *env) (map[string]profile.Profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, _, roles, err := s.profiles(e.getenv)
-	return roles, err
+	chosen, err := s.profiles(agents.NewProfiles(e.getenv("PCFLOW_PROFILES")))
+	return chosen.Roles, err
 }
 
 // TestRoleProfileFlags: --profile NAME is the Decision agent's, --profile

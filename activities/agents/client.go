@@ -54,6 +54,9 @@ func New(cfg Config) *Client {
 	if cfg.MaxReasks == 0 {
 		cfg.MaxReasks = 2
 	}
+	if cfg.Profiles == nil {
+		cfg.Profiles = NewProfiles(cfg.ProfilesFile)
+	}
 	return &Client{cfg: cfg, api: openai.NewClientWithConfig(oc)}
 }
 

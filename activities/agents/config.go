@@ -49,6 +49,9 @@ type Config struct {
 	// ProfilesFile is the JSON file of user profiles ($PCFLOW_PROFILES)
 	// that the profiles a task names are looked up in, after the built-ins.
 	ProfilesFile string
+	// Profiles resolves the profiles a task names (nil: New makes them of
+	// ProfilesFile). A process shares one, so the file is read once.
+	Profiles *Profiles `json:"-"`
 	// AnthropicAPIKey and AnthropicBaseURL, when the key is set, are where
 	// the anthropic-computer profile goes (else BaseURL and APIKey).
 	AnthropicAPIKey  string

@@ -42,45 +42,17 @@ func (c Config) DecisionProfile() profile.Profile {
 var _ activities.ProfiledModel = (*Client)(nil)
 
 // ForTask returns the client for a task whose profiles block names
-// profiles by agent (decision, reflection, progress, manager): each agent
-// this worker was not given a profile of (by a flag or the environment)
-// speaks the task's. Names are looked up in the built-ins and
-// Config.ProfilesFile.
+// profiles by agent (decision, reflection, progress, manager, judge, user,
+// grounder): each agent this worker was not given a profile of (by a flag
+// or the environment) speaks the task's. Names are resolved by
+// Config.Profiles, whose file is read once.
 func (c *Client) ForTask(names map[string]string) (activities.Model, error) {
 	cfg := c.cfg
-	var set *profile.Set
-	for _, role := range append([]string{agent.RoleDecision}, ProfileRoles...) {
-		name := names[role]
-		if name == "" {
-			continue
-		}
-		if role == agent.RoleDecision && cfg.Profile.Name != "" || role != agent.RoleDecision && cfg.Roles[role].Name != "" {
-			continue // the worker's own choice wins
-		}
-		if set == nil {
-			var err error
-			if set, err = profile.Load(cfg.ProfilesFile); err != nil {
-				return nil, err
-			}
-		}
-		p, err := set.Get(name)
-		if err == nil {
-			err = CheckRoleProfile(role, p)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("the task's profiles block, %s = %q: %w", role, name, err)
-		}
-		if role == agent.RoleDecision {
-			cfg.Profile = p
-			continue
-		}
-		roles := map[string]profile.Profile{}
-		for k, v := range cfg.Roles {
-			roles[k] = v
-		}
-		roles[role] = p
-		cfg.Roles = roles
+	got, err := cfg.Profiles.Resolve(Chosen{Decision: cfg.Profile, Roles: cfg.Roles}, names, "the task's profiles block")
+	if err != nil {
+		return nil, err
 	}
+	cfg.Profile, cfg.Roles = got.Decision, got.Roles
 	if reflect.DeepEqual(cfg, c.cfg) {
 		return c, nil
 	}
