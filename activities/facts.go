@@ -8,8 +8,12 @@ import (
 	"github.com/pcflow/pcflow/specs/plan"
 )
 
-// actionFacts is what a policy sees of each action (first, then the
-// batch), read from the screen they were chosen on. The element an action
+// ActionFacts is what a policy sees of each action (first, then the
+// batch), read from the screen s they were chosen on: the one source of
+// policy facts. The Decide activity reads them on its screen; the
+// workflow, for an action Decide gave none for, passes a nil s: then the
+// element is the one the action names (its id and target) and the window
+// and application are not known. The element an action
 // targets is the one it names by id; for an action at a point (profiles
 // that click at coordinates), the smallest element whose box holds the
 // point; for typing and keys without either, the focused element. Text is
@@ -19,8 +23,12 @@ import (
 // application in front, except that open_app's App is the program it
 // starts and switch_window's Window the window it brings to the front. Device is left to the workflow, which
 // knows what the task calls this device.
-func actionFacts(s *screen.Screen, red *Redactor, actions ...screen.Action) []plan.ActionFacts {
+func ActionFacts(s *screen.Screen, red *Redactor, actions ...screen.Action) []plan.ActionFacts {
 	out := make([]plan.ActionFacts, 0, len(actions))
+	seen := s != nil
+	if !seen {
+		s = &screen.Screen{}
+	}
 	for _, a := range actions {
 		f := plan.ActionFacts{Kind: a.Kind, Window: red.String(s.ActiveWindow), App: red.String(s.App)}
 		switch a.Kind {
@@ -40,9 +48,13 @@ func actionFacts(s *screen.Screen, red *Redactor, actions ...screen.Action) []pl
 		}
 		if e := targetOf(s.Elements, a); e != nil {
 			f.ElementID, f.Target, f.Role = e.ID, red.String(e.Name), e.Role
+		} else if !seen {
+			f.ElementID, f.Target = a.Element, red.String(a.Target)
 		}
 		raw := actionText(a)
 		f.Text = red.String(raw)
+		// A secret's value (in any form the Redactor masks) or a
+		// placeholder.
 		f.Sensitive = f.Text != raw || plan.SecretPattern.MatchString(raw)
 		out = append(out, f)
 	}

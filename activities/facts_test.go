@@ -55,10 +55,16 @@ func TestActionFacts(t *testing.T) {
 			plan.ActionFacts{Kind: "done", Text: "a=" + ph + "\nb=2", Sensitive: true}},
 		{"an unknown element id", screen.Action{Kind: screen.ActClick, Element: 99},
 			plan.ActionFacts{Kind: "click"}},
+		{"select: its span", screen.Action{Kind: screen.ActSelect, Start: "Dear", End: "hunter2hunter2", X: 5, Y: 105, X2: 90, Y2: 105},
+			plan.ActionFacts{Kind: "select", ElementID: 3, Target: "To", Role: "text", Text: "Dear…" + ph, Sensitive: true}},
+		{"fail: its reason", screen.Action{Kind: screen.ActFail, Reason: "the password HUNTER2 hunter2 was refused"},
+			plan.ActionFacts{Kind: "fail", Text: "the password " + ph + " was refused", Sensitive: true}},
+		{"only the start of a placeholder", screen.Action{Kind: screen.ActType, Element: 3, Text: "{{secret.password"},
+			plan.ActionFacts{Kind: "type", ElementID: 3, Target: "To", Role: "text", Text: "{{secret.password"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := actionFacts(s, red, tt.action)
+			got := ActionFacts(s, red, tt.action)
 			if tt.want.Window == "" {
 				tt.want.Window = "Compose: report"
 			}
@@ -66,12 +72,18 @@ func TestActionFacts(t *testing.T) {
 				tt.want.App = "Thunderbird"
 			}
 			if diff := cmp.Diff([]plan.ActionFacts{tt.want}, got); diff != "" {
-				t.Errorf("actionFacts(%s) mismatch (-want +got):\n%s", tt.action.Summary(), diff)
+				t.Errorf("ActionFacts(%s) mismatch (-want +got):\n%s", tt.action.Summary(), diff)
 			}
 		})
 	}
+	// With no screen (the workflow's reading of an action Decide gave no
+	// facts for): the element the action names, no window or application.
+	got := ActionFacts(nil, nil, screen.Action{Kind: screen.ActClick, Element: 2, Target: "Send"}, screen.Action{Kind: screen.ActFail, Reason: "stuck"})
+	if diff := cmp.Diff([]plan.ActionFacts{{Kind: "click", ElementID: 2, Target: "Send"}, {Kind: "fail", Text: "stuck"}}, got); diff != "" {
+		t.Errorf("ActionFacts without a screen mismatch (-want +got):\n%s", diff)
+	}
 	// A batch gets one fact per action, in order.
-	got := actionFacts(s, red, screen.Action{Kind: screen.ActClick, Element: 3}, screen.Action{Kind: screen.ActType, Text: "x"}, screen.Action{Kind: screen.ActClick, Element: 2})
+	got = ActionFacts(s, red, screen.Action{Kind: screen.ActClick, Element: 3}, screen.Action{Kind: screen.ActType, Text: "x"}, screen.Action{Kind: screen.ActClick, Element: 2})
 	if len(got) != 3 || got[0].Target != "To" || got[1].Kind != "type" || got[2].Target != "Send" {
 		t.Errorf("batch facts = %+v", got)
 	}

@@ -122,7 +122,7 @@ func (a *Activities) ReplayStep(ctx context.Context, in ReplayStepInput) (*Repla
 					}
 					res.Actions[i] = act
 				}
-				res.Facts = actionFacts(s, a.Redactor(), res.Actions...)
+				res.Facts = ActionFacts(s, a.Redactor(), res.Actions...)
 			}
 			return res, nil
 		}

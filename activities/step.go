@@ -94,7 +94,7 @@ func (a *Activities) Decide(ctx context.Context, in DecideInput) (*DecideResult,
 	if err := a.finish(m, &res.Usage, err); err != nil {
 		return res, err
 	}
-	res.Facts = actionFacts(s, a.Redactor(), append([]screen.Action{res.Action}, res.Batch...)...)
+	res.Facts = ActionFacts(s, a.Redactor(), append([]screen.Action{res.Action}, res.Batch...)...)
 	return res, nil
 }
 

@@ -444,9 +444,31 @@ func (p *person) await(ctx workflow.Context, live *SubtaskLive, w *Waiting, phas
 	return ok, workflow.Now(ctx).Sub(w.Since), err
 }
 
+// oneFactsChange marks histories in which an action Decide gave no facts
+// for is seen through activities.ActionFacts, the facts Decide gives
+// (text for select, done and fail; secrets by the placeholder pattern),
+// rather than legacyFactsOf.
+const oneFactsChange = "one-source-of-facts"
+
 // factsOf is what a policy sees of an action when Decide gave no facts
-// for it: what the action itself says.
+// for it: what the action itself says, read as Decide reads it.
+func (l *subtaskLoop) factsOf(a screen.Action) plan.ActionFacts {
+	if workflow.GetVersion(l.ctx, oneFactsChange, workflow.DefaultVersion, 1) < 1 {
+		return legacyFactsOf(a, l.s.Device)
+	}
+	return factsOf(a, l.s.Device)
+}
+
+// factsOf is activities.ActionFacts of a on a screen not known, on device.
 func factsOf(a screen.Action, device string) plan.ActionFacts {
+	f := activities.ActionFacts(nil, nil, a)[0]
+	f.Device = device
+	return f
+}
+
+// legacyFactsOf is factsOf as histories before oneFactsChange read it;
+// kept so that they replay.
+func legacyFactsOf(a screen.Action, device string) plan.ActionFacts {
 	f := plan.ActionFacts{Kind: a.Kind, Device: device, Target: a.Target, ElementID: a.Element}
 	switch a.Kind {
 	case screen.ActType:

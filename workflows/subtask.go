@@ -369,12 +369,14 @@ func (l *subtaskLoop) decided(d *activities.DecideResult, err error) *ending {
 // step's first action) over action i of decision d, waiting for a
 // person when it asks for one; it returns the safety checks it covered.
 func (l *subtaskLoop) gateAt(d activities.DecideResult, step, i int, act screen.Action) (ruling, []activities.SafetyCheck, error) {
-	facts := factsOf(act, l.s.Device)
+	var facts plan.ActionFacts
 	if i < len(d.Facts) {
 		// The device's facts, with the task's name of the device
 		// (its worker does not know it).
 		facts = d.Facts[i]
 		facts.Device = l.s.Device
+	} else {
+		facts = l.factsOf(act)
 	}
 	var checks []activities.SafetyCheck
 	if i == 0 {
