@@ -168,21 +168,7 @@ func (w wire) tools(outKeys []string) []openai.Tool {
 	if w.text() {
 		return nil
 	}
-	ts := describedTools(outKeys, w.grounded)
-	for i, t := range ts {
-		if t.Function == nil {
-			continue
-		}
-		if ps, ok := t.Function.Parameters.(json.RawMessage); ok {
-			s := strings.ReplaceAll(string(ps), "pixel x in the image", "x: "+w.hint)
-			s = strings.ReplaceAll(s, "pixel y in the image", "y: "+w.hint)
-			fn := *t.Function
-			fn.Parameters = json.RawMessage(s)
-			fn.Description = strings.ReplaceAll(fn.Description, "(pixels of the image)", "("+w.hint+")")
-			ts[i].Function = &fn
-		}
-	}
-	return ts
+	return describedTools(outKeys, w.grounded, w.hint)
 }
 
 // answer reads the model's actions from a reply: tool calls, or text in

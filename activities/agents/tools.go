@@ -3,6 +3,7 @@ package agents
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -17,14 +18,16 @@ func tool(name, desc, params string) openai.Tool {
 }
 
 // actionTools is pcflow's own action space (screen.Table's offered kinds)
-// as function-calling tools; done's outputs are the declared ones. Targets
-// named by description are left out: see describedTools.
-func actionTools(outputs []string) []openai.Tool { return describedTools(outputs, false) }
+// as function-calling tools, coordinates in pixels of the image; done's
+// outputs are the declared ones. Targets named by description are left
+// out: see describedTools.
+func actionTools(outputs []string) []openai.Tool { return describedTools(outputs, false, "") }
 
-// describedTools is actionTools with, when described is set (a grounder
-// is configured), the arguments that name a target by description
-// (target, a drag's to).
-func describedTools(outputs []string, described bool) []openai.Tool {
+// describedTools is actionTools with coordinates in the words of hint (a
+// profile's CoordinateHint; "": pixels of the image) and, when described
+// is set (a grounder is configured), the arguments that name a target by
+// description (target, a drag's to).
+func describedTools(outputs []string, described bool, hint string) []openai.Tool {
 	var ts []openai.Tool
 	for _, k := range screen.Table() {
 		if !k.Offered {
@@ -40,11 +43,36 @@ func describedTools(outputs []string, described bool) []openai.Tool {
 			case described && k.Kind == screen.ActDrag:
 				p.Required = false // a description may stand for a point
 			}
+			if p.Coordinate {
+				p.Doc = coordinateDoc(p.Name, hint, p.Doc)
+			}
 			ps = append(ps, p)
 		}
-		ts = append(ts, tool(k.Kind, k.Doc, paramsSchema(ps, outputs)))
+		doc := k.Doc
+		if k.DocSpace {
+			space := "pixels of the image"
+			if hint != "" {
+				space = hint
+			}
+			doc = strings.TrimSuffix(doc, ".") + " (" + space + ")."
+		}
+		ts = append(ts, tool(k.Kind, doc, paramsSchema(ps, outputs)))
 	}
 	return ts
+}
+
+// coordinateDoc describes a coordinate argument on axis: in hint's words
+// ("x: x and y in thousandths…"), or in pixels of the image when hint is
+// "", then what doc adds.
+func coordinateDoc(axis, hint, doc string) string {
+	s := "pixel " + axis + " in the image"
+	if hint != "" {
+		s = axis + ": " + hint
+	}
+	if doc != "" {
+		s += ", " + doc
+	}
+	return s
 }
 
 // jsonType is the JSON Schema of one argument.

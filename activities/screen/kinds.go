@@ -64,6 +64,10 @@ type KindInfo struct {
 	Offered bool
 	// Doc describes the action to the model (the tool's description).
 	Doc string
+	// DocSpace says Doc ends by naming the coordinate space in
+	// parentheses, which the tool schema fills in: "Drag from one point
+	// to another (pixels of the image)."
+	DocSpace bool
 	// Params are the arguments the tool schema offers, in order.
 	Params []Param
 	// Point is where the action acts.
@@ -116,6 +120,10 @@ type Param struct {
 	Doc      string
 	Enum     []string
 	Required bool
+	// Coordinate says the argument is a coordinate on the axis its Name
+	// is: the tool schema says it in the model's coordinate space before
+	// Doc ("pixel x in the image, when no element fits").
+	Coordinate bool
 }
 
 // TypeOutputs is the type of done's outputs: an object of the subtask's
@@ -126,8 +134,8 @@ const TypeOutputs = "outputs"
 var pointParams = []Param{
 	{Name: "element", Type: "integer", Doc: "id from the element list"},
 	targetParam,
-	{Name: "x", Type: "integer", Doc: "pixel x in the image, when no element fits"},
-	{Name: "y", Type: "integer", Doc: "pixel y in the image"},
+	{Name: "x", Type: "integer", Doc: "when no element fits", Coordinate: true},
+	{Name: "y", Type: "integer", Coordinate: true},
 }
 
 // targetParam names an action's target by description, for a grounder
@@ -167,7 +175,7 @@ var kinds = []KindInfo{
 			return fmt.Sprintf("select %q…%q", text.Trunc(a.Start, 20), text.Trunc(a.End, 20))
 		}},
 	{Kind: ActDrag, Offered: true, Device: true, Point: PointSpan, HoldsKeys: true,
-		Doc: "Drag from one point to another (pixels of the image).",
+		Doc: "Drag from one point to another.", DocSpace: true,
 		Params: []Param{{Name: "x", Type: "integer", Required: true}, {Name: "y", Type: "integer", Required: true},
 			{Name: "x2", Type: "integer", Required: true}, {Name: "y2", Type: "integer", Required: true},
 			{Name: "target", Type: "string", Doc: "a description of what to drag, instead of x and y; a grounder model finds it"},
