@@ -326,13 +326,3 @@ func fileKind(m os.FileMode) string {
 	}
 	return m.Type().String()
 }
-
-// FromEnv resolves the profile PCFLOW_PROFILE names, with user profiles
-// from the file PCFLOW_PROFILES; getenv is os.Getenv in production.
-func FromEnv(getenv func(string) string) (Profile, error) {
-	s, err := Load(getenv("PCFLOW_PROFILES"))
-	if err != nil {
-		return Profile{}, err
-	}
-	return s.Get(getenv("PCFLOW_PROFILE"))
-}

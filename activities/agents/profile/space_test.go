@@ -228,8 +228,11 @@ func TestUserProfiles(t *testing.T) {
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{"PCFLOW_PROFILES": path, "PCFLOW_PROFILE": "my-qwen"}
-	p, err := profile.FromEnv(func(k string) string { return env[k] })
+	set, err := profile.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := set.Get("my-qwen")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,8 +244,7 @@ func TestUserProfiles(t *testing.T) {
 	if w, h, _ := p.Sizing.Size(1440, 900); w != 1260 || h != 784 {
 		t.Errorf("my-qwen sizing = %d×%d, want 1260×784", w, h)
 	}
-	env["PCFLOW_PROFILE"] = "local-tars"
-	if p, err := profile.FromEnv(func(k string) string { return env[k] }); err != nil || p.Format != profile.FormatUITARS {
+	if p, err := set.Get("local-tars"); err != nil || p.Format != profile.FormatUITARS {
 		t.Errorf("local-tars = %+v, %v", p, err)
 	}
 
