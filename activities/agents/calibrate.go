@@ -33,24 +33,19 @@ func (c *Client) Point(ctx context.Context, shot image.Image, n int, u *screen.U
 		return 0, 0, "", err
 	}
 	sys := w.system(tCalibrateSystem)
+	call := agent.Call{Role: RoleCalibrate, Step: n, Turn: &agent.TurnFacts{Target: n}}
+	prompt := calibratePrompt(w, n)
+	var send transport[reply]
 	if w.computer() {
-		return c.pointComputer(ctx, w, sys, n, u, record)
-	}
-	type pt struct {
-		x, y    int
-		thought string
-	}
-	p, _, err := ask(ctx, c, exchange[pt]{
-		call:   agent.Call{Role: RoleCalibrate, Step: n, Turn: &agent.TurnFacts{Target: n}},
-		record: record,
-		request: func(feedback string) openai.ChatCompletionRequest {
-			text := calibratePrompt(w, n)(feedback)
+		send = c.computerTransport(computerTurn{call: call, w: w, sys: sys, record: record}, prompt, u)
+	} else {
+		send = w.read(c.chat(call, func(feedback string) openai.ChatCompletionRequest {
 			req := openai.ChatCompletionRequest{
 				Model: c.cfg.DecisionModel, Temperature: c.cfg.Temperature, MaxTokens: c.cfg.MaxTokens,
 				Messages: []openai.ChatCompletionMessage{
 					{Role: openai.ChatMessageRoleSystem, Content: sys},
 					{Role: openai.ChatMessageRoleUser, MultiContent: []openai.ChatMessagePart{
-						{Type: openai.ChatMessagePartTypeText, Text: text},
+						{Type: openai.ChatMessagePartTypeText, Text: prompt(feedback)},
 						{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: dataURL(w.img, w.mime), Detail: openai.ImageURLDetailHigh}},
 					}},
 				},
@@ -61,16 +56,19 @@ func (c *Client) Point(ctx context.Context, shot image.Image, n int, u *screen.U
 				}
 			}
 			return req
-		},
-		parse: func(msg openai.ChatCompletionMessage) (pt, error) {
-			a, err := w.answer(msg)
-			if err != nil {
-				return pt{}, err
-			}
-			sx, sy, err := w.pointOne(a)
-			return pt{sx, sy, a.Thought}, err
-		},
-	}, u)
+		}, u, record))
+	}
+	type pt struct {
+		x, y    int
+		thought string
+	}
+	p, _, err := reask(ctx, c.cfg.MaxReasks, send, func(r reply) (pt, error) {
+		if r.err != nil {
+			return pt{}, r.err
+		}
+		x, y, err := w.pointOne(r.a)
+		return pt{x, y, r.a.Thought}, err
+	})
 	return p.x, p.y, p.thought, err
 }
 
@@ -85,23 +83,6 @@ func (w wire) pointOne(a profile.Answer) (int, int, error) {
 		return 0, 0, fmt.Errorf("the click needs x and y")
 	}
 	return w.toScreen(fx, fy)
-}
-
-// pointComputer is Point over a computer-use protocol.
-func (c *Client) pointComputer(ctx context.Context, w wire, sys string, n int, u *screen.Usage, record func(agent.Exchange)) (int, int, string, error) {
-	type pt struct {
-		x, y    int
-		thought string
-	}
-	t := computerTurn{call: agent.Call{Role: RoleCalibrate, Step: n, Turn: &agent.TurnFacts{Target: n}}, w: w, sys: sys, record: record}
-	p, _, err := reask(ctx, c.cfg.MaxReasks, c.computerTransport(t, calibratePrompt(w, n), u), func(ans computerAnswer) (pt, error) {
-		if ans.err != nil {
-			return pt{}, ans.err
-		}
-		x, y, err := w.pointOne(ans.a)
-		return pt{x, y, ans.a.Thought}, err
-	})
-	return p.x, p.y, p.thought, err
 }
 
 // calibratePrompt asks for target n on w's image, with the feedback on the

@@ -60,25 +60,16 @@ type computerTurn struct {
 	record  func(agent.Exchange)
 }
 
-// computerAnswer is a computer-use answer as read: its actions, the
-// safety checks on them, or what is wrong with it (an invalid answer, to
-// be re-asked).
-type computerAnswer struct {
-	a      profile.Answer
-	checks []agent.SafetyCheck
-	err    error
-}
-
 // computerTransport is the transport of the computer-use protocols: the
 // turn with the prompt built from the feedback. A failed call is the
 // ask's error; anything else wrong is the answer's.
-func (c *Client) computerTransport(t computerTurn, prompt func(feedback string) string, u *screen.Usage) transport[computerAnswer] {
-	return func(ctx context.Context, feedback string) (computerAnswer, error) {
+func (c *Client) computerTransport(t computerTurn, prompt func(feedback string) string, u *screen.Usage) transport[reply] {
+	return func(ctx context.Context, feedback string) (reply, error) {
 		a, checks, err := c.computerAsk(ctx, t, prompt(feedback), u)
 		if _, ok := err.(*agent.APIError); ok {
-			return computerAnswer{}, err
+			return reply{}, err
 		}
-		return computerAnswer{a, checks, err}, nil
+		return reply{a, checks, err}, nil
 	}
 }
 
@@ -294,45 +285,6 @@ func redactComputer(body map[string]any, n int) map[string]any {
 		out["input"] = note
 	}
 	return out
-}
-
-// decideComputer is Decide over a computer-use protocol: one turn, the
-// answer's actions (several are a batch), safety checks honoured.
-func (c *Client) decideComputer(ctx context.Context, in agent.DecisionInput, w wire, u *screen.Usage) (*agent.Decision, error) {
-	outKeys := in.OutputKeys()
-	view := in
-	view.Elements = w.elements(in.Elements)
-	d := &agent.Decision{}
-	t := computerTurn{call: agent.Call{Role: agent.RoleDecision, Subtask: in.Subtask, Step: in.Step, Profile: c.cfg.Profile.Name, Turn: decisionTurn(view)},
-		w: w, sys: w.system(tDecisionSystem), outKeys: outKeys, acked: in.Acknowledged, record: in.Record}
-	prompt := func(feedback string) string {
-		p := DecisionPrompt(view, w.frame.ImageW, w.frame.ImageH, feedback)
-		d.Prompt = len(p)
-		return p
-	}
-	type choice struct {
-		thought string
-		actions []screen.Action
-		checks  []agent.SafetyCheck
-	}
-	ch, inv, err := reask(ctx, c.reasks(in.InvalidBudget), c.computerTransport(t, prompt, u), func(ans computerAnswer) (choice, error) {
-		if ans.err != nil {
-			return choice{}, ans.err
-		}
-		acts, err := w.actions(ans.a, in, outKeys)
-		return choice{ans.a.Thought, acts, ans.checks}, err
-	})
-	d.Invalid, d.Errors = inv.n, inv.errors
-	if err != nil {
-		return d, err
-	}
-	d.Thought, d.Action, d.Batch, d.SafetyChecks = ch.thought, ch.actions[0], ch.actions[1:], ch.checks
-	if len(d.SafetyChecks) > 0 && len(d.Batch) > 0 {
-		// The checks are on the call: a person approves the first action
-		// alone, and the model sees the screen again before the rest.
-		d.Batch = nil
-	}
-	return d, nil
 }
 
 // responsesContent is the Responses API user content: the prompt, the

@@ -77,7 +77,8 @@ func DecisionPrompt(in agent.DecisionInput, imgW, imgH int, feedback string) str
 	return render(tDecision, v)
 }
 
-// Decide asks the Decision agent for one action.
+// Decide asks the Decision agent for one action, in its profile's
+// protocol.
 func (c *Client) Decide(ctx context.Context, in agent.DecisionInput, u *screen.Usage) (*agent.Decision, error) {
 	if in.Image == nil {
 		return nil, fmt.Errorf("decision needs a screenshot")
@@ -89,27 +90,24 @@ func (c *Client) Decide(ctx context.Context, in agent.DecisionInput, u *screen.U
 	if w, err = c.withZoom(w, in.Zoom); err != nil {
 		return nil, err
 	}
-	if w.computer() {
-		return c.decideComputer(ctx, in, w, u)
-	}
 	outKeys := in.OutputKeys()
 	sys := w.system(tDecisionSystem)
 	view := in
 	view.Elements = w.elements(in.Elements)
 	d := &agent.Decision{}
-	type choice struct {
-		thought string
-		actions []screen.Action
+	call := agent.Call{Role: agent.RoleDecision, Subtask: in.Subtask, Step: in.Step, Profile: c.cfg.Profile.Name, Turn: decisionTurn(view)}
+	prompt := func(feedback string) string {
+		p := DecisionPrompt(view, w.frame.ImageW, w.frame.ImageH, feedback)
+		d.Prompt = len(p)
+		return p
 	}
-	ch, inv, err := ask(ctx, c, exchange[choice]{
-		call:   agent.Call{Role: agent.RoleDecision, Subtask: in.Subtask, Step: in.Step, Profile: c.cfg.Profile.Name, Turn: decisionTurn(view)},
-		record: in.Record,
-		budget: in.InvalidBudget,
-		request: func(feedback string) openai.ChatCompletionRequest {
-			prompt := DecisionPrompt(view, w.frame.ImageW, w.frame.ImageH, feedback)
-			d.Prompt = len(prompt)
+	var send transport[reply]
+	if w.computer() {
+		send = c.computerTransport(computerTurn{call: call, w: w, sys: sys, outKeys: outKeys, acked: in.Acknowledged, record: in.Record}, prompt, u)
+	} else {
+		send = w.read(c.chat(call, func(feedback string) openai.ChatCompletionRequest {
 			parts := []openai.ChatMessagePart{
-				{Type: openai.ChatMessagePartTypeText, Text: prompt},
+				{Type: openai.ChatMessagePartTypeText, Text: prompt(feedback)},
 				{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: dataURL(w.img, w.mime), Detail: openai.ImageURLDetailHigh}},
 			}
 			if z := w.zoom; z != nil {
@@ -124,22 +122,32 @@ func (c *Client) Decide(ctx context.Context, in agent.DecisionInput, u *screen.U
 				},
 				Tools: w.tools(outKeys),
 			}
-		},
-		parse: func(msg openai.ChatCompletionMessage) (choice, error) {
-			a, err := w.answer(msg)
-			if err != nil {
-				return choice{thought: a.Thought}, err
-			}
-			acts, err := w.actions(a, in, outKeys)
-			for i := 0; err == nil && i < len(acts); i++ {
-				err = c.ground(ctx, in, &acts[i], u)
-			}
-			return choice{a.Thought, acts}, err
-		},
-	}, u)
-	d.Thought, d.Invalid, d.Errors = ch.thought, inv.n, inv.errors
+		}, u, in.Record))
+	}
+	type choice struct {
+		thought string
+		actions []screen.Action
+		checks  []agent.SafetyCheck
+	}
+	ch, inv, err := reask(ctx, c.reasks(in.InvalidBudget), send, func(r reply) (choice, error) {
+		if r.err != nil {
+			return choice{}, r.err
+		}
+		acts, err := w.actions(r.a, in, outKeys)
+		for i := 0; err == nil && i < len(acts); i++ {
+			err = c.ground(ctx, in, &acts[i], u)
+		}
+		return choice{r.a.Thought, acts, r.checks}, err
+	})
+	d.Thought, d.Invalid, d.Errors, d.SafetyChecks = ch.thought, inv.n, inv.errors, ch.checks
 	if len(ch.actions) > 0 {
 		d.Action, d.Batch = ch.actions[0], ch.actions[1:]
+	}
+	if len(d.SafetyChecks) > 0 && len(d.Batch) > 0 {
+		// The checks are on the call (a computer-use protocol's): a
+		// person approves the first action alone, and the model sees the
+		// screen again before the rest.
+		d.Batch = nil
 	}
 	return d, err
 }

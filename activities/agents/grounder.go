@@ -91,7 +91,7 @@ func (c *Client) groundOne(ctx context.Context, in agent.DecisionInput, g *scree
 		// One turn, not re-asked: what is wrong with the answer is the
 		// Decision agent's feedback.
 		ans, _, err := reask(ctx, 0, gc.computerTransport(computerTurn{call: call, w: w, sys: sys, record: in.Record}, func(string) string { return prompt }, u),
-			func(ans computerAnswer) (computerAnswer, error) { return ans, nil })
+			func(ans reply) (reply, error) { return ans, nil })
 		if err == nil {
 			err = ans.err
 		}

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"image"
@@ -169,6 +170,29 @@ func (w wire) tools(outKeys []string) []openai.Tool {
 		return nil
 	}
 	return describedTools(outKeys, w.grounded, w.hint)
+}
+
+// reply is an answer of the Decision agent's kind (Decide, Point, the
+// grounder's) as its protocol's transport read it: the actions, the
+// safety checks on them, or what is wrong with it (an invalid answer, to
+// be re-asked).
+type reply struct {
+	a      profile.Answer
+	checks []agent.SafetyCheck
+	err    error
+}
+
+// read is the chat transport send with its answers read in w's profile
+// (tool calls, or text in its format).
+func (w wire) read(send transport[openai.ChatCompletionMessage]) transport[reply] {
+	return func(ctx context.Context, feedback string) (reply, error) {
+		msg, err := send(ctx, feedback)
+		if err != nil {
+			return reply{}, err
+		}
+		a, err := w.answer(msg)
+		return reply{a: a, err: err}, nil
+	}
 }
 
 // answer reads the model's actions from a reply: tool calls, or text in
