@@ -19,19 +19,9 @@ import (
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/internal/report"
 	"github.com/pcflow/pcflow/specs/plan"
+	"github.com/pcflow/pcflow/worker/host"
 	"github.com/pcflow/pcflow/workflows"
 )
-
-// Local device isolation (--sandbox).
-const (
-	sandboxBind    = "bind"
-	sandboxOverlay = "overlay"
-	sandboxNone    = "none"
-)
-
-// ScratchDir is the folder a task's files belong in: under `pcflow eval`
-// each device sees its own, emptied by the reset between tasks.
-const ScratchDir = "/tmp/pcflow-task"
 
 // suiteRecord is what `pcflow eval resume` needs to bring a suite's
 // devices, workers and model back.
@@ -131,9 +121,9 @@ func (f *evalFlags) register(e *env, fs *flag.FlagSet) {
 	fs.BoolVar(&f.detach, "detach", false, "start the suite, print its id and return; the pool's workers run it (needs --temporal and --pool)")
 	fs.StringVar(&f.displays, "displays", "", "X displays `:N[,:N...]` for the local desktops (default: free ones from :90)")
 	fs.DurationVar(&f.latency, "model-latency", 0, "scripted model only: answer every request after this `DELAY`, to model a real endpoint")
-	fs.StringVar(&f.sandbox, "sandbox", "", "`HOW` local devices are isolated (default: "+sandboxOverlay+" as root where bwrap, unshare, nsenter and setpriv are installed, else "+sandboxBind+"): "+sandboxBind+" (a bubblewrap sandbox with its own /tmp, and its own home folder and "+ScratchDir+", which the reset empties; the rest of the host visible), "+
-		sandboxOverlay+" (root only: the whole file system a copy-on-write overlay in memory over the host's, dropped by the reset, which starts the sandbox afresh; the host's /tmp, /root, /home, working folder and state hidden; own PID namespace; the task's programs in a network namespace of their own with no route to the Temporal frontend, Web UI or model), "+sandboxNone+" (devices share "+ScratchDir+")")
-	fs.StringVar(&f.base, "scratch-base", "", "overlay sandbox: a folder `DIR` every device sees in "+ScratchDir+" at the start of every task (default: empty)")
+	fs.StringVar(&f.sandbox, "sandbox", "", "`HOW` local devices are isolated (default: "+host.SandboxOverlay+" as root where bwrap, unshare, nsenter and setpriv are installed, else "+host.SandboxBind+"): "+host.SandboxBind+" (a bubblewrap sandbox with its own /tmp, and its own home folder and "+host.ScratchDir+", which the reset empties; the rest of the host visible), "+
+		host.SandboxOverlay+" (root only: the whole file system a copy-on-write overlay in memory over the host's, dropped by the reset, which starts the sandbox afresh; the host's /tmp, /root, /home, working folder and state hidden; own PID namespace; the task's programs in a network namespace of their own with no route to the Temporal frontend, Web UI or model), "+host.SandboxNone+" (devices share "+host.ScratchDir+")")
+	fs.StringVar(&f.base, "scratch-base", "", "overlay sandbox: a folder `DIR` every device sees in "+host.ScratchDir+" at the start of every task (default: empty)")
 	fs.DurationVar(&f.devTO, "device-timeout", 2*time.Minute, "report a device offline when its worker takes no work for this `DURATION`")
 	fs.BoolVar(&f.noReport, "no-report", false, "write results but no HTML report")
 	fs.BoolVar(&f.reset, "reset", true, "reset each device between tasks (false: a task sees what the previous one left)")
@@ -164,7 +154,7 @@ file (suite "NAME" { task "NAME" { file = ... tags = [...] repeat = N } }).
 
 Tasks are leased to free devices as soon as enough are free (a two-device task
 leases two); each device is reset between tasks (its applications closed, its
-configuration and `+ScratchDir+` emptied). The suite is a Temporal workflow: a
+configuration and `+host.ScratchDir+` emptied). The suite is a Temporal workflow: a
 killed eval continues with 'pcflow eval resume ID', without running finished
 tasks again. Results: --out/results.json, results.jsonl, results.csv, index.html.
 While it runs: one line per task start and end, and
@@ -275,22 +265,22 @@ Examples:
 			}
 		}
 		if f.sandbox == "" {
-			f.sandbox = defaultSandbox()
-			fmt.Fprintf(e.stdout, "sandbox: %s (the default %s; --sandbox bind|overlay|none chooses)\n", f.sandbox, map[string]string{sandboxOverlay: "as root", sandboxBind: "without root or util-linux's unshare, nsenter and setpriv"}[f.sandbox])
+			f.sandbox = host.DefaultSandbox()
+			fmt.Fprintf(e.stdout, "sandbox: %s (the default %s; --sandbox bind|overlay|none chooses)\n", f.sandbox, map[string]string{host.SandboxOverlay: "as root", host.SandboxBind: "without root or util-linux's unshare, nsenter and setpriv"}[f.sandbox])
 		}
 		switch f.sandbox {
-		case sandboxBind, sandboxOverlay:
+		case host.SandboxBind, host.SandboxOverlay:
 			if _, err := exec.LookPath("bwrap"); err != nil {
-				fmt.Fprintln(e.stderr, "pcflow eval: bubblewrap (bwrap) is not installed: run scripts/setup.sh or apt-get install bubblewrap, or pass --sandbox none (devices then share "+ScratchDir+")")
+				fmt.Fprintln(e.stderr, "pcflow eval: bubblewrap (bwrap) is not installed: run scripts/setup.sh or apt-get install bubblewrap, or pass --sandbox none (devices then share "+host.ScratchDir+")")
 				return 1
 			}
-		case sandboxNone:
+		case host.SandboxNone:
 		default:
-			fmt.Fprintf(e.stderr, "pcflow eval: --sandbox %q: use %s, %s or %s\n", f.sandbox, sandboxBind, sandboxOverlay, sandboxNone)
+			fmt.Fprintf(e.stderr, "pcflow eval: --sandbox %q: use %s, %s or %s\n", f.sandbox, host.SandboxBind, host.SandboxOverlay, host.SandboxNone)
 			return 2
 		}
 		rec.Sandbox = f.sandbox
-		if f.sandbox == sandboxOverlay {
+		if f.sandbox == host.SandboxOverlay {
 			rec.Base = filepath.Join(f.eng.state, "suites", strings.ReplaceAll(id, "/", "_"), "base")
 			if f.base != "" {
 				rec.Base, _ = filepath.Abs(f.base)
@@ -302,7 +292,7 @@ Examples:
 			return 2
 		}
 		rec.Home, rec.User = home, user
-		if home != "" && f.sandbox == sandboxNone {
+		if home != "" && f.sandbox == host.SandboxNone {
 			fmt.Fprintf(e.stderr, "warning: the tasks expect the home folder %s; --sandbox none gives the devices this machine's own home folder and user: pass --sandbox overlay or bind\n", home)
 		}
 		// Local devices are this machine: say now what is missing.
@@ -561,22 +551,6 @@ func redactCommand(argv []string, secrets map[string]string) []string {
 		}
 	}
 	return out
-}
-
-// defaultSandbox is the isolation a suite's local devices get unless
-// --sandbox says: the overlay (every task from the same file system, as a
-// benchmark's VM snapshot gives) where it can run — as root, with
-// bubblewrap and util-linux's unshare, nsenter and setpriv — else bind.
-func defaultSandbox() string {
-	if os.Geteuid() != 0 {
-		return sandboxBind
-	}
-	for _, p := range []string{"bwrap", "unshare", "nsenter", "setpriv"} {
-		if _, err := exec.LookPath(p); err != nil {
-			return sandboxBind
-		}
-	}
-	return sandboxOverlay
 }
 
 // suiteMachine returns the home folder and user the suite's tasks expect

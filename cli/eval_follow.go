@@ -16,6 +16,7 @@ import (
 
 	"github.com/pcflow/pcflow/internal/report"
 	"github.com/pcflow/pcflow/internal/text"
+	"github.com/pcflow/pcflow/worker/host"
 	"github.com/pcflow/pcflow/workflows"
 )
 
@@ -293,7 +294,7 @@ the killed eval, they start again from their setup), queued ones start.`)
 		return 1
 	}
 	fmt.Fprintf(e.stdout, "resuming suite %s\n", rec.ID)
-	if rec.Local && rec.Sandbox == sandboxOverlay {
+	if rec.Local && rec.Sandbox == host.SandboxOverlay {
 		if err := restartRunning(ctx, e, sess.eng.client, rec.ID); err != nil {
 			fmt.Fprintf(e.stderr, "pcflow eval resume: %v\n", err)
 			return 1

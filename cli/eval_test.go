@@ -317,7 +317,7 @@ func TestEvalKillAndResume(t *testing.T) {
 	// (Waiting up to 30 s: on a loaded machine the kernel takes seconds
 	// to tear down a sandbox's namespaces.) A sandbox that was starting
 	// when eval died may leave a bubblewrap process that never runs the
-	// worker (see sweepSandbox): the resume must clear it.
+	// worker (see host.SweepSandbox): the resume must clear it.
 	workers := func() []string {
 		var out []string
 		for _, w := range suiteWorkers("crashy-d") {

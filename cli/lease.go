@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -18,54 +15,6 @@ import (
 	"github.com/pcflow/pcflow/internal/tserver"
 	"github.com/pcflow/pcflow/workflows"
 )
-
-// leaseOwnerEnv names what started a device's worker (pcflow eval's suite):
-// a worker of the same owner takes the device's lease over at once.
-const leaseOwnerEnv = "PCFLOW_LEASE_OWNER"
-
-// leaseHolder names this process as the holder of device's lease.
-func leaseHolder(device string) workflows.Holder {
-	host, _ := os.Hostname()
-	h := workflows.Holder{Host: host, PID: os.Getpid(), PIDNS: pidNS(), Owner: os.Getenv(leaseOwnerEnv)}
-	h.Who = fmt.Sprintf("the pcflow process %d on %s", h.PID, host)
-	if d := os.Getenv("DISPLAY"); d != "" {
-		h.Who += ", display " + d
-	}
-	if h.Owner != "" {
-		h.Who += ", for " + h.Owner
-	}
-	return h
-}
-
-// pidNS identifies this process's pid namespace: a pid means the same
-// process only within one.
-func pidNS() string {
-	ns, _ := os.Readlink("/proc/self/ns/pid")
-	return ns
-}
-
-// leaseHolderGone reports whether h's process has ended: it ran on this
-// host, in this pid namespace, and its pid is gone or a zombie. Anything
-// else (another host, another namespace, a live pid, even one reused) is
-// not known to be gone: its lease then lapses by itself.
-func leaseHolderGone(h workflows.Holder) bool {
-	host, _ := os.Hostname()
-	if h.Host != host || h.PID <= 0 || h.PIDNS == "" || h.PIDNS != pidNS() || h.PID == os.Getpid() {
-		return false
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", h.PID))
-	if errors.Is(err, os.ErrNotExist) {
-		return true
-	}
-	if err != nil {
-		return false
-	}
-	// pid (comm) STATE ...: the comm may hold anything but not end the line.
-	if i := bytes.LastIndexByte(b, ')'); i > 0 && i+2 < len(b) {
-		return b[i+2] == 'Z'
-	}
-	return false
-}
 
 // suiteUse is a running suite that uses some of a pool's devices.
 type suiteUse struct {

@@ -26,6 +26,7 @@ import (
 	"github.com/pcflow/pcflow/internal/signing"
 	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/worker"
+	"github.com/pcflow/pcflow/worker/host"
 	"github.com/pcflow/pcflow/workflows"
 )
 
@@ -248,7 +249,7 @@ func startWorker(g *engine, state, device, physical, queue string, dev activitie
 		// One process drives a device: a second worker for it (another
 		// display, another machine) is refused, naming the first.
 		lease, err := worker.HoldDevice(context.Background(), worker.LeaseOptions{Client: g.client, Device: physical,
-			Holder: leaseHolder(physical), Gone: leaseHolderGone, Logger: logger, Lost: w.Fail})
+			Holder: host.LeaseHolder(physical), Gone: host.LeaseHolderGone, Logger: logger, Lost: w.Fail})
 		if err != nil {
 			return nil, err
 		}

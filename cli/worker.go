@@ -22,6 +22,7 @@ import (
 	"github.com/pcflow/pcflow/activities/x11"
 	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/worker"
+	"github.com/pcflow/pcflow/worker/host"
 )
 
 func cmdWorker(ctx context.Context, e *env, args []string) int {
@@ -117,10 +118,10 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 		return 1
 	}
 	defer dev.Close()
-	if home := os.Getenv(taskHomeEnv); home != "" {
+	if home := os.Getenv(host.TaskHomeEnv); home != "" {
 		// The sandbox's home folder for the task, and the applications'
 		// settings in it, over the desktop's session folders.
-		for _, kv := range homeEnv(home) {
+		for _, kv := range host.HomeEnv(home) {
 			k, v, _ := strings.Cut(kv, "=")
 			if err := os.Setenv(k, v); err != nil {
 				fmt.Fprintf(e.stderr, "pcflow worker: device %s: %v\n", *device, err)
@@ -144,10 +145,10 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 	// eval empties the device's home folder in between.
 	restart := make(chan struct{})
 	var tweak []func(*activities.Activities)
-	sandbox := os.Getenv(restartEnv)
-	if sandbox == restartOverlay {
+	sandbox := os.Getenv(host.RestartEnv)
+	if sandbox == host.RestartOverlay {
 		// The task's programs run apart from this worker (TaskJail).
-		jail, err := x11.NewTaskJail(os.Getenv(taskNetEnv))
+		jail, err := x11.NewTaskJail(os.Getenv(host.TaskNetEnv))
 		if err != nil {
 			fmt.Fprintf(e.stderr, "pcflow worker: device %s: %v\n", *device, err)
 			return 1
@@ -156,7 +157,7 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 		dev.Confine = jail.Wrap
 		tweak = append(tweak, func(a *activities.Activities) { a.Confine = jail.Wrap })
 	}
-	if sandbox == restartOverlay || sandbox == restartBind {
+	if sandbox == host.RestartOverlay || sandbox == host.RestartBind {
 		var once sync.Once
 		tweak = append(tweak, func(a *activities.Activities) {
 			a.AfterReset = func() {
@@ -188,7 +189,7 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 		return 1
 	case <-restart:
 		w.Stop()
-		return restartExitCode
+		return host.RestartExitCode
 	}
 }
 

@@ -21,9 +21,10 @@ platforms=(
 )
 # Linux-only beside the Linux device: the live view (x11vnc), the network
 # namespaces of the cluster tests (netlab), the tests' X display numbers
-# (testdisplay) and the CLI's
+# (testdisplay), the host runtime of local devices (worker/host:
+# bubblewrap sandboxes, /proc) and the CLI's
 # main, which wires the Linux device in.
-linux_only=(internal/liveview internal/netlab internal/testdisplay cli)
+linux_only=(internal/liveview internal/netlab internal/testdisplay worker/host cli)
 
 mod=$(go list -m)
 dirs=("${linux_only[@]}")

@@ -1,4 +1,4 @@
-package main
+package host
 
 import (
 	"os"
@@ -66,7 +66,7 @@ func TestSweepSandboxKillsOrphans(t *testing.T) {
 	}
 	ownChild := childrenOf(own.Process.Pid)[0]
 
-	if n := sweepSandbox(mine); n != 1 {
+	if n := SweepSandbox(mine); n != 1 {
 		t.Errorf("sweepSandbox killed %d processes, want 1 (the orphan of the same device)", n)
 	}
 	for i := 0; alive(left); i++ {

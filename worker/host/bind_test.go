@@ -1,4 +1,4 @@
-package main
+package host
 
 import (
 	"strings"
@@ -14,17 +14,17 @@ import (
 func TestBindSandboxHome(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		sb   bindSandbox
+		sb   bindMounts
 		want string
 	}{
 		{name: "state under home",
-			sb:   bindSandbox{Tmp: "/s/d/tmp", Home: "/root", OwnHome: "/s/d/home", Scratch: "/s/d/scratch", Keep: []string{"/tmp/.X11-unix", "/root/.pcflow"}},
+			sb:   bindMounts{Tmp: "/s/d/tmp", Home: "/root", OwnHome: "/s/d/home", Scratch: "/s/d/scratch", Keep: []string{"/tmp/.X11-unix", "/root/.pcflow"}},
 			want: "bwrap --dev-bind / / --bind /s/d/tmp /tmp --bind /s/d/home /root --bind /tmp/.X11-unix /tmp/.X11-unix --bind /root/.pcflow /root/.pcflow --bind /s/d/scratch " + ScratchDir + " --die-with-parent -- w"},
 		{name: "home inside a kept folder",
-			sb:   bindSandbox{Tmp: "/s/d/tmp", Home: "/tmp/w/h", OwnHome: "/s/d/home", Scratch: "/s/d/scratch", Keep: []string{"/tmp/w"}},
+			sb:   bindMounts{Tmp: "/s/d/tmp", Home: "/tmp/w/h", OwnHome: "/s/d/home", Scratch: "/s/d/scratch", Keep: []string{"/tmp/w"}},
 			want: "bwrap --dev-bind / / --bind /s/d/tmp /tmp --bind /tmp/w /tmp/w --bind /s/d/home /tmp/w/h --bind /s/d/scratch " + ScratchDir + " --die-with-parent -- w"},
 		{name: "no home of its own",
-			sb:   bindSandbox{Tmp: "/s/d/tmp", Scratch: "/s/d/scratch"},
+			sb:   bindMounts{Tmp: "/s/d/tmp", Scratch: "/s/d/scratch"},
 			want: "bwrap --dev-bind / / --bind /s/d/tmp /tmp --bind /s/d/scratch " + ScratchDir + " --die-with-parent -- w"},
 	} {
 		if diff := cmp.Diff(tc.want, strings.Join(tc.sb.argv([]string{"w"}), " ")); diff != "" {
