@@ -5,14 +5,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sync"
 
 	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/agents"
 	"github.com/pcflow/pcflow/activities/agents/scripted"
-	"github.com/pcflow/pcflow/activities/x11"
 	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/worker/host"
 )
@@ -100,63 +98,27 @@ func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteReco
 			if i < len(rec.Displays) {
 				display = rec.Displays[i]
 			}
-			desk, err := x11.Up(ctx, x11.DesktopOptions{Display: display, StateDir: f.eng.state})
+			desk, err := host.UpDesktop(ctx, display, f.eng.state)
 			if err != nil {
 				return fail(fmt.Errorf("device %s: %w", name, err))
 			}
 			if i >= len(rec.Displays) {
-				rec.Displays = append(rec.Displays, desk.Display)
+				rec.Displays = append(rec.Displays, desk.Display())
 			}
-			var deskMu sync.Mutex
 			s.cleanup = append(s.cleanup, func() {
-				deskMu.Lock()
-				defer deskMu.Unlock()
 				if !s.keepDesktops {
-					x11.StopApps(desk.Display)
 					desk.Down()
 				}
 			})
-			// A desktop that died under a task (its X server killed or
-			// crashed) takes its worker with it: the worker is started
-			// again on the desktop brought up afresh, so the device serves
-			// the suite on instead of leaving the pool.
-			revive := func() ([]string, bool, string, error) {
-				deskMu.Lock()
-				defer deskMu.Unlock()
-				if desk.Alive() {
-					// A window manager a task ended (through the X
-					// server, which every program on the display can
-					// reach) is started again: the device's observations
-					// need it.
-					switch started, err := desk.EnsureWM(ctx, f.eng.state); {
-					case err != nil:
-						return nil, false, "", fmt.Errorf("its window manager is gone and did not start again: %w", err)
-					case started:
-						return nil, false, "its window manager was gone (a task can end it through the X server): started it again", nil
-					}
-					return nil, false, "", nil
-				}
-				x11.StopApps(desk.Display)
-				desk.Down()
-				// Its own desktop again, never one another program
-				// started on the number meanwhile (the device would drive
-				// that one's screen).
-				nd, err := x11.Up(ctx, x11.DesktopOptions{Display: desk.Display, StateDir: f.eng.state, Fresh: true})
-				if err != nil {
-					return nil, false, "", err
-				}
-				desk = nd
-				return m.childEnv(nd.Environ()), true, "", nil
-			}
-			stop, err := host.StartDeviceWorker(host.WorkerOptions{Program: exe, State: f.eng.state, Suite: rec.ID, Device: name, Display: desk.Display,
+			stop, err := host.StartDeviceWorker(host.WorkerOptions{Program: exe, State: f.eng.state, Suite: rec.ID, Device: name, Display: desk.Display(),
 				Temporal: eng.addr, Environ: m.childEnv(desk.Environ()), Secrets: secrets, Sandbox: rec.Sandbox, Home: rec.Home, User: rec.User, Base: rec.Base,
-				Revive: revive})
+				Revive: desk.Revive(ctx, m.childEnv)})
 			if err != nil {
 				return fail(fmt.Errorf("device %s: %w", name, err))
 			}
 			s.cleanup = append(s.cleanup, stop)
 			if !f.quiet {
-				fmt.Fprintf(e.stdout, "device %s: desktop %s, worker on queue %s; live view: pcflow view %s\n", name, desk.Display, plan.DeviceQueue(name), name)
+				fmt.Fprintf(e.stdout, "device %s: desktop %s, worker on queue %s; live view: pcflow view %s\n", name, desk.Display(), plan.DeviceQueue(name), name)
 			}
 		}
 	}
