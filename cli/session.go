@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"flag"
@@ -10,14 +9,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
-	"golang.org/x/sys/unix"
 
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/agents"
@@ -344,97 +339,6 @@ func (w *workerWatch) check(ctx context.Context) {
 	}
 }
 
-// runProcesses lists the processes of the applications a run launched on
-// this machine, and their names, sorted. A device marks what it launches
-// with activities.RunEnv and starts it in a session of its own;
-// everything in those sessions counts (a program that rewrites its
-// environment, as Chromium's helpers do, keeps its session).
-func runProcesses(id string) ([]int, []string) {
-	type proc struct {
-		name string
-		sid  int
-	}
-	procs := map[int]proc{}
-	sids := map[int]bool{}
-	entries, _ := os.ReadDir("/proc")
-	for _, en := range entries {
-		pid, err := strconv.Atoi(en.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", en.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp session ...; comm may hold spaces.
-		open, end := bytes.IndexByte(stat, '('), bytes.LastIndexByte(stat, ')')
-		if open < 0 || end < open {
-			continue
-		}
-		f := strings.Fields(string(stat[end+1:]))
-		if len(f) < 4 {
-			continue
-		}
-		sid, _ := strconv.Atoi(f[3])
-		procs[pid] = proc{name: string(stat[open+1 : end]), sid: sid}
-		env, err := os.ReadFile(filepath.Join("/proc", en.Name(), "environ"))
-		if err != nil {
-			continue
-		}
-		for _, kv := range bytes.Split(env, []byte{0}) {
-			v, ok := bytes.CutPrefix(kv, []byte(activities.RunEnv+"="))
-			if ok && (string(v) == id || strings.HasPrefix(string(v), id+"/")) {
-				sids[sid] = true
-				break
-			}
-		}
-	}
-	own, _ := unix.Getsid(0)
-	delete(sids, own)
-	var pids []int
-	names := map[string]bool{}
-	for pid, p := range procs {
-		if sids[p.sid] && pid != os.Getpid() {
-			pids = append(pids, pid)
-			names[p.name] = true
-		}
-	}
-	out := make([]string, 0, len(names))
-	for n := range names {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return pids, out
-}
-
-// launchedBy names the applications a run launched that still run.
-func launchedBy(id string) []string {
-	_, names := runProcesses(id)
-	return names
-}
-
-// stopLaunched stops the applications a run launched on this machine (see
-// runProcesses), so that it leaves nothing behind for a later run's setup to
-// reuse. It returns the programs' names.
-func stopLaunched(id string) []string {
-	pids, names := runProcesses(id)
-	for _, p := range pids {
-		_ = syscall.Kill(p, syscall.SIGTERM)
-	}
-	deadline := time.Now().Add(3 * time.Second)
-	for _, p := range pids {
-		for syscall.Kill(p, 0) == nil && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
-		// Only one that is still running: the PID of one that ended may
-		// be another program's by now.
-		if syscall.Kill(p, 0) == nil {
-			_ = syscall.Kill(p, syscall.SIGKILL)
-		}
-	}
-	return names
-}
-
 // ended closes a run this process served: the applications it launched
 // on this machine are stopped once it has succeeded or failed (the next
 // run on the desktop starts from a clean screen: no dialog, no document,
@@ -444,7 +348,7 @@ func (s *session) ended(e *env, id string, code int, local, keepOpen bool) int {
 		return code
 	}
 	if keepOpen {
-		if names := launchedBy(id); len(names) > 0 {
+		if names := host.LaunchedBy(id); len(names) > 0 {
 			fmt.Fprintf(e.stdout, "left open (--keep-open): %s\n", strings.Join(names, ", "))
 		}
 		return code
@@ -453,7 +357,7 @@ func (s *session) ended(e *env, id string, code int, local, keepOpen bool) int {
 	if code == 1 {
 		what = "the failed run"
 	}
-	if names := stopLaunched(id); len(names) > 0 {
+	if names := host.StopLaunched(id); len(names) > 0 {
 		fmt.Fprintf(e.stdout, "stopped what %s launched: %s (--keep-open leaves it open)\n", what, strings.Join(names, ", "))
 	}
 	return code

@@ -1,11 +1,11 @@
 package host
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
 
+	"github.com/pcflow/pcflow/internal/procfs"
 	"github.com/pcflow/pcflow/workflows"
 )
 
@@ -39,16 +39,9 @@ func LeaseHolderGone(h workflows.Holder) bool {
 	if h.Host != host || h.PID <= 0 || h.PIDNS == "" || h.PIDNS != pidNS() || h.PID == os.Getpid() {
 		return false
 	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", h.PID))
+	st, err := procfs.ReadStat(h.PID)
 	if errors.Is(err, os.ErrNotExist) {
 		return true
 	}
-	if err != nil {
-		return false
-	}
-	// pid (comm) STATE ...: the comm may hold anything but not end the line.
-	if i := bytes.LastIndexByte(b, ')'); i > 0 && i+2 < len(b) {
-		return b[i+2] == 'Z'
-	}
-	return false
+	return err == nil && st.State == 'Z'
 }

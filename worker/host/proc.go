@@ -4,11 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"syscall"
 
-	"github.com/pcflow/pcflow/activities/x11/procs"
+	"github.com/pcflow/pcflow/internal/procfs"
 )
 
 // SweepSandbox kills what is left of an earlier sandbox of the same
@@ -27,21 +25,18 @@ func SweepSandbox(marker string) int {
 	// would be counted as a sandbox of its own (CI and -count=40: "killed
 	// 2 processes, want 1" when the map's order killed the parent first).
 	matched := map[int]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
+	for _, pid := range procfs.PIDs() {
+		if pid == os.Getpid() {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		args, err := procfs.Cmdline(pid)
 		if err != nil {
 			continue
 		}
-		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
 		if filepath.Base(args[0]) != "bwrap" || !slices.Contains(args[1:], marker) || descendsFromMe(pid) {
 			continue
 		}
-		matched[pid] = procs.ParentOf(pid)
+		matched[pid] = parentOf(pid)
 	}
 	n := 0
 	for pid, ppid := range matched {
@@ -61,7 +56,7 @@ func SweepSandbox(marker string) int {
 // forked and not yet exec'd (it holds bwrap's arguments until then).
 func descendsFromMe(pid int) bool {
 	for range 32 {
-		pid = procs.ParentOf(pid)
+		pid = parentOf(pid)
 		if pid <= 1 {
 			return false
 		}
@@ -72,17 +67,8 @@ func descendsFromMe(pid int) bool {
 	return false
 }
 
-// childrenOf lists the child processes of pid (Linux: /proc/PID/task/*/children).
-func childrenOf(pid int) []int {
-	var out []int
-	tasks, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "children"))
-	for _, t := range tasks {
-		b, _ := os.ReadFile(t)
-		for _, f := range strings.Fields(string(b)) {
-			if n, err := strconv.Atoi(f); err == nil {
-				out = append(out, n)
-			}
-		}
-	}
-	return out
+// parentOf is the parent process of pid (0: gone or unknown).
+func parentOf(pid int) int {
+	st, _ := procfs.ReadStat(pid)
+	return st.Parent
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pcflow/pcflow/internal/procfs"
 )
 
 // TestSweepSandboxKillsOrphans: a bubblewrap process left by a killed
@@ -57,14 +59,14 @@ func TestSweepSandboxKillsOrphans(t *testing.T) {
 	defer func() { own.Process.Kill(); own.Wait() }()
 	// Wait for the subshells: each shell's child with its arguments.
 	for _, pid := range []int{left, own.Process.Pid} {
-		for i := 0; len(childrenOf(pid)) == 0; i++ {
+		for i := 0; len(procfs.Children(pid)) == 0; i++ {
 			if i > 100 {
 				t.Fatalf("process %d forked no subshell", pid)
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
-	ownChild := childrenOf(own.Process.Pid)[0]
+	ownChild := procfs.Children(own.Process.Pid)[0]
 
 	if n := SweepSandbox(mine); n != 1 {
 		t.Errorf("sweepSandbox killed %d processes, want 1 (the orphan of the same device)", n)

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/pcflow/pcflow/internal/procfs"
 )
 
 // WorkerOptions says which device worker StartDeviceWorker starts, for
@@ -299,7 +301,7 @@ func (w *deviceWorker) supervise() {
 // alone was seen not to when the sandbox had just started). The caller
 // holds w.mu.
 func (w *deviceWorker) kill() {
-	for _, pid := range childrenOf(w.cmd.Process.Pid) {
+	for _, pid := range procfs.Children(w.cmd.Process.Pid) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 	_ = w.cmd.Process.Kill()

@@ -9,13 +9,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/pcflow/pcflow/internal/procfs"
 )
 
 // protectedPrograms keep running across a reset: the desktop itself (and
@@ -80,20 +81,15 @@ type proc struct {
 // with its process titles), and every process in the same session as one
 // of those (an application started by Launch leads its own session).
 func appsOn(display string, keep map[int]bool) []proc {
-	entries, _ := os.ReadDir("/proc")
 	type info struct {
 		name string
 		sid  int
 	}
 	all := map[int]info{}
 	seed := map[int]bool{}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		comm, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
-		all[pid] = info{strings.TrimSpace(string(comm)), sessionOf(pid)}
+	for _, pid := range procfs.PIDs() {
+		st, _ := procfs.ReadStat(pid)
+		all[pid] = info{strings.TrimSpace(st.Name), st.Session}
 		if envNames(pid, display) {
 			seed[pid] = true
 		}
@@ -157,7 +153,7 @@ func windowPIDs(display string) []int {
 // envNames reports whether process pid's environment sets DISPLAY to
 // display.
 func envNames(pid int, display string) bool {
-	env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	env, err := procfs.Environ(pid)
 	want := []byte("DISPLAY=" + display + "\x00")
 	return err == nil && (bytes.HasPrefix(env, want) || bytes.Contains(env, append([]byte{0}, want...)))
 }
@@ -171,47 +167,18 @@ func OnDisplay(pid int, display string) bool {
 	if envNames(pid, display) {
 		return true
 	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	return err == nil && slices.Contains(strings.Split(string(b), "\x00"), display)
-}
-
-// stat returns a process's /proc/PID/stat fields after its name: state,
-// ppid, pgrp, session, … (the name may hold spaces and parentheses); nil
-// when the process is gone.
-func stat(pid int) []string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return nil
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return nil
-	}
-	return strings.Fields(s[i+1:])
-}
-
-func sessionOf(pid int) int {
-	f := stat(pid)
-	if len(f) < 4 {
-		return 0
-	}
-	n, _ := strconv.Atoi(f[3])
-	return n
+	args, err := procfs.Cmdline(pid)
+	return err == nil && slices.Contains(args, display)
 }
 
 // ParentOf is the parent process of pid (0: gone or unknown).
 func ParentOf(pid int) int {
-	f := stat(pid)
-	if len(f) < 2 {
-		return 0
-	}
-	p, _ := strconv.Atoi(f[1])
-	return p
+	st, _ := procfs.ReadStat(pid)
+	return st.Parent
 }
 
 // alive: the process exists and is not a zombie.
 func alive(pid int) bool {
-	f := stat(pid)
-	return len(f) > 0 && f[0] != "Z"
+	st, err := procfs.ReadStat(pid)
+	return err == nil && st.State != 'Z'
 }
