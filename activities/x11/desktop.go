@@ -19,6 +19,7 @@ import (
 	"github.com/godbus/dbus/v5"
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/x11/procs"
+	"github.com/pcflow/pcflow/internal/proclock"
 )
 
 // Desktop is a headless X desktop: Xvfb, a D-Bus session with
@@ -67,11 +68,11 @@ func claimDisplays() func() {
 		return func() {}
 	}
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		err := proclock.TryLock(f)
 		if err == nil {
 			break
 		}
-		if err != syscall.EWOULDBLOCK || time.Now().After(deadline) {
+		if !errors.Is(err, proclock.ErrHeld) || time.Now().After(deadline) {
 			f.Close()
 			return func() {}
 		}

@@ -16,8 +16,15 @@ import (
 	"time"
 )
 
-// errHeld is lockFile's error when another process holds the lock.
-var errHeld = errors.New("held by another process")
+// ErrHeld is TryLock's error when another process holds the lock.
+var ErrHeld = errors.New("held by another process")
+
+// TryLock takes an exclusive lock on the open file f without waiting:
+// ErrHeld while another process holds one. It is an flock(2) (LockFileEx
+// on Windows), dropped when f's last descriptor is closed or the process
+// ends however it ends. The one file lock of pcflow: Take's lock files,
+// the embedded server's database, the displays a desktop claims.
+func TryLock(f *os.File) error { return lockFile(f) }
 
 // Lock is a lock this process holds.
 type Lock struct {
@@ -85,7 +92,7 @@ func Take(path, command string) (*Lock, error) {
 		if err := lockFile(f); err != nil {
 			h := readHolder(f)
 			f.Close()
-			if errors.Is(err, errHeld) {
+			if errors.Is(err, ErrHeld) {
 				return nil, &HeldError{Path: path, Holder: h}
 			}
 			return nil, fmt.Errorf("lock %s: %w", path, err)

@@ -110,3 +110,29 @@ func TestHolderThatDiedLeavesTheLockFree(t *testing.T) {
 		t.Errorf("Previous after a release = %+v, want none", l2.Previous)
 	}
 }
+
+// TestTryLockOneHolder: TryLock on a file another open file holds is
+// ErrHeld (the embedded server's database, the displays a desktop
+// claims); once that holder closes it, the lock is free.
+func TestTryLockOneHolder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db.lock")
+	open := func() *os.File {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	first, second := open(), open()
+	if err := TryLock(first); err != nil {
+		t.Fatalf("TryLock(free file) = %v, want nil", err)
+	}
+	if err := TryLock(second); !errors.Is(err, ErrHeld) {
+		t.Fatalf("TryLock(held file) = %v, want ErrHeld", err)
+	}
+	first.Close()
+	if err := TryLock(second); err != nil {
+		t.Errorf("TryLock after the holder closed its file = %v, want nil", err)
+	}
+}

@@ -33,7 +33,7 @@ func Use(ctx context.Context, path string) (*Users, error) {
 		if err == nil {
 			return &Users{f: f}, nil
 		}
-		if err != errHeld {
+		if err != ErrHeld {
 			f.Close()
 			return nil, err
 		}

@@ -16,8 +16,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
+
+	"github.com/pcflow/pcflow/internal/proclock"
 )
 
 // The numbers Reserve hands out: above those a desktop picks for itself
@@ -51,7 +52,7 @@ func Reserve(t testing.TB) string {
 		if err != nil {
 			t.Fatalf("reserve display :%d: %v", n, err)
 		}
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if err := proclock.TryLock(f); err != nil {
 			f.Close()
 			continue
 		}

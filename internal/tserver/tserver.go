@@ -22,6 +22,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/pcflow/pcflow/internal/freeport"
+	"github.com/pcflow/pcflow/internal/proclock"
 	uiserver "github.com/temporalio/ui-server/v2/server"
 	uiconfig "github.com/temporalio/ui-server/v2/server/config"
 	uiserveroptions "github.com/temporalio/ui-server/v2/server/server_options"
@@ -181,7 +182,7 @@ func Start(o Options) (*Server, error) {
 		if err != nil {
 			return nil, fmt.Errorf("lock %s: %w", o.DatabaseFile, err)
 		}
-		if err := lockFile(f); err != nil {
+		if err := proclock.TryLock(f); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("%s: %w (is another `pcflow server` or `pcflow run` using this state folder?)", o.DatabaseFile, ErrLocked)
 		}
@@ -340,8 +341,7 @@ func (s *Server) Stop() {
 
 func (s *Server) unlock() {
 	if s.lock != nil {
-		_ = unlockFile(s.lock)
-		s.lock.Close()
+		s.lock.Close() // drops the lock
 		s.lock = nil
 	}
 }

@@ -134,3 +134,34 @@ func TestUIPortNeverLost(t *testing.T) {
 		t.Errorf("GET %s/ = %s", s.UIURL, resp.Status)
 	}
 }
+
+// TestSecondServerOnOneDatabaseIsRefused: a server whose database another
+// server uses (it holds the database's lock) is refused with ErrLocked,
+// and starts once that one lets go.
+func TestSecondServerOnOneDatabaseIsRefused(t *testing.T) {
+	front, err := freeport.Pick("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "pcflow.db")
+	first, err := Start(Options{Port: front, DatabaseFile: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := freeport.Pick("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := Start(Options{Port: other, DatabaseFile: file}); !errors.Is(err, ErrLocked) {
+		if s != nil {
+			s.Stop()
+		}
+		t.Fatalf("Start on a database another server uses = %v, want ErrLocked", err)
+	}
+	first.Stop()
+	s, err := Start(Options{Port: other, DatabaseFile: file})
+	if err != nil {
+		t.Fatalf("Start after the first server stopped = %v, want it to start", err)
+	}
+	s.Stop()
+}
