@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pcflow/pcflow/worker/host"
 )
 
 // TestStateDiskFills runs the calculator example on a state folder of its
@@ -28,7 +30,7 @@ func TestStateDiskFills(t *testing.T) {
 	filler := filepath.Join(state, "filler")
 	fill := func(leave uint64) {
 		t.Helper()
-		free, err := freeSpace(state)
+		free, err := host.FreeSpace(state)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +67,7 @@ func TestStateDiskFills(t *testing.T) {
 	os.Remove(filler)
 	for deadline := time.Now().Add(time.Minute); !strings.Contains(buf.String(), "has room again"); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			free, _ := freeSpace(state)
+			free, _ := host.FreeSpace(state)
 			t.Fatalf("the room was not told in a minute (%d KiB free now):\n%s", free>>10, buf.String())
 		}
 	}

@@ -26,6 +26,7 @@ import (
 
 	"github.com/pcflow/pcflow/internal/proclock"
 	"github.com/pcflow/pcflow/internal/tserver"
+	"github.com/pcflow/pcflow/worker/host"
 	"github.com/pcflow/pcflow/workflows"
 )
 
@@ -116,7 +117,7 @@ type engine struct {
 	identity string
 	// notices is where the server's owner says why it keeps running.
 	notices io.Writer
-	// unwatch stops the watch on the state folder's disk (watchDisk).
+	// unwatch stops the watch on the state folder's disk (host.WatchDisk).
 	unwatch func()
 	// users is this process's hold on the embedded server of the state
 	// folder (nil with --temporal): its owner stops it only when no other
@@ -180,17 +181,10 @@ const uiDataKey = "pcflow.ui"
 // that finds this server on its port is told whose it is.
 const stateDataKey = "pcflow.state"
 
-// workerIdentity is the Temporal identity of the pcflow process pid on
-// this host: its client's, and its workers'.
-func workerIdentity(pid int) string {
-	host, _ := os.Hostname()
-	return fmt.Sprintf("pcflow-%d@%s", pid, host)
-}
-
 // connect dials --temporal, or a pcflow server already listening on the
 // port, or starts the embedded server on the state folder.
 func (f *engineFlags) connect(ctx context.Context, e *env, withUI bool) (*engine, error) {
-	g := &engine{identity: workerIdentity(os.Getpid()), notices: e.stderr}
+	g := &engine{identity: host.WorkerIdentity(os.Getpid()), notices: e.stderr}
 	if err := f.connectTo(ctx, e, g, withUI); err != nil {
 		g.users.Release() // g.close released it on the paths that called it
 		return nil, err
@@ -224,8 +218,8 @@ func (f *engineFlags) connectTo(ctx context.Context, e *env, g *engine, withUI b
 			if err := writable(f.state); err != nil {
 				return err
 			}
-			if free, err := freeSpace(f.state); err == nil && free < lowDisk {
-				return fullDiskError(f.state, free)
+			if free, err := host.FreeSpace(f.state); err == nil && free < host.LowDisk {
+				return host.FullDiskError(f.state, free)
 			}
 			uiPort := f.uiPort
 			if !withUI {
@@ -257,7 +251,7 @@ func (f *engineFlags) connectTo(ctx context.Context, e *env, g *engine, withUI b
 	}
 	g.addr = addr
 	if _, err := os.Stat(f.state); err == nil {
-		g.unwatch = watchDisk(f.state, e.stderr, diskCheckEvery)
+		g.unwatch = host.WatchDisk(f.state, e.stderr, host.DiskCheckEvery)
 	}
 	// A pcflow server answers at once; something else on the port never
 	// does, so a short wait tells which.

@@ -330,7 +330,7 @@ Examples:
 		fmt.Fprintf(e.stdout, "the tasks use sensitive variables (%s): the pool's workers substitute them; start each with --secret NAME for every one and its value in PCFLOW_VAR_NAME or a --var-file\n", strings.Join(rec.Secrets, ", "))
 	}
 	if !f.detach {
-		lk, err := lockSuite(f.eng.state, id, "pcflow eval "+st.name)
+		lk, err := host.LockSuite(f.eng.state, id, "pcflow eval "+st.name)
 		if err != nil {
 			fmt.Fprintln(e.stderr, "pcflow eval:", err)
 			return 1

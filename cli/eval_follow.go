@@ -254,7 +254,7 @@ the killed eval, they start again from their setup), queued ones start.`)
 	if set["displays"] && len(rec.Displays) == 0 && f.displays != "" {
 		rec.Displays = strings.Split(f.displays, ",") // no desktop came up before
 	}
-	lk, err := lockSuite(f.eng.state, rec.ID, "pcflow eval resume")
+	lk, err := host.LockSuite(f.eng.state, rec.ID, "pcflow eval resume")
 	if err != nil {
 		fmt.Fprintln(e.stderr, "pcflow eval resume:", err)
 		return 1

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -170,41 +169,6 @@ func TestEvalResumeFlags(t *testing.T) {
 		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
 			t.Errorf("%s: resumeFlags = %q, want %q", tc.name, got, tc.want)
 		}
-	}
-}
-
-// TestSecondProcessIsRefused: while one process holds a run's (or a
-// suite's) lock, a second is refused with a message naming the first and
-// what to do; once released, the lock is free.
-func TestSecondProcessIsRefused(t *testing.T) {
-	state := t.TempDir()
-	l, err := lockRun(state, "calc-1", "pcflow run calc.hcl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = lockRun(state, "calc-1", "pcflow resume")
-	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("run calc-1 is served by process %d (pcflow run calc.hcl", os.Getpid())) ||
-		!strings.Contains(err.Error(), "pcflow status calc-1") {
-		t.Errorf("second lockRun = %v, want it refused naming process %d", err, os.Getpid())
-	}
-	if other, err := lockRun(state, "calc-2", "pcflow run calc.hcl"); err != nil {
-		t.Errorf("lockRun of another run = %v", err)
-	} else {
-		other.Release()
-	}
-	l.Release()
-	if l, err = lockRun(state, "calc-1", "pcflow resume"); err != nil {
-		t.Errorf("lockRun after release = %v", err)
-	}
-	l.Release()
-
-	s, err := lockSuite(state, "smoke/1", "pcflow eval smoke")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Release()
-	if _, err := lockSuite(state, "smoke/1", "pcflow eval resume"); err == nil || !strings.Contains(err.Error(), "suite smoke/1 is followed by process") {
-		t.Errorf("second lockSuite = %v, want it refused", err)
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/pcflow/pcflow/internal/text"
 	"github.com/pcflow/pcflow/specs"
 	"github.com/pcflow/pcflow/specs/plan"
+	"github.com/pcflow/pcflow/worker/host"
 	"github.com/pcflow/pcflow/workflows"
 )
 
@@ -134,7 +135,7 @@ applications are stopped when it ends). Sensitive variables must be given again
 		if !rf.noWorker {
 			// A second worker for a run whose process lives would act on
 			// the same desktop beside the first.
-			lk, err := lockRun(rf.eng.state, id, "pcflow resume")
+			lk, err := host.LockRun(rf.eng.state, id, "pcflow resume")
 			if err != nil {
 				fmt.Fprintln(e.stderr, "pcflow resume:", err)
 				return 1
@@ -146,7 +147,7 @@ applications are stopped when it ends). Sensitive variables must be given again
 			// The process that served the run died holding its lock: what
 			// its worker had started is retried now, not after a heartbeat
 			// timeout.
-			if n, err := failOrphans(ctx, c, id, deadWorker(lk)); err != nil {
+			if n, err := host.FailOrphans(ctx, c, id, host.DeadWorker(lk)); err != nil {
 				fmt.Fprintf(e.stderr, "pcflow resume: taking over the killed process's work at once failed (%v); it is retried after its heartbeat timeout\n", err)
 			} else if n > 0 {
 				fmt.Fprintf(e.stdout, "%d step(s) the killed process (pid %d) had started: retried now on this worker\n", n, lk.Previous.PID)
@@ -174,7 +175,7 @@ applications are stopped when it ends). Sensitive variables must be given again
 	newID := fmt.Sprintf("%s-from-%s-%s", id, *from, time.Now().Format("150405"))
 	var l lane
 	if !rf.noWorker {
-		lk, err := lockRun(rf.eng.state, newID, "pcflow resume --from "+*from)
+		lk, err := host.LockRun(rf.eng.state, newID, "pcflow resume --from "+*from)
 		if err != nil {
 			fmt.Fprintln(e.stderr, "pcflow resume:", err)
 			return 1

@@ -16,6 +16,7 @@ import (
 	"github.com/pcflow/pcflow/internal/tserver"
 	"github.com/pcflow/pcflow/specs"
 	"github.com/pcflow/pcflow/specs/plan"
+	"github.com/pcflow/pcflow/worker/host"
 	"github.com/pcflow/pcflow/workflows"
 )
 
@@ -150,7 +151,7 @@ OpenAI-compatible endpoint. Without a key, pcflow plays a scripted model
 	}
 	var l lane
 	if !rf.noWorker {
-		lk, err := lockRun(rf.eng.state, id, "pcflow run "+filepath.Base(abs))
+		lk, err := host.LockRun(rf.eng.state, id, "pcflow run "+filepath.Base(abs))
 		if err != nil {
 			fmt.Fprintln(e.stderr, "pcflow run:", err)
 			return 1

@@ -2,9 +2,12 @@
 // suite's local devices: the device-worker process of each device (start,
 // sandbox, crash budget, restart, stop; StartDeviceWorker), the sandboxes
 // that keep it and its tasks apart from the host (the Sandbox interface,
-// with the bind and overlay kinds), and what it reads of the host's
-// processes (/proc). The CLI keeps the flags, the printing and the exit
-// codes; the tests import this package directly.
+// with the bind and overlay kinds), what it reads of the host's
+// processes (through internal/procfs), the locks that let one process
+// serve a run or follow a suite (LockRun, LockSuite), the activities a
+// killed one left running (FailOrphans) and the watch on the state
+// folder's disk (WatchDisk). The CLI keeps the flags, the printing and
+// the exit codes; the tests import this package directly.
 //
 // The package is Linux-only: its sandboxes are bubblewrap's and Linux
 // namespaces, its processes are read from /proc.

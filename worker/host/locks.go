@@ -1,4 +1,4 @@
-package main
+package host
 
 import (
 	"errors"
@@ -16,9 +16,9 @@ import (
 // worker to the same desktop. The kernel drops the lock of a process that
 // dies, so a killed one's file never blocks a resume.
 
-// lockRun takes the lock of run id for this process (what: the command,
+// LockRun takes the lock of run id for this process (what: the command,
 // for the message of another process that finds it taken).
-func lockRun(state, id, what string) (*proclock.Lock, error) {
+func LockRun(state, id, what string) (*proclock.Lock, error) {
 	l, err := proclock.Take(lockPath(state, "run", id), what)
 	var held *proclock.HeldError
 	if errors.As(err, &held) {
@@ -27,8 +27,8 @@ func lockRun(state, id, what string) (*proclock.Lock, error) {
 	return l, err
 }
 
-// lockSuite takes the lock of suite run id for this process.
-func lockSuite(state, id, what string) (*proclock.Lock, error) {
+// LockSuite takes the lock of suite run id for this process.
+func LockSuite(state, id, what string) (*proclock.Lock, error) {
 	l, err := proclock.Take(lockPath(state, "suite", id), what)
 	var held *proclock.HeldError
 	if errors.As(err, &held) {

@@ -1,4 +1,4 @@
-package main
+package host
 
 import (
 	"context"
@@ -10,17 +10,17 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// lowDisk is the free space under which the state folder's disk counts
+// LowDisk is the free space under which the state folder's disk counts
 // as full: the embedded server's database, the artifacts and the action
 // logs stop growing well before the last byte.
-const lowDisk = 8 << 20
+const LowDisk = 8 << 20
 
-// diskCheckEvery is how often a serving process looks.
-const diskCheckEvery = 5 * time.Second
+// DiskCheckEvery is how often a serving process looks.
+const DiskCheckEvery = 5 * time.Second
 
-// freeSpace returns the bytes the state folder's file system has free for
+// FreeSpace returns the bytes the state folder's file system has free for
 // this user.
-func freeSpace(dir string) (uint64, error) {
+func FreeSpace(dir string) (uint64, error) {
 	var st unix.Statfs_t
 	if err := unix.Statfs(dir, &st); err != nil {
 		return 0, err
@@ -28,17 +28,17 @@ func freeSpace(dir string) (uint64, error) {
 	return st.Bavail * uint64(st.Bsize), nil
 }
 
-// fullDiskError is the error for a state folder with no room to start in.
-func fullDiskError(dir string, free uint64) error {
+// FullDiskError is the error for a state folder with no room to start in.
+func FullDiskError(dir string, free uint64) error {
 	return fmt.Errorf("the disk of the state folder %s is full (%s free, pcflow needs at least %s): free some space (df -h %s) or pass --state DIR on another disk",
-		dir, byteSize(free), byteSize(lowDisk), dir)
+		dir, byteSize(free), byteSize(LowDisk), dir)
 }
 
-// watchDisk says on w when the state folder's disk fills up while a run
+// WatchDisk says on w when the state folder's disk fills up while a run
 // is served, and when it has room again. Nothing is lost meanwhile: the
 // server and the worker retry their writes, so runs wait and go on. It
 // returns a function that stops the watch.
-func watchDisk(dir string, w io.Writer, every time.Duration) func() {
+func WatchDisk(dir string, w io.Writer, every time.Duration) func() {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -59,7 +59,7 @@ func watchDisk(dir string, w io.Writer, every time.Duration) func() {
 				stop = true
 			case <-t.C:
 			}
-			free, err := freeSpace(dir)
+			free, err := FreeSpace(dir)
 			if err != nil {
 				if stop {
 					return
@@ -67,11 +67,11 @@ func watchDisk(dir string, w io.Writer, every time.Duration) func() {
 				continue
 			}
 			switch {
-			case !full && free < lowDisk:
+			case !full && free < LowDisk:
 				full = true
 				fmt.Fprintf(w, "pcflow: the disk of the state folder %s is full (%s free): runs wait, losing nothing, until there is room again; free some space (df -h %s)\n",
 					dir, byteSize(free), dir)
-			case full && free >= 2*lowDisk:
+			case full && free >= 2*LowDisk:
 				full = false
 				fmt.Fprintf(w, "pcflow: the disk of the state folder %s has room again (%s free): runs go on\n", dir, byteSize(free))
 			}

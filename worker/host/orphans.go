@@ -1,4 +1,4 @@
-package main
+package host
 
 import (
 	"context"
@@ -14,20 +14,27 @@ import (
 )
 
 // ErrTypeWorkerGone is the failure type of an activity whose worker's
-// process died while it ran (see failOrphans).
+// process died while it ran (see FailOrphans).
 const ErrTypeWorkerGone = "WorkerGone"
 
-// deadWorker is the worker identity of the process that died holding a
+// WorkerIdentity is the Temporal identity of the pcflow process pid on
+// this host: its client's, and its workers'.
+func WorkerIdentity(pid int) string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("pcflow-%d@%s", pid, host)
+}
+
+// DeadWorker is the worker identity of the process that died holding a
 // run's lock (a killed `pcflow run` or `pcflow resume`, which serve the
 // run's worker in their own process), or "" when the lock was free.
-func deadWorker(lk *proclock.Lock) string {
+func DeadWorker(lk *proclock.Lock) string {
 	if lk == nil || lk.Previous.PID == 0 || lk.Previous.PID == os.Getpid() {
 		return ""
 	}
-	return workerIdentity(lk.Previous.PID)
+	return WorkerIdentity(lk.Previous.PID)
 }
 
-// failOrphans fails the running attempt of every activity of run (and of
+// FailOrphans fails the running attempt of every activity of run (and of
 // its subtasks' workflows) that the worker dead had started. Temporal
 // cannot tell that worker is gone until the attempt misses its heartbeat
 // (15 s); a resume knows it (the process died holding the run's lock), so
@@ -35,7 +42,7 @@ func deadWorker(lk *proclock.Lock) string {
 // off this way is handled as after a heartbeat timeout: the device's
 // action log says it started and did not finish, and the screen decides.
 // It returns how many attempts it failed.
-func failOrphans(ctx context.Context, c client.Client, run, dead string) (int, error) {
+func FailOrphans(ctx context.Context, c client.Client, run, dead string) (int, error) {
 	if dead == "" {
 		return 0, nil
 	}
