@@ -8,7 +8,6 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 
-	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/agents"
 	"github.com/pcflow/pcflow/activities/agents/scripted"
 	"github.com/pcflow/pcflow/specs/plan"
@@ -110,7 +109,7 @@ func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteReco
 					desk.Down()
 				}
 			})
-			stop, err := host.StartDeviceWorker(host.WorkerOptions{Program: exe, State: f.eng.state, Suite: rec.ID, Device: name, Display: desk.Display(),
+			stop, err := host.StartDeviceWorker(host.DeviceWorkerOptions{Program: exe, State: f.eng.state, Suite: rec.ID, Device: name, Display: desk.Display(),
 				Temporal: eng.addr, Environ: m.childEnv(desk.Environ()), Secrets: secrets, Sandbox: rec.Sandbox, Home: rec.Home, User: rec.User, Base: rec.Base,
 				Revive: desk.Revive(ctx, m.childEnv)})
 			if err != nil {
@@ -126,9 +125,9 @@ func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteReco
 		// The pool's workers run the suite: this process is about to go.
 		return s, -1
 	}
-	var noDevice activities.Device
 	// No device: "suite" only names the (unused) action log.
-	w, err := startWorker(eng, f.eng.state, "suite", "", "", noDevice, cfg, secrets, logger, true, m.spec.Record, nil)
+	w, err := host.StartWorker(host.WorkerConfig{Client: eng.client, State: f.eng.state, Device: "suite", Model: cfg, Secrets: secrets, Logger: logger,
+		Workflows: true, Record: m.spec.Record})
 	if err != nil {
 		return fail(err)
 	}

@@ -14,11 +14,8 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 
-	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/agents"
-	"github.com/pcflow/pcflow/activities/artifacts"
 	"github.com/pcflow/pcflow/activities/x11"
-	"github.com/pcflow/pcflow/internal/signing"
 	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/worker"
 	"github.com/pcflow/pcflow/worker/host"
@@ -140,7 +137,8 @@ func (s *session) serve(ctx context.Context, e *env, rf *runFlags, device string
 		physical = p
 	}
 	track := &worker.Tracker{}
-	w, err := startWorker(s.eng, rf.eng.state, device, physical, l.Queue, dev, s.cfg, secrets, logger, true, s.model.spec.Record, track)
+	w, err := host.StartWorker(host.WorkerConfig{Client: s.eng.client, State: rf.eng.state, Device: device, Physical: physical, Queue: l.Queue, Dev: dev,
+		Model: s.cfg, Secrets: secrets, Logger: logger, Workflows: true, Record: s.model.spec.Record, Track: track})
 	if err != nil {
 		fmt.Fprintln(e.stderr, "pcflow:", err)
 		return 1
@@ -202,62 +200,6 @@ func (d *deviceFlags) open(ctx context.Context, state string, warn io.Writer) (*
 	}
 	dev.Warn = func(msg string) { fmt.Fprintln(warn, "pcflow:", msg) }
 	return dev, nil
-}
-
-// startWorker runs a worker for device, served under the name physical
-// (its queue is plan.DeviceQueue(physical)), and with workflowsToo the
-// workflow queue (empty: the shared one).
-func startWorker(g *engine, state, device, physical, queue string, dev activities.Device, cfg agents.Config, secrets map[string]string, logger *slog.Logger, workflowsToo, record bool, track *worker.Tracker, tweak ...func(*activities.Activities)) (*worker.Worker, error) {
-	if !plan.ValidName(device) {
-		// The name becomes a file name under the state folder.
-		return nil, fmt.Errorf("device name %q: %s", device, plan.NameRule)
-	}
-	acts, err := worker.NewActivities(worker.ActivitiesConfig{
-		Device: dev, Model: cfg, ActionLog: filepath.Join(state, "actions", device+".jsonl"),
-		Artifacts: artifacts.Dir{Root: filepath.Join(state, "artifacts")}, Logger: logger, Secrets: secrets,
-		HostSecrets:     activities.HostSecrets(os.Environ()),
-		RecordExchanges: record || os.Getenv("PCFLOW_RECORD") == "1", SettleDelay: 300 * time.Millisecond,
-	})
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range tweak {
-		t(acts)
-	}
-	if dev == nil {
-		physical = ""
-	}
-	var key signing.Key
-	if workflowsToo {
-		// Who approves is proven by a signature with the state folder's
-		// key (internal/signing); other local users get theirs from this
-		// process's socket.
-		if key, err = signing.LoadOrCreate(state); err != nil {
-			return nil, err
-		}
-	}
-	w, err := worker.New(worker.Config{Client: g.client, Device: physical, Workflows: workflowsToo, Queue: queue, Activities: acts, Track: track, DecisionKey: key})
-	if err != nil {
-		return nil, err
-	}
-	if physical != "" {
-		// One process drives a device: a second worker for it (another
-		// display, another machine) is refused, naming the first.
-		lease, err := worker.HoldDevice(context.Background(), worker.LeaseOptions{Client: g.client, Device: physical,
-			Holder: host.LeaseHolder(physical), Gone: host.LeaseHolderGone, Logger: logger, Lost: w.Fail})
-		if err != nil {
-			return nil, err
-		}
-		w.AtStop(lease.Release)
-	}
-	if err := w.Start(); err != nil {
-		w.Stop()
-		return nil, err
-	}
-	if workflowsToo {
-		w.AtStop(signing.Serve(key, state, logger))
-	}
-	return w, nil
 }
 
 func fileLogger(state string) (*slog.Logger, func(), error) {

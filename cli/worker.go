@@ -170,7 +170,8 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 		})
 	}
 	track := &worker.Tracker{}
-	w, err := startWorker(g, ef.state, *device, *device, "", dev, cfg, secrets, logger, *wf, model.spec.Record, track, tweak...)
+	w, err := host.StartWorker(host.WorkerConfig{Client: g.client, State: ef.state, Device: *device, Physical: *device, Dev: dev, Model: cfg,
+		Secrets: secrets, Logger: logger, Workflows: *wf, Record: model.spec.Record, Track: track, Tweak: tweak})
 	if err != nil {
 		fmt.Fprintln(e.stderr, "pcflow worker:", err)
 		return 1

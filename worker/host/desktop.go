@@ -48,7 +48,7 @@ func (d *Desktop) Down() {
 	d.desk.Down()
 }
 
-// Revive returns the WorkerOptions.Revive of the desktop's worker: a
+// Revive returns the DeviceWorkerOptions.Revive of the desktop's worker: a
 // desktop that died under a task (its X server killed or crashed) takes
 // its worker with it, so it is brought up afresh and its environment,
 // through env (what the worker's environment has over the desktop's),

@@ -18,9 +18,9 @@ import (
 	"github.com/pcflow/pcflow/internal/procfs"
 )
 
-// WorkerOptions says which device worker StartDeviceWorker starts, for
+// DeviceWorkerOptions says which device worker StartDeviceWorker starts, for
 // which suite, and in which sandbox.
-type WorkerOptions struct {
+type DeviceWorkerOptions struct {
 	Program  string            // the pcflow program (os.Executable)
 	State    string            // the state folder
 	Suite    string            // the suite's id: the lease's owner and, under State/suites, the device's folder
@@ -110,7 +110,7 @@ type deviceWorker struct {
 // crashLoopWait; never given up on). When o.Revive is set, the desktop is
 // watched and its worker started again on it when it comes back. The
 // function returned stops the worker and its sandbox.
-func StartDeviceWorker(o WorkerOptions) (stop func(), err error) {
+func StartDeviceWorker(o DeviceWorkerOptions) (stop func(), err error) {
 	dir := filepath.Join(o.State, "suites", strings.ReplaceAll(o.Suite, "/", "_"), o.Device)
 	scratch := filepath.Join(dir, "scratch")
 	if err := os.MkdirAll(scratch, 0o755); err != nil {
