@@ -5,20 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
-	"sync"
-	"syscall"
-	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 
-	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/x11"
 	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/worker"
@@ -54,15 +47,7 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 		fmt.Fprintln(e.stderr, "pcflow worker: --device NAME is required (see pcflow worker --help)")
 		return 2
 	}
-	// A state folder given as an open descriptor (an overlay sandbox
-	// hides the folder itself): no program this worker starts inherits it,
-	// and no program with fewer capabilities reads it through /proc.
-	if n, ok := strings.CutPrefix(ef.state, "/proc/self/fd/"); ok {
-		if fd, err := strconv.Atoi(n); err == nil {
-			syscall.CloseOnExec(fd)
-			_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
-		}
-	}
+	host.ProtectState(ef.state)
 	secrets := map[string]string{}
 	if *spec != "" {
 		res := loadSpec(e, *spec, &vf)
@@ -118,17 +103,14 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 		return 1
 	}
 	defer dev.Close()
-	if home := os.Getenv(host.TaskHomeEnv); home != "" {
-		// The sandbox's home folder for the task, and the applications'
-		// settings in it, over the desktop's session folders.
-		for _, kv := range host.HomeEnv(home) {
-			k, v, _ := strings.Cut(kv, "=")
-			if err := os.Setenv(k, v); err != nil {
-				fmt.Fprintf(e.stderr, "pcflow worker: device %s: %v\n", *device, err)
-				return 1
-			}
-		}
+	// The sandbox's side of this worker (pcflow eval): the task's home
+	// folder, its programs apart, a fresh sandbox after each reset.
+	inside, err := host.EnterSandbox(dev)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "pcflow worker: device %s: %v\n", *device, err)
+		return 1
 	}
+	defer inside.Close()
 	if _, err := x11.PrepareScratch(); err != nil {
 		fmt.Fprintf(e.stderr, "pcflow worker: device %s: %v\n", *device, err)
 		return 1
@@ -139,39 +121,9 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 		return 1
 	}
 	defer closeLog()
-	// In an overlay sandbox (pcflow eval), a reset ends with this worker
-	// stopping, so that the eval process starts it in a fresh sandbox: what
-	// the task wrote anywhere goes with the old one. In a bind sandbox too:
-	// eval empties the device's home folder in between.
-	restart := make(chan struct{})
-	var tweak []func(*activities.Activities)
-	sandbox := os.Getenv(host.RestartEnv)
-	if sandbox == host.RestartOverlay {
-		// The task's programs run apart from this worker (TaskJail).
-		jail, err := x11.NewTaskJail(os.Getenv(host.TaskNetEnv))
-		if err != nil {
-			fmt.Fprintf(e.stderr, "pcflow worker: device %s: %v\n", *device, err)
-			return 1
-		}
-		defer jail.Close()
-		dev.Confine = jail.Wrap
-		tweak = append(tweak, func(a *activities.Activities) { a.Confine = jail.Wrap })
-	}
-	if sandbox == host.RestartOverlay || sandbox == host.RestartBind {
-		var once sync.Once
-		tweak = append(tweak, func(a *activities.Activities) {
-			a.AfterReset = func() {
-				once.Do(func() { close(restart) })
-				// Stop begins at once: it tells the server to poll no more
-				// for this worker before the reset's result, and so the
-				// next task's first activity, exists.
-				time.Sleep(300 * time.Millisecond)
-			}
-		})
-	}
 	track := &worker.Tracker{}
 	w, err := host.StartWorker(host.WorkerConfig{Client: g.client, State: ef.state, Device: *device, Physical: *device, Dev: dev, Model: cfg,
-		Secrets: secrets, Logger: logger, Workflows: *wf, Record: model.spec.Record, Track: track, Tweak: tweak})
+		Secrets: secrets, Logger: logger, Workflows: *wf, Record: model.spec.Record, Track: track, Tweak: inside.Tweak})
 	if err != nil {
 		fmt.Fprintln(e.stderr, "pcflow worker:", err)
 		return 1
@@ -188,7 +140,7 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 	case err := <-w.Failed():
 		fmt.Fprintln(e.stderr, "pcflow worker:", err)
 		return 1
-	case <-restart:
+	case <-inside.Restart:
 		w.Stop()
 		return host.RestartExitCode
 	}
