@@ -168,14 +168,17 @@ func StartDeviceWorker(o DeviceWorkerOptions) (stop func(), err error) {
 		go func() {
 			tick := time.NewTicker(time.Second)
 			defer tick.Stop()
-			watchDesktop(tick.C, w.exited, w.logf, o.Display, o.Device, func(do func() bool) bool {
-				w.mu.Lock()
-				defer w.mu.Unlock()
-				return !w.stopping && do()
-			}, o.Revive, func(environ []string) {
-				w.env = append(append([]string(nil), environ...), w.extra...)
-				w.kill()
-			})
+			desktopWatch{logf: w.logf, display: o.Display, name: o.Device,
+				locked: func(do func() bool) bool {
+					w.mu.Lock()
+					defer w.mu.Unlock()
+					return !w.stopping && do()
+				},
+				revive: o.Revive,
+				restart: func(environ []string) {
+					w.env = append(append([]string(nil), environ...), w.extra...)
+					w.kill()
+				}}.run(tick.C, w.exited)
 		}()
 	}
 	return w.stop, nil
@@ -328,20 +331,32 @@ func (w *deviceWorker) stop() {
 	w.logf.Close()
 }
 
-// reviveTries is how many times in a row watchDesktop tries to bring a
+// reviveTries is how many times in a row a desktopWatch tries to bring a
 // dead desktop back before the device leaves the pool; the waits between
 // tries double from one tick (1, 2, 4, 8 s).
 const reviveTries = 5
 
-// watchDesktop calls revive on every tick until exited is closed or
-// locked (which runs a call under the worker's lock) says the worker is
-// stopping. A desktop brought back gives its environment to restart; one
-// that does not come back is tried again, reviveTries times in a row with
-// doubling waits, each failure logged, before the device is given up (a
-// display number another program held for a moment, a disk briefly full
-// are not the end of a device).
-func watchDesktop(tick <-chan time.Time, exited <-chan struct{}, logf io.Writer, display, name string,
-	locked func(func() bool) bool, revive func() ([]string, bool, string, error), restart func([]string)) {
+// desktopWatch watches the desktop display of device name for its
+// worker.
+type desktopWatch struct {
+	logf    io.Writer // the device's log
+	display string
+	name    string
+	// locked runs a call under the worker's lock, unless the worker is
+	// stopping (then it returns false).
+	locked  func(func() bool) bool
+	revive  func() ([]string, bool, string, error) // DeviceWorkerOptions.Revive
+	restart func([]string)                         // starts the worker again on a desktop brought back, with its environment
+}
+
+// run calls revive on every tick until exited is closed or locked says
+// the worker is stopping. A desktop brought back gives its environment to
+// restart; one that does not come back is tried again, reviveTries times
+// in a row with doubling waits, each failure logged, before the device
+// is given up (a display number another program held for a moment, a
+// disk briefly full are not the end of a device).
+func (d desktopWatch) run(tick <-chan time.Time, exited <-chan struct{}) {
+	logf, display, name := d.logf, d.display, d.name
 	failures, skip := 0, 0
 	for {
 		select {
@@ -353,8 +368,8 @@ func watchDesktop(tick <-chan time.Time, exited <-chan struct{}, logf io.Writer,
 			skip--
 			continue
 		}
-		goOn := locked(func() bool {
-			environ, revived, note, err := revive()
+		goOn := d.locked(func() bool {
+			environ, revived, note, err := d.revive()
 			switch {
 			case note != "":
 				fmt.Fprintf(logf, "pcflow eval: the desktop %s of %s: %s\n", display, name, note)
@@ -369,7 +384,7 @@ func watchDesktop(tick <-chan time.Time, exited <-chan struct{}, logf io.Writer,
 				return true
 			case revived:
 				fmt.Fprintf(logf, "pcflow eval: the desktop %s of %s was gone: brought it up again; its worker starts again on it\n", display, name)
-				restart(environ)
+				d.restart(environ)
 			}
 			failures = 0
 			return true

@@ -26,9 +26,9 @@ func TestWatchDesktopTriesAgain(t *testing.T) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			watchDesktop(tick, exited, &buf, ":301", "d1",
-				func(do func() bool) bool { return do() },
-				func() ([]string, bool, string, error) {
+			desktopWatch{logf: &buf, display: ":301", name: "d1",
+				locked: func(do func() bool) bool { return do() },
+				revive: func() ([]string, bool, string, error) {
 					calls = append(calls, ticks-len(tick)-1)
 					k := len(calls) - 1
 					if k < len(script) {
@@ -39,7 +39,7 @@ func TestWatchDesktopTriesAgain(t *testing.T) {
 					}
 					return nil, false, "", nil // alive
 				},
-				func(env []string) { restarts++ })
+				restart: func(env []string) { restarts++ }}.run(tick, exited)
 		}()
 		// Until the watch ends or has taken every tick (then it is told
 		// the worker exited).
