@@ -144,7 +144,7 @@ func (s *session) serve(ctx context.Context, e *env, rf *runFlags, device string
 		return 1
 	}
 	s.cleanup = append(s.cleanup, w.Stop)
-	if v := rf.view.start(ctx, e, rf.eng.state, device, rf.dev.display, s.eng.client, track, logger); v != nil {
+	if v := rf.view.start(ctx, e, host.ViewOptions{Device: device, Display: rf.dev.display, State: rf.eng.state, Client: s.eng.client, Track: track, Logger: logger}); v != nil {
 		s.cleanup = append(s.cleanup, v.Close)
 		s.viewURL, s.viewDevice = v.URL(), device
 	}

@@ -6,19 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
 	"os"
 	"os/exec"
 	"strings"
 
-	"go.temporal.io/sdk/client"
 	"golang.org/x/term"
 
-	"github.com/pcflow/pcflow/internal/control"
 	"github.com/pcflow/pcflow/internal/liveview"
-	"github.com/pcflow/pcflow/internal/signing"
-	"github.com/pcflow/pcflow/worker"
+	"github.com/pcflow/pcflow/worker/host"
 )
 
 // viewFlags say whether and where a device worker serves its live view.
@@ -32,44 +27,14 @@ func (v *viewFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&v.off, "no-view", false, "serve no live view of the device")
 }
 
-// start serves device's live view on display; a view that cannot start is
-// a warning, not an error: the run does not need it. It returns nil then.
-func (v *viewFlags) start(ctx context.Context, e *env, state, device, display string, c client.Client, track *worker.Tracker, logger *slog.Logger) *liveview.Server {
+// start serves the device's live view, unless --no-view (see
+// host.StartView).
+func (v *viewFlags) start(ctx context.Context, e *env, o host.ViewOptions) *liveview.Server {
 	if v.off {
 		return nil
 	}
-	if w := exposedView(v.addr, device); w != "" {
-		fmt.Fprintln(e.stderr, w)
-	}
-	// The page's approvals and answers are signed as the view page's.
-	var sign control.Signer
-	if key, err := signing.LoadOrCreate(state); err == nil {
-		sign = signing.As{Key: key, By: "view page"}
-	} else {
-		fmt.Fprintf(e.stderr, "pcflow: the live view of device %s cannot approve or answer: %v\n", device, err)
-	}
-	s, err := liveview.Start(ctx, liveview.Options{Device: device, Display: display, Addr: v.addr, StateDir: state,
-		Client: c, Current: track.Last, Sign: sign, Logger: logger})
-	if err != nil {
-		fmt.Fprintf(e.stderr, "pcflow: no live view of device %s: %v\n", device, err)
-		return nil
-	}
-	return s
-}
-
-// exposedView is the warning for a live view served on every interface
-// of the machine (--view-addr 0.0.0.0:PORT, [::]:PORT, :PORT), "" for one
-// on a single address.
-func exposedView(addr, device string) string {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return ""
-	}
-	if ip := net.ParseIP(host); host != "" && (ip == nil || !ip.IsUnspecified()) {
-		return ""
-	}
-	return fmt.Sprintf("warning: the live view of device %s listens on every interface of this machine (--view-addr %s): anyone who reaches it with the URL's token can watch the device and take it over, over plain HTTP. "+
-		"Keep the default 127.0.0.1 and reach it through ssh -L, or serve it on one address behind a TLS proxy", device, addr)
+	o.Addr, o.Warn = v.addr, e.stderr
+	return host.StartView(ctx, o)
 }
 
 // printableURL is the view URL as a process may print it: with its token

@@ -130,7 +130,7 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 	}
 	defer w.Stop()
 	fmt.Fprintf(e.stdout, "worker for device %s on display %s, queue %s, server %s; Ctrl-C stops it\n", *device, df.display, plan.DeviceQueue(*device), g.addr)
-	if v := view.start(ctx, e, ef.state, *device, df.display, g.client, track, logger); v != nil {
+	if v := view.start(ctx, e, host.ViewOptions{Device: *device, Display: df.display, State: ef.state, Client: g.client, Track: track, Logger: logger}); v != nil {
 		defer v.Close()
 		fmt.Fprintf(e.stdout, "live view: %s\n", printableURL(e, v.URL(), *device))
 	}

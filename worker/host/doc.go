@@ -5,8 +5,10 @@
 // with the bind and overlay kinds), what it reads of the host's
 // processes (through internal/procfs), the locks that let one process
 // serve a run or follow a suite (LockRun, LockSuite), the activities a
-// killed one left running (FailOrphans) and the watch on the state
-// folder's disk (WatchDisk). The CLI keeps the flags, the printing and
+// killed one left running (FailOrphans), the watch on the state
+// folder's disk (WatchDisk), and a worker's own half: its Temporal worker
+// (StartWorker), its side of the sandbox (EnterSandbox) and its live view
+// (StartView). The CLI keeps the flags, the printing and
 // the exit codes; the tests import this package directly.
 //
 // The package is Linux-only: its sandboxes are bubblewrap's and Linux
