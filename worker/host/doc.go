@@ -1,15 +1,22 @@
-// Package host is the runtime pcflow runs on the machine that hosts a
-// suite's local devices: the device-worker process of each device (start,
-// sandbox, crash budget, restart, stop; StartDeviceWorker), the sandboxes
-// that keep it and its tasks apart from the host (the Sandbox interface,
-// with the bind and overlay kinds), what it reads of the host's
-// processes (through internal/procfs), the locks that let one process
-// serve a run or follow a suite (LockRun, LockSuite), the activities a
-// killed one left running (FailOrphans), the watch on the state
-// folder's disk (WatchDisk), and a worker's own half: its Temporal worker
-// (StartWorker), its side of the sandbox (EnterSandbox) and its live view
-// (StartView). The CLI keeps the flags, the printing and
-// the exit codes; the tests import this package directly.
+// Package host is the runtime a pcflow process runs on its machine, which
+// cli drives and tests import directly:
+//
+//   - a worker's own half: its Temporal worker with its device leased
+//     (StartWorker), its side of a sandbox (EnterSandbox) and its live
+//     view (StartView);
+//   - a suite's local devices: each one's desktop, brought back when it
+//     dies (Desktop), and worker process (StartDeviceWorker: start,
+//     sandbox, crash budget, restart, stop), in a Sandbox of the bind or
+//     the overlay kind;
+//   - what one process must do alone or clean up after: the run and
+//     suite locks (LockRun, LockSuite), the activities a killed one left
+//     running (FailOrphans), what a run launched (StopLaunched), what is
+//     left of an earlier sandbox (SweepSandbox), and the watch on the
+//     state folder's disk (WatchDisk).
+//
+// The CLI keeps the flags, the printing and the exit codes. Processes
+// are read through internal/procfs, lock files taken with
+// internal/proclock.
 //
 // The package is Linux-only: its sandboxes are bubblewrap's and Linux
 // namespaces, its processes are read from /proc.
