@@ -346,7 +346,7 @@ Examples:
 		if code := checkPool(ctx, e, sess.eng, rec.Devices, f.detach); code >= 0 {
 			return code
 		}
-		if err := poolInUse(ctx, sess.eng.client, rec.Devices, id, f.eng.temporal); err != nil {
+		if err := host.PoolInUse(ctx, sess.eng.client, rec.Devices, id, f.eng.temporal); err != nil {
 			fmt.Fprintln(e.stderr, "pcflow eval:", err)
 			return 1
 		}

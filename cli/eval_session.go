@@ -82,7 +82,7 @@ func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteReco
 			return fail(fmt.Errorf("%s is already running (a %s workflow): follow a suite with `pcflow eval resume %s`, or give this one another --id", f.newID, d.WorkflowExecutionInfo.GetType().GetName(), f.newID))
 		}
 	}
-	logger, closeLog, err := fileLogger(f.eng.state)
+	logger, closeLog, err := host.FileLogger(f.eng.state)
 	if err != nil {
 		return fail(err)
 	}

@@ -3,97 +3,16 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
-	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/converter"
 
-	"github.com/pcflow/pcflow/internal/tserver"
-	"github.com/pcflow/pcflow/workflows"
+	"github.com/pcflow/pcflow/worker/host"
 )
-
-// suiteUse is a running suite that uses some of a pool's devices.
-type suiteUse struct {
-	id      string
-	started time.Time
-	devices []string
-}
-
-// suitesUsing lists the running suites, self excepted, that use any of
-// devices: a pool device serves one suite at a time (two would
-// interleave their actions on it, and both fail as the model's fault).
-// A running suite holds its devices whether its eval process follows it
-// or not (--detach): the lease is the suite itself, freed when it ends or
-// is cancelled.
-func suitesUsing(ctx context.Context, c client.Client, devices []string, self string) ([]suiteUse, error) {
-	resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: tserver.Namespace, PageSize: 1000,
-		Query: fmt.Sprintf("WorkflowType = '%s' AND ExecutionStatus = 'Running'", workflows.SuiteWorkflowName)})
-	if err != nil {
-		return nil, fmt.Errorf("list the running suites: %w", err)
-	}
-	var out []suiteUse
-	for _, ex := range resp.Executions {
-		id := ex.GetExecution().GetWorkflowId()
-		if id == self {
-			continue
-		}
-		in, err := suiteInput(ctx, c, id, ex.GetExecution().GetRunId())
-		if err != nil {
-			return nil, fmt.Errorf("suite %s: %w", id, err)
-		}
-		var both []string
-		for _, d := range in.Devices {
-			if slices.Contains(devices, d) {
-				both = append(both, d)
-			}
-		}
-		if len(both) > 0 {
-			out = append(out, suiteUse{id: id, started: ex.GetStartTime().AsTime(), devices: both})
-		}
-	}
-	return out, nil
-}
-
-// suiteInput is the input a suite's run started with.
-func suiteInput(ctx context.Context, c client.Client, id, runID string) (workflows.SuiteInput, error) {
-	var in workflows.SuiteInput
-	it := c.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	if !it.HasNext() {
-		return in, fmt.Errorf("no history")
-	}
-	ev, err := it.Next()
-	if err != nil {
-		return in, err
-	}
-	a := ev.GetWorkflowExecutionStartedEventAttributes()
-	if a == nil {
-		return in, fmt.Errorf("its history does not start with its input")
-	}
-	return in, converter.GetDefaultDataConverter().FromPayloads(a.GetInput(), &in)
-}
-
-// poolInUse refuses a pool whose devices a running suite other than self
-// uses, naming the suite and how to free them.
-func poolInUse(ctx context.Context, c client.Client, pool []string, self string, temporal string) error {
-	uses, err := suitesUsing(ctx, c, pool, self)
-	if err != nil || len(uses) == 0 {
-		return err
-	}
-	return poolInUseError(uses[0], temporal)
-}
-
-func poolInUseError(u suiteUse, temporal string) error {
-	return fmt.Errorf("device %s is in use by suite %s, running since %s: one suite drives a device at a time. Wait until it ends (pcflow eval status %s --temporal %s), cancel it (pcflow cancel %s --temporal %s), or give this suite other --pool devices",
-		strings.Join(u.devices, ", "), u.id, u.started.UTC().Format(time.RFC3339), u.id, temporal, u.id, temporal)
-}
 
 // keepPoolFirst ends the suite self, just started, when a running suite
 // that uses some of its pool started before it (or at the same moment,
-// with a smaller id): both passed poolInUse at once, and only one may
+// with a smaller id): both passed host.PoolInUse at once, and only one may
 // drive the devices. It returns the exit code when it ended self, else -1.
 func keepPoolFirst(ctx context.Context, e *env, c client.Client, pool []string, self, temporal string) int {
 	desc, err := c.DescribeWorkflowExecution(ctx, self, "")
@@ -101,14 +20,14 @@ func keepPoolFirst(ctx context.Context, e *env, c client.Client, pool []string, 
 		return -1 // the suite runs; nothing better is known
 	}
 	mine := desc.GetWorkflowExecutionInfo().GetStartTime().AsTime()
-	uses, err := suitesUsing(ctx, c, pool, self)
+	uses, err := host.SuitesUsing(ctx, c, pool, self)
 	if err != nil {
 		return -1
 	}
 	for _, u := range uses {
-		if u.started.Before(mine) || u.started.Equal(mine) && u.id < self {
-			_ = c.TerminateWorkflow(ctx, self, "", "its pool's device "+strings.Join(u.devices, ", ")+" is in use by suite "+u.id)
-			fmt.Fprintln(e.stderr, "pcflow eval:", poolInUseError(u, temporal))
+		if u.Started.Before(mine) || u.Started.Equal(mine) && u.ID < self {
+			_ = c.TerminateWorkflow(ctx, self, "", "its pool's device "+strings.Join(u.Devices, ", ")+" is in use by suite "+u.ID)
+			fmt.Fprintln(e.stderr, "pcflow eval:", host.PoolInUseError(u, temporal))
 			return 1
 		}
 	}

@@ -6,9 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -120,7 +118,7 @@ func (rf *runFlags) connect(ctx context.Context, e *env, spec string) (*session,
 
 // serve starts the local worker for device on the run's lane.
 func (s *session) serve(ctx context.Context, e *env, rf *runFlags, device string, l lane, secrets map[string]string) int {
-	logger, closeLog, err := fileLogger(rf.eng.state)
+	logger, closeLog, err := host.FileLogger(rf.eng.state)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "pcflow:", err)
 		return 1
@@ -200,17 +198,6 @@ func (d *deviceFlags) open(ctx context.Context, state string, warn io.Writer) (*
 	}
 	dev.Warn = func(msg string) { fmt.Fprintln(warn, "pcflow:", msg) }
 	return dev, nil
-}
-
-func fileLogger(state string) (*slog.Logger, func(), error) {
-	if err := os.MkdirAll(state, 0o755); err != nil {
-		return nil, nil, err
-	}
-	f, err := os.OpenFile(filepath.Join(state, "pcflow.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		return nil, nil, err
-	}
-	return slog.New(slog.NewTextHandler(f, nil)), func() { f.Close() }, nil
 }
 
 // workerWatch tells the user which of a run's queues no worker polls, and

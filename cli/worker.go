@@ -115,7 +115,7 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 		fmt.Fprintf(e.stderr, "pcflow worker: device %s: %v\n", *device, err)
 		return 1
 	}
-	logger, closeLog, err := fileLogger(ef.state)
+	logger, closeLog, err := host.FileLogger(ef.state)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "pcflow worker:", err)
 		return 1

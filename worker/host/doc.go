@@ -9,7 +9,8 @@
 //     sandbox, crash budget, restart, stop), in a Sandbox of the bind or
 //     the overlay kind;
 //   - what one process must do alone or clean up after: the run and
-//     suite locks (LockRun, LockSuite), the activities a killed one left
+//     suite locks (LockRun, LockSuite), a pool's devices one suite's at
+//     a time (PoolInUse), the activities a killed one left
 //     running (FailOrphans), what a run launched (StopLaunched), what is
 //     left of an earlier sandbox (SweepSandbox), and the watch on the
 //     state folder's disk (WatchDisk).

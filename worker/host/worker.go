@@ -97,3 +97,17 @@ func StartWorker(c WorkerConfig) (*worker.Worker, error) {
 	}
 	return w, nil
 }
+
+// FileLogger is the log of a pcflow process that serves a worker or
+// follows a suite: STATE/pcflow.log, appended to. The function returned
+// closes it.
+func FileLogger(state string) (*slog.Logger, func(), error) {
+	if err := os.MkdirAll(state, 0o755); err != nil {
+		return nil, nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(state, "pcflow.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, nil, err
+	}
+	return slog.New(slog.NewTextHandler(f, nil)), func() { f.Close() }, nil
+}
