@@ -119,7 +119,7 @@ func convertOSWorld(benchmark string, t task) (converted, error) {
 	ec := evalConv{downloads: &cov.Downloads}
 	ec.convert(ev)
 	cov.Metrics = ec.metrics
-	reasons := dedupe(append(append([]string{}, setup.reasons...), post.reasons...))
+	reasons := dedupe(append(append(append([]string{}, setup.reasons...), post.reasons...), ec.notes...))
 	carried, whole := 0, 0
 	for _, m := range ec.metrics {
 		if m.Carried != "no" {

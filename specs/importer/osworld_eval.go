@@ -33,7 +33,10 @@ type evalConv struct {
 	// missing says why a function is not carried; approx what a carried
 	// one approximates or drops.
 	missing, approx []string
-	downloads       *[]Download
+	// notes say how a function fully carried is read (the coverage's
+	// reasons; they do not make a task partly).
+	notes     []string
+	downloads *[]Download
 }
 
 // fn is one evaluator function with its getters and options.
@@ -96,6 +99,9 @@ func (ec *evalConv) convert(ev oswEvaluator) {
 func (ec *evalConv) carry(f *fn) string {
 	rtype, _ := f.result["type"].(string)
 	etype, _ := f.expected["type"].(string)
+	if chromeGetter(rtype) {
+		return ec.chrome(f, rtype, etype)
+	}
 	switch f.name {
 	case "compare_table":
 		return ec.compareTable(f, rtype, etype)

@@ -1,0 +1,264 @@
+package importer
+
+import (
+	"fmt"
+	"strings"
+)
+
+// OSWorld's Chrome getters read Google Chrome's profile files and its
+// remote debugging port (9222). pcflow's devices run Chromium with the
+// profile in chromeProfile and the same port (chromiumFlags), so an
+// imported Chrome function becomes one command check: a Python program,
+// run on the device with python3's standard library, that gets the value
+// as the benchmark's getter does and scores it with the benchmark's
+// metric, printing `value: JSON` and `score: S`. The check passes when S
+// is 1.0.
+
+// chromeProfile is Chromium's user data folder on a device, as
+// chromiumFlags start it.
+const chromeProfile = "/tmp/pcflow-task/chromium"
+
+// chromePort is Chromium's remote debugging port on a device.
+const chromePort = "9222"
+
+// chromeScore is the output line of a Chrome check that passes.
+const chromeScore = `(?m)^score: 1\.0$`
+
+// chromeGetters are the getters carried, each the Python statements that
+// set v as OSWorld's getter returns it. active() is the address bar's text
+// after goto_prefix: the active tab's URL (Chromium's remote debugging
+// port lists the most recently active tab first) without its scheme and
+// www., as Chrome shows it; None on the New Tab page or with no tab.
+var chromeGetters = map[string]string{
+	"active_url_from_accessTree": `v = active()`,
+	// The benchmark opens the URL again in a new tab and reads the page's
+	// URL, title and content; pcflow gives the tab's URL and title
+	// (chrome refuses a function that reads the content).
+	"active_tab_info": `u = active()
+v = {"url": u, "title": TITLE} if u is not None else None`,
+	"active_tab_url_parse": `u = active()
+if u is None:
+    v = None
+else:
+    q = parse_qs(urlparse(u).query)
+    v = {k: q.get(k, [''])[0] for k in G["parse_keys"]}
+    for k, n in G.get("replace", {}).items():
+        v[n] = v.pop(k)`,
+	"url_dashPart": `u = active()
+if u is None:
+    v = None
+else:
+    part = u.split("/")[G["partIndex"]]
+    if G["needDeleteId"]:
+        part = part.split("?")[0]
+    v = part if G["returnType"] == "string" else ({G["key"]: part} if G["returnType"] == "json" else None)`,
+	"open_tabs_info":                  `v = tabs()`,
+	"default_search_engine":           prefsGetter(`d.get('default_search_provider_data', {}).get('template_url_data', {}).get('short_name', 'Google')`, `"Google"`),
+	"profile_name":                    prefsGetter(`d.get('profile', {}).get('name', None)`, `None`),
+	"enable_do_not_track":             prefsGetter(`"true" if d.get('enable_do_not_track', {}) else "false"`, `"false"`),
+	"enable_enhanced_safety_browsing": prefsGetter(`"true" if d.get('safebrowsing', {}).get('enhanced', {}) else "false"`, `"Google"`),
+	"new_startup_page":                prefsGetter(`"true" if "session" not in d.keys() else ("true" if d.get('session', {}).get('restore_on_startup', {}) == 5 else "false")`, `"Google"`),
+	"data_delete_automacally":         prefsGetter(`"true" if d["profile"].get("default_content_setting_values", None) is not None else "false"`, `"Google"`),
+	"chrome_font_size": prefsGetter(`d.get('webkit', {}).get('webprefs', {"default_fixed_font_size": 13, "default_font_size": 16, "minimum_font_size": 13})`,
+		`{"default_fixed_font_size": 13, "default_font_size": 16}`),
+	"enabled_experiments": `try:
+    d = json.loads(read("Local State"))
+    v = d.get('browser', {}).get('enabled_labs_experiments', [])
+except Exception:
+    v = []`,
+	"bookmarks": `try:
+    c = read("Default/Bookmarks")
+except Exception:
+    c = None
+v = json.loads(c).get('roots', {}) if c else []`,
+}
+
+// prefsGetter reads Default/Preferences: expr of its object d, or
+// fallback when the file is missing or not JSON, as the benchmark's
+// getters do.
+func prefsGetter(expr, fallback string) string {
+	return "try:\n    d = json.loads(read(\"Default/Preferences\"))\n    v = " + expr + "\nexcept Exception:\n    v = " + fallback
+}
+
+// chromeMetrics are the metrics carried, each the Python statements that
+// set s from v and the rules R, as OSWorld's metric computes it.
+var chromeMetrics = map[string]string{
+	"exact_match": `s = 1. if v == R["expected"] else 0.`,
+	"is_expected_active_tab": `if not v:
+    s = 0.
+elif R["type"] == "url":
+    s = 1. if same_url(R["url"], v.get("url", None) if isinstance(v, dict) else v) else 0.
+else:
+    s = 0.`,
+	"is_expected_url_pattern_match": `if not v:
+    s = 0.
+else:
+    url = v["url"] if isinstance(v, dict) else v
+    s = 1. if all(re.search(p, url) for p in R["expected"]) else 0.`,
+	"is_expected_search_query": `s = 1. if re.search(R["expect"]["pattern"], v["url"]) else 0.`,
+	"is_expected_tabs": `if R["type"] == "url":
+    actual = [t["url"] for t in v]
+    s = 1. if len(R["urls"]) == len(actual) and all(any(same_url(e, a) for a in actual) for e in R["urls"]) else 0.
+else:
+    s = 0.`,
+	"is_expected_bookmarks": `if not v:
+    s = 0.
+elif R["type"] == "bookmark_bar_folders_names":
+    s = 1. if set(b["name"] for b in v["bookmark_bar"]["children"] if b["type"] == "folder") == set(R["names"]) else 0.
+elif R["type"] == "bookmark_bar_websites_urls":
+    s = 1. if set(b["url"] for b in v["bookmark_bar"]["children"] if b["type"] == "url") == set(R["urls"]) else 0.
+elif R["type"] == "liked_authors_websites_urls":
+    folder = next((b for b in v["bookmark_bar"]["children"] if b["type"] == "folder" and b["name"] == "Liked Authors"), None)
+    s = 0.
+    if folder:
+        got = set(b["url"] for b in folder["children"] if b["type"] == "url")
+        urls = [[u] if isinstance(u, str) else u for u in R["urls"]]
+        s = 1. if any(set(c) == got for c in itertools.product(*urls)) else 0.
+else:
+    s = 0.`,
+	"check_font_size": `fs = v["default_font_size"]
+if R["type"] == "value":
+    s = 1. if fs == R["value"] else 0.
+elif R["type"] == "range":
+    s = 1. if R["min"] < fs < R["max"] else 0.
+else:
+    s = 0.`,
+	"check_enabled_experiments": `s = 1. if R["type"] == "names" and [e.split("@")[0] for e in v] == R["names"] else 0.`,
+	"check_direct_json_object": `if isinstance(v, str):
+    v = json.loads(v.strip().replace("'", '"'))
+if v is None:
+    s = 0.
+elif not R.get("expect_in_result", False):
+    s = 1. if all(R["expected"].get(k) == v.get(k) for k in R["expected"]) else 0.
+else:
+    s = 1.
+    for k, e in R["expected"].items():
+        if isinstance(e, list):
+            if not (isinstance(v.get(k), list) and any(x in v.get(k) for x in e)):
+                s = 0.
+        elif isinstance(e, str):
+            if e not in v.get(k):
+                s = 0.`,
+}
+
+// chromeProgram is the check's Python program: the helpers, the getter,
+// the metric (an error in it scores 0, as the benchmark's harness
+// records an evaluator that raises) and the two output lines. argv[1] is
+// {"getter": the getter's config, "rules": the rules}, argv[2] the
+// profile folder, argv[3] the remote debugging port.
+const chromeProgram = `import itertools, json, re, sys, urllib.request
+from urllib.parse import urlparse, urlunparse, parse_qs
+A = json.loads(sys.argv[1])
+G, R, D, PORT = A["getter"], A["rules"], sys.argv[2], sys.argv[3]
+TITLE = None
+def read(name):
+    with open(D + "/" + name, encoding="utf-8") as f:
+        return f.read()
+def pages():
+    with urllib.request.urlopen("http://127.0.0.1:" + PORT + "/json/list", timeout=10) as r:
+        return [t for t in json.load(r) if t.get("type") == "page"]
+def active():
+    try:
+        t = pages()
+    except Exception:
+        return None
+    if not t or t[0]["url"] in ("", "chrome://newtab/"):
+        return None
+    global TITLE
+    TITLE = t[0].get("title", "")
+    bar = re.sub(r"^https?://", "", t[0]["url"])
+    bar = bar[4:] if bar.startswith("www.") else bar
+    return G.get("goto_prefix", "https://") + bar
+def tabs():
+    try:
+        return [{"title": t.get("title", ""), "url": t["url"]} for t in pages()]
+    except Exception:
+        return []
+def norm(u):
+    p = urlparse(u)
+    return urlunparse(p._replace(scheme=(p.scheme or "http").lower(), netloc=p.netloc.lower().replace("www.", ""), path=p.path if p.path != "/" else ""))
+def same_url(a, b):
+    if a is None or b is None:
+        return a == b
+    return norm(a) == norm(b)
+`
+
+// chromeGetter tells a getter chromeGetters carries.
+func chromeGetter(t string) bool {
+	_, ok := chromeGetters[t]
+	return ok
+}
+
+// chrome carries a function whose result getter is one of Chrome's.
+func (ec *evalConv) chrome(f *fn, rtype, etype string) string {
+	metric, ok := chromeMetrics[f.name]
+	if !ok {
+		return "pcflow has no check that carries this metric"
+	}
+	if etype != "rule" {
+		if etype == "" {
+			return "the evaluator gives no rules"
+		}
+		return "the getter " + etype + " has no pcflow equivalent (its rules depend on the day of the run or on a web page)"
+	}
+	r, _ := f.expected["rules"].(map[string]any)
+	if r == nil {
+		return "the rule getter has no rules"
+	}
+	if rtype == "active_tab_info" && f.name == "check_direct_json_object" {
+		e, _ := r["expected"].(map[string]any)
+		for k := range e {
+			if k != "url" && k != "title" {
+				return "active_tab_info's " + k + " (the page as the benchmark loads it again) has no pcflow equivalent"
+			}
+		}
+	}
+	if why := chromePatterns(f.name, r); why != "" {
+		return why
+	}
+	arg, why := jsonText(map[string]any{"getter": f.result, "rules": r})
+	if why != "" {
+		return why
+	}
+	prog := chromeProgram + "v = None\n" + chromeGetters[rtype] + "\ntry:\n" + indent(metric) + "\nexcept Exception:\n    s = 0.\n" +
+		"print(\"value: \" + json.dumps(v))\nprint(\"score: %s\" % float(s))\n"
+	f.add("command", "argv = "+list(quoteAll(anyExit([]string{"python3", "-c", prog, arg, chromeProfile, chromePort}))), "stdout_matches = "+quote(chromeScore))
+	switch rtype {
+	case "active_url_from_accessTree", "active_tab_info", "active_tab_url_parse", "url_dashPart":
+		ec.notes = append(ec.notes, "the address bar's text is the active tab's URL from Chromium's remote debugging port without https:// and www., as Chrome shows it")
+	}
+	if rtype == "active_tab_info" {
+		ec.notes = append(ec.notes, "active_tab_info: the benchmark loads the URL again in a new tab and reads where it lands; pcflow reads the tab's URL")
+	}
+	return ""
+}
+
+// chromePatterns refuses a regular expression that is not Python's: the
+// metrics run under python3 as the benchmark's do, so any pattern Python
+// reads is carried; this only catches rules that are not the expected
+// shape.
+func chromePatterns(name string, r map[string]any) string {
+	switch name {
+	case "is_expected_url_pattern_match":
+		ps, ok := r["expected"].([]any)
+		if !ok || len(ps) == 0 {
+			return "rules.expected is not a list of patterns"
+		}
+		for _, p := range ps {
+			if _, ok := p.(string); !ok {
+				return fmt.Sprintf("the pattern %v is not a string", p)
+			}
+		}
+	case "is_expected_search_query":
+		e, _ := r["expect"].(map[string]any)
+		if _, ok := e["pattern"].(string); !ok {
+			return "rules.expect.pattern is not a string"
+		}
+	}
+	return ""
+}
+
+// indent indents Python statements by four spaces.
+func indent(code string) string {
+	return "    " + strings.ReplaceAll(code, "\n", "\n    ")
+}
