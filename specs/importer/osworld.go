@@ -116,7 +116,7 @@ func convertOSWorld(benchmark string, t task) (converted, error) {
 		return converted{cov: cov}, nil
 	}
 
-	ec := evalConv{downloads: &cov.Downloads}
+	ec := evalConv{downloads: &cov.Downloads, stdouts: append(append([]string{}, setup.stdouts...), post.stdouts...)}
 	ec.convert(ev)
 	cov.Metrics = ec.metrics
 	reasons := dedupe(append(append(append([]string{}, setup.reasons...), post.reasons...), ec.notes...))

@@ -37,6 +37,8 @@ type evalConv struct {
 	// reasons; they do not make a task partly).
 	notes     []string
 	downloads *[]Download
+	// stdouts are the cache files the setup and post_run steps write.
+	stdouts []string
 }
 
 // fn is one evaluator function with its getters and options.
@@ -99,6 +101,16 @@ func (ec *evalConv) convert(ev oswEvaluator) {
 func (ec *evalConv) carry(f *fn) string {
 	rtype, _ := f.result["type"].(string)
 	etype, _ := f.expected["type"].(string)
+	if rtype == "cache_file" {
+		// The harness's cache file, written by a step's stdout, is a file
+		// on the device here.
+		name, _ := f.result["path"].(string)
+		if !contains(ec.stdouts, name) {
+			return fmt.Sprintf("the getter cache_file reads %q, which no setup or post_run step writes", name)
+		}
+		f.result = map[string]any{"type": "vm_file", "path": cacheFilePath(name)}
+		rtype = "vm_file"
+	}
 	if chromeGetter(rtype) {
 		return ec.chrome(f, rtype, etype)
 	}
@@ -133,6 +145,8 @@ func (ec *evalConv) carry(f *fn) string {
 		return ec.prefs(f, rtype, etype)
 	case "is_extension_installed":
 		return ec.extensionInstalled(f, rtype, etype)
+	case "check_csv", "check_json":
+		return ec.pyFile(f, rtype, etype)
 	case "check_direct_json_object":
 		if rtype != "vm_file" && rtype != "vm_command_line" {
 			return "the getter " + rtype + " has no pcflow equivalent"

@@ -45,6 +45,19 @@ type setupConv struct {
 	// window is the window the last activate_window step named, for the
 	// keys a following pyautogui step presses.
 	window string
+	// stdouts are the names of the harness's cache files that execute and
+	// command steps write their output into (their stdout parameter).
+	stdouts []string
+}
+
+// osworldCache is the folder on the device holding the output of the
+// execute and command steps that name a stdout file: the harness's cache
+// folder, which its cache_file getter reads.
+const osworldCache = "/tmp/pcflow-task/osworld-cache"
+
+// cacheFilePath is the device path of the harness's cache file name.
+func cacheFilePath(name string) string {
+	return osworldCache + "/" + strings.TrimLeft(notFileName.ReplaceAllString(path.Base(name), "_"), ".")
 }
 
 // chromiumFlags start Chromium as pcflow's devices run it, with OSWorld's
@@ -138,6 +151,13 @@ func (c *setupConv) convert(steps []step) {
 			if strings.Contains(strings.Join(argv, " "), "pyautogui") {
 				c.missing = append(c.missing, fmt.Sprintf("%s step %d (%s) drives the screen with pyautogui beyond pressing keys (clicks at the benchmark's screen coordinates, typed text, GNOME shortcuts): pcflow's setup presses keys into named windows only", c.kind, i+1, s.Type))
 				continue
+			}
+			if out, _ := p["stdout"].(string); out != "" {
+				// The harness keeps the command's standard output in its
+				// cache folder, whatever the command exits with.
+				c.stdouts = append(c.stdouts, out)
+				dest := cacheFilePath(out)
+				argv = append([]string{"sh", "-c", `mkdir -p "$(dirname "$0")" && "$@" >"$0"; exit 0`, dest}, argv...)
 			}
 			c.add(s.Type, "command = "+list(quoteAll(argv)))
 		case "sleep":

@@ -5,14 +5,15 @@ import (
 	"strings"
 )
 
-// OSWorld's Chrome getters read Google Chrome's profile files and its
-// remote debugging port (9222). pcflow's devices run Chromium with the
-// profile in chromeProfile and the same port (chromiumFlags), so an
-// imported Chrome function becomes one command check: a Python program,
-// run on the device with python3's standard library, that gets the value
-// as the benchmark's getter does and scores it with the benchmark's
-// metric, printing `value: JSON` and `score: S`. The check passes when S
-// is 1.0.
+// Metrics run as the benchmark runs them. OSWorld's Chrome getters read
+// Google Chrome's profile files and its remote debugging port (9222);
+// pcflow's devices run Chromium with the profile in chromeProfile and the
+// same port (chromiumFlags). Such a function, and a few metrics of a file
+// written in plain Python (check_csv, check_json), become one command
+// check: a Python program, run on the device with python3's standard
+// library, that gets the value as the benchmark's getter does and scores
+// it with the benchmark's metric, printing `value: JSON` and `score: S`.
+// The check passes when S is 1.0.
 
 // chromeProfile is Chromium's user data folder on a device, as
 // chromiumFlags start it.
@@ -141,15 +142,87 @@ else:
                 s = 0.`,
 }
 
+// fileMetrics are metrics of a file the getter names (vm_file, or a
+// step's stdout as cache_file): v is its path on the device, None when it
+// is missing, as the benchmark's vm_file getter gives.
+var fileMetrics = map[string]string{
+	"check_csv": `if v is None:
+    s = 0.
+else:
+    em = [False] * len(R.get("expect", []))
+    um = True
+    with open(v) as f:
+        for rcd in csv.DictReader(f):
+            for i, r in enumerate(R.get("expect", [])):
+                em[i] = em[i] or match_record(r, rcd)
+            um = um and not any(match_record(r, rcd) for r in R.get("unexpect", []))
+    s = float(all(em) and um)`,
+	"check_json": `if v is None:
+    s = 0.
+else:
+    with open(v) as f:
+        if O.get("is_yaml", False):
+            import yaml
+            doc = yaml.load(f, Loader=yaml.Loader)
+        else:
+            doc = json.load(f)
+    s = 1.
+    for r in R.get("expect", {}):
+        x = doc
+        try:
+            for k in r["key"]:
+                x = x[k]
+        except KeyError:
+            s = 0.
+            break
+        s = s if match_value(x, r) else 0.
+    for r in R.get("unexpect", {}):
+        x = doc
+        for k in r["key"]:
+            try:
+                x = x[k]
+            except KeyError:
+                x = None
+                break
+        s = s if not match_value(x, r) else 0.`,
+}
+
+// pyFile carries a metric of fileMetrics: one command check running it in
+// python3 on the device.
+func (ec *evalConv) pyFile(f *fn, rtype, etype string) string {
+	path, r, why := fileRules(f, rtype, etype)
+	if why != "" {
+		return why
+	}
+	if f.name == "check_json" {
+		if y, _ := f.opt["is_yaml"].(bool); y {
+			ec.notes = append(ec.notes, "check_json reads YAML with PyYAML, as the benchmark does: the device's python3 needs it")
+		}
+	}
+	arg, why := jsonText(map[string]any{"getter": map[string]any{"path": path}, "rules": r, "options": f.opt})
+	if why != "" {
+		return why
+	}
+	ec.pyCheck(f, `v = G["path"] if os.path.exists(G["path"]) else None`, fileMetrics[f.name], arg)
+	return ""
+}
+
+// pyCheck adds the command check running getter and metric.
+func (ec *evalConv) pyCheck(f *fn, getter, metric, arg string) {
+	prog := chromeProgram + "v = None\n" + getter + "\ntry:\n" + indent(metric) + "\nexcept Exception:\n    s = 0.\n" +
+		"print(\"value: \" + json.dumps(v))\nprint(\"score: %s\" % float(s))\n"
+	f.add("command", "argv = "+list(quoteAll(anyExit([]string{"python3", "-c", prog, arg, chromeProfile, chromePort}))), "stdout_matches = "+quote(chromeScore))
+}
+
 // chromeProgram is the check's Python program: the helpers, the getter,
 // the metric (an error in it scores 0, as the benchmark's harness
 // records an evaluator that raises) and the two output lines. argv[1] is
 // {"getter": the getter's config, "rules": the rules}, argv[2] the
 // profile folder, argv[3] the remote debugging port.
-const chromeProgram = `import itertools, json, re, sys, urllib.request
+const chromeProgram = `import builtins, csv, functools, itertools, json, operator, os, re, sys, urllib.request
 from urllib.parse import urlparse, urlunparse, parse_qs
 A = json.loads(sys.argv[1])
-G, R, D, PORT = A["getter"], A["rules"], sys.argv[2], sys.argv[3]
+G, R, O, D, PORT = A["getter"], A["rules"], A.get("options", {}), sys.argv[2], sys.argv[3]
 TITLE = None
 def read(name):
     with open(D + "/" + name, encoding="utf-8") as f:
@@ -181,6 +254,27 @@ def same_url(a, b):
     if a is None or b is None:
         return a == b
     return norm(a) == norm(b)
+def match_record(pattern, item):
+    return all(k in item and item[k] == val for k, val in pattern.items())
+def match_value(value, rule):
+    m = rule["method"]
+    if m.startswith("re"):
+        flag = functools.reduce(operator.or_, (getattr(re, fl) for fl in m.split(".")[1:]), re.RegexFlag(0))
+        return re.search(rule["ref"], value, flag) is not None
+    if m in {"eq", "ne", "le", "lt", "ge", "gt"}:
+        return getattr(operator, m)(value, rule["ref"])
+    if m.startswith("approx"):
+        try:
+            value = float(value)
+        except (ValueError, TypeError):
+            return False
+        return abs(value - rule["ref"]) <= float(m.split(":")[1])
+    if m.startswith("range."):
+        return getattr(operator, "l" + m[6])(rule["ref"][0], value) and getattr(operator, "l" + m[7])(value, rule["ref"][1])
+    if m in {"str_list_eq", "str_set_eq"}:
+        t = getattr(builtins, m[4:-3])
+        return t(value.strip("\"'").split(",")) == t(rule["ref"])
+    raise NotImplementedError()
 `
 
 // chromeGetter tells a getter chromeGetters carries.
@@ -220,9 +314,7 @@ func (ec *evalConv) chrome(f *fn, rtype, etype string) string {
 	if why != "" {
 		return why
 	}
-	prog := chromeProgram + "v = None\n" + chromeGetters[rtype] + "\ntry:\n" + indent(metric) + "\nexcept Exception:\n    s = 0.\n" +
-		"print(\"value: \" + json.dumps(v))\nprint(\"score: %s\" % float(s))\n"
-	f.add("command", "argv = "+list(quoteAll(anyExit([]string{"python3", "-c", prog, arg, chromeProfile, chromePort}))), "stdout_matches = "+quote(chromeScore))
+	ec.pyCheck(f, chromeGetters[rtype], metric, arg)
 	switch rtype {
 	case "active_url_from_accessTree", "active_tab_info", "active_tab_url_parse", "url_dashPart":
 		ec.notes = append(ec.notes, "the address bar's text is the active tab's URL from Chromium's remote debugging port without https:// and www., as Chrome shows it")

@@ -1,0 +1,143 @@
+package importer
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/pcflow/pcflow/specs/plan"
+)
+
+// importTask writes one OSWorld task file of the test's own into a
+// benchmark folder, imports it and returns its plan; it fails unless the
+// task is imported fully.
+func importTask(t *testing.T, domain string, task map[string]any) *plan.Plan {
+	t.Helper()
+	src, out := filepath.Join(t.TempDir(), "bench"), t.TempDir()
+	os.MkdirAll(filepath.Join(src, domain), 0o755)
+	task["id"], task["instruction"] = "t1", "Do the task."
+	if task["config"] == nil {
+		task["config"] = []any{}
+	}
+	b, _ := json.Marshal(task)
+	os.WriteFile(filepath.Join(src, domain, "t1.json"), b, 0o644)
+	cov, err := Import(context.Background(), Options{Benchmark: "osworld", Src: src, Out: out, Files: testFiles})
+	if err != nil || cov.Tasks[0].Status != Fully {
+		t.Fatalf("Import = %v, %+v; want the task imported fully", err, cov.Tasks)
+	}
+	return parseClean(t, filepath.Join(out, cov.Tasks[0].File))
+}
+
+func lits(es []plan.Expr) []string {
+	var ss []string
+	for _, e := range es {
+		s, _ := e.Lit.(string)
+		ss = append(ss, s)
+	}
+	return ss
+}
+
+// TestStdoutCacheFileOnEndStates imports a task whose post-run command
+// keeps its output in the harness's cache (stdout) and whose check_list
+// reads it back (cache_file); it runs the command and the check (the
+// cache folder moved into the test's) on a right end state, a wrong one,
+// and one where the command fails (the harness keeps its output all the
+// same, and the post-run goes on).
+func TestStdoutCacheFileOnEndStates(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "docs")
+	pl := importTask(t, "os", map[string]any{
+		"evaluator": map[string]any{
+			"postconfig": []any{map[string]any{"type": "command", "parameters": map[string]any{"command": []string{"ls", dir}, "stdout": "ls.out"}}},
+			"func":       "check_list",
+			"result":     map[string]any{"type": "cache_file", "path": "ls.out"},
+			"expected":   map[string]any{"type": "rule", "rules": map[string]any{"expect": []string{`^report\.txt$`}}},
+		}})
+	if len(pl.PostRun) != 1 || len(pl.Checks) != 1 {
+		t.Fatalf("post_run %+v, checks %+v; want one each", pl.PostRun, pl.Checks)
+	}
+	argv := lits(pl.PostRun[0].Command)
+	if len(argv) < 4 || argv[3] != osworldCache+"/ls.out" {
+		t.Fatalf("post_run command %q; want its output kept in %s/ls.out", argv, osworldCache)
+	}
+	for _, st := range []struct {
+		name string
+		file string
+		want bool
+	}{{"right", "report.txt", true}, {"wrong", "report.txt.bak", false}, {"no folder", "", false}} {
+		cache := filepath.Join(t.TempDir(), "cache")
+		os.RemoveAll(dir)
+		if st.file != "" {
+			os.MkdirAll(dir, 0o755)
+			os.WriteFile(filepath.Join(dir, st.file), nil, 0o644)
+		}
+		argv[3] = filepath.Join(cache, "ls.out")
+		if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%s end state: post_run %q: %v\n%s", st.name, argv, err, out)
+		}
+		ck := pl.Checks[0]
+		ck.Path = &plan.Expr{Kind: plan.ExprLit, Lit: argv[3]}
+		if got := evalCheck(t, ck); got != st.want {
+			t.Errorf("%s end state: check passes = %v, want %v", st.name, got, st.want)
+		}
+	}
+}
+
+// TestPythonFileMetricsOnEndStates imports check_csv and check_json
+// (JSON and YAML) tasks and runs their checks, the benchmark's metric in
+// python3, on right and wrong files.
+func TestPythonFileMetricsOnEndStates(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, file   string
+		evaluator    map[string]any
+		right, wrong string
+	}{{
+		name: "check_csv",
+		file: "accounts.csv",
+		evaluator: map[string]any{"func": "check_csv", "expected": map[string]any{"type": "rule", "rules": map[string]any{
+			"expect":   []any{map[string]any{"url": "imap://mail.example.org", "user": "ann"}},
+			"unexpect": []any{map[string]any{"user": "bob"}}}}},
+		right: "url,user,password\nimap://mail.example.org,ann,x\nsmtp://mail.example.org,ann,x\n",
+		wrong: "url,user,password\nimap://mail.example.org,ann,x\nimap://mail.example.org,bob,y\n",
+	}, {
+		name: "check_json",
+		file: "store.json",
+		evaluator: map[string]any{"func": "check_json", "expected": map[string]any{"type": "rule", "rules": map[string]any{
+			"expect":   []any{map[string]any{"key": []string{"tree", "mode"}, "method": "re.I", "ref": `\bsmart\b`}, map[string]any{"key": []string{"size"}, "method": "ge", "ref": 14}},
+			"unexpect": []any{map[string]any{"key": []string{"hidden"}, "method": "eq", "ref": true}}}}},
+		right: `{"tree": {"mode": "Smart folders"}, "size": 14}`,
+		wrong: `{"tree": {"mode": "Smart folders"}, "size": 14, "hidden": true}`,
+	}, {
+		name: "check_json yaml",
+		file: "_config.yml",
+		evaluator: map[string]any{"func": "check_json", "options": map[string]any{"is_yaml": true}, "expected": map[string]any{"type": "rule", "rules": map[string]any{
+			"expect": []any{map[string]any{"key": []string{"author", "name"}, "method": "eq", "ref": "Test Account"}}}}},
+		right: "title: Site\nauthor:\n  name: Test Account\n",
+		wrong: "title: Site\nauthor:\n  name: Someone\n",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, tc.file)
+			tc.evaluator["result"] = map[string]any{"type": "vm_file", "path": path, "dest": tc.file}
+			pl := importTask(t, "multi_apps", map[string]any{"evaluator": tc.evaluator})
+			for _, st := range []struct {
+				name, body string
+				want       bool
+			}{{"right", tc.right, true}, {"wrong", tc.wrong, false}, {"missing", "", false}} {
+				os.Remove(path)
+				if st.body != "" {
+					os.WriteFile(path, []byte(st.body), 0o644)
+				}
+				got := len(pl.Checks) > 0
+				for _, ck := range pl.Checks {
+					got = got && evalCheck(t, ck)
+				}
+				if got != st.want {
+					t.Errorf("%s end state (%s):\n%s\nchecks pass = %v, want %v", st.name, tc.file, st.body, got, st.want)
+				}
+			}
+		})
+	}
+}
