@@ -262,6 +262,9 @@ func rules(g map[string]any, etype string) (map[string]any, string) {
 }
 
 func (ec *evalConv) compareTable(f *fn, rtype, etype string) string {
+	if m, _ := f.result["multi"].(bool); m {
+		return ec.sheetPrint(f, rtype, etype)
+	}
 	path, why := vmFile(f.result, rtype)
 	if why != "" {
 		return why

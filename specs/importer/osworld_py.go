@@ -207,11 +207,109 @@ func (ec *evalConv) pyFile(f *fn, rtype, etype string) string {
 	return ""
 }
 
-// pyCheck adds the command check running getter and metric.
-func (ec *evalConv) pyCheck(f *fn, getter, metric, arg string) {
+// pyCheck adds the command check running getter and metric; extra are
+// rendered HCL values the program reads as X (sys.argv[4:]), such as
+// files of the cache.
+func (ec *evalConv) pyCheck(f *fn, getter, metric, arg string, extra ...string) {
 	prog := chromeProgram + "v = None\n" + getter + "\ntry:\n" + indent(metric) + "\nexcept Exception:\n    s = 0.\n" +
 		"print(\"value: \" + json.dumps(v))\nprint(\"score: %s\" % float(s))\n"
-	f.add("command", "argv = "+list(quoteAll(anyExit([]string{"python3", "-c", prog, arg, chromeProfile, chromePort}))), "stdout_matches = "+quote(chromeScore))
+	argv := append(quoteAll(anyExit([]string{"python3", "-c", prog, arg, chromeProfile, chromePort})), extra...)
+	f.add("command", "argv = "+list(argv), "stdout_matches = "+quote(chromeScore))
+}
+
+// sheetPrintGetter reads the result's files (G["result"], their names in
+// the harness's cache G["result_dests"]) and the reference's (X, named
+// G["expected_dests"]); sheet_names is a workbook's sheets in order (None
+// when it is not a workbook), sheet_csv the file the benchmark reads for a
+// sheet index: BOOK-SHEET.csv beside the book in its cache.
+const sheetPrintGetter = `import zipfile, xml.etree.ElementTree as ET
+def sheet_names(book):
+    try:
+        with zipfile.ZipFile(book) as z:
+            root = ET.fromstring(z.read("xl/workbook.xml"))
+        return [e.get("name") for e in root.iter() if e.tag.split("}")[-1] == "sheet"]
+    except Exception:
+        return None
+def load_sheet(path):
+    try:
+        with open(path) as f:
+            return list(itertools.dropwhile(lambda l: len(l) == 0, map(lambda l: l.strip(), reversed(f.read().splitlines()))))
+    except Exception:
+        return None
+RES = {"paths": G["result"], "dests": G["result_dests"]}
+EXP = {"paths": sys.argv[4:], "dests": G["expected_dests"]}
+def sheet_csv(i):
+    if isinstance(i, int) or i[:2] in ("RI", "EI"):
+        book = EXP if not isinstance(i, int) and i[0] == "E" else RES
+        names = sheet_names(book["paths"][0]) or []
+        n = i if isinstance(i, int) else int(i[2:])
+        name = names[n] if n < len(names) else ""
+    else:
+        book = EXP if i[0] == "E" else RES
+        name = i[2:]
+    want = "{:}-{:}.csv".format(os.path.splitext(book["dests"][0])[0], name)
+    return book["paths"][book["dests"].index(want)] if want in book["dests"] else None
+v = G["result"][0] if os.path.exists(G["result"][0]) else None`
+
+// sheetPrintMetric is compare_table with sheet_print rules: the printed
+// sheets (CSV lines, stripped, trailing blank lines dropped) are equal.
+// The benchmark opens the result with openpyxl first and scores 0 when it
+// cannot.
+const sheetPrintMetric = `if v is None or sheet_names(v) is None:
+    s = 0.
+else:
+    s = 1.
+    for r in O["rules"]:
+        p = sheet_csv(r["sheet_idx0"])
+        a = load_sheet(p) if p else None
+        if a is None:
+            s = 0.
+            break
+        p = sheet_csv(r["sheet_idx1"])
+        b = load_sheet(p) if p else None
+        if r.get("ignore_case", False):
+            a, b = [l.lower() for l in a], [l.lower() for l in b]
+        if a != b:
+            s = 0.`
+
+// sheetPrint carries compare_table over several files (multi: the
+// workbook and its sheets printed as CSV by a post-run step) whose rules
+// are all sheet_print.
+func (ec *evalConv) sheetPrint(f *fn, rtype, etype string) string {
+	if rtype != "vm_file" || etype != "cloud_file" {
+		return "vm_file with multi (several files) is not carried beside a " + etype + " reference"
+	}
+	rs, _ := f.opt["rules"].([]any)
+	for _, x := range rs {
+		r, _ := x.(map[string]any)
+		if typ, _ := r["type"].(string); typ != "sheet_print" {
+			return fmt.Sprintf("vm_file with multi (several files) is carried for sheet_print rules only, not %s", typ)
+		}
+	}
+	if len(rs) == 0 {
+		return "compare_table without rules"
+	}
+	paths, dests := strings_(f.result["path"]), strings_(f.result["dest"])
+	urls, edests := strings_(f.expected["path"]), strings_(f.expected["dest"])
+	if len(paths) == 0 || len(paths) != len(dests) || len(urls) == 0 || len(urls) != len(edests) {
+		return "vm_file and cloud_file with multi need as many paths as dests"
+	}
+	if g, ok := f.result["gives"]; ok && fmt.Sprint(g) != "[0]" {
+		return "vm_file's gives is not carried"
+	}
+	var files []string
+	for i, u := range urls {
+		name := cacheName(u, edests[i])
+		*ec.downloads = append(*ec.downloads, Download{URL: u, Name: name})
+		files = append(files, cached(name))
+	}
+	arg, why := jsonText(map[string]any{"getter": map[string]any{"result": paths, "result_dests": dests, "expected_dests": edests},
+		"rules": map[string]any{}, "options": map[string]any{"rules": rs}})
+	if why != "" {
+		return why
+	}
+	ec.pyCheck(f, sheetPrintGetter, sheetPrintMetric, arg, files...)
+	return ""
 }
 
 // chromeProgram is the check's Python program: the helpers, the getter,

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/xuri/excelize/v2"
+
 	"github.com/pcflow/pcflow/specs/plan"
 )
 
@@ -136,6 +138,72 @@ func TestPythonFileMetricsOnEndStates(t *testing.T) {
 				}
 				if got != st.want {
 					t.Errorf("%s end state (%s):\n%s\nchecks pass = %v, want %v", st.name, tc.file, st.body, got, st.want)
+				}
+			}
+		})
+	}
+}
+
+// TestSheetPrintOnEndStates imports compare_table tasks over a workbook
+// and its sheet printed as CSV (vm_file and cloud_file with multi, rules
+// sheet_print by sheet name, and by index with ignore_case) and runs the
+// check on right and wrong end states: the printed lines compared as the
+// benchmark does, stripped and without trailing blank lines.
+func TestSheetPrintOnEndStates(t *testing.T) {
+	dir, cache := t.TempDir(), t.TempDir()
+	base := "https://files.example.org/pcflow-fixtures/"
+	book := func(path string) {
+		t.Helper()
+		f := excelize.NewFile()
+		f.SetSheetName("Sheet1", "Rates")
+		f.SetSheetRow("Rates", "A1", &[]any{"Name", "Rate"})
+		if err := f.SaveAs(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	book(filepath.Join(cache, cacheName(base+"rates_gold.xlsx", "rates_gold.xlsx")))
+	os.WriteFile(filepath.Join(cache, cacheName(base+"rates_gold-Rates.csv", "rates_gold-Rates.csv")), []byte("Name,Rate\nNorth,12.50%\n"), 0o644)
+	result, printed := filepath.Join(dir, "rates.xlsx"), filepath.Join(dir, "rates-Rates.csv")
+	for _, tc := range []struct {
+		name string
+		rule map[string]any
+	}{
+		{"by name", map[string]any{"type": "sheet_print", "sheet_idx0": "RNRates", "sheet_idx1": "ENRates"}},
+		{"by index", map[string]any{"type": "sheet_print", "sheet_idx0": 0, "sheet_idx1": "EI0", "ignore_case": true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src, out := filepath.Join(t.TempDir(), "bench"), t.TempDir()
+			os.MkdirAll(filepath.Join(src, "calc"), 0o755)
+			b, _ := json.Marshal(map[string]any{"id": "print", "instruction": "Show the rates as percentages.", "config": []any{},
+				"evaluator": map[string]any{"func": "compare_table",
+					"result":   map[string]any{"type": "vm_file", "multi": true, "path": []string{result, printed}, "dest": []string{"rates.xlsx", "rates-Rates.csv"}},
+					"expected": map[string]any{"type": "cloud_file", "multi": true, "path": []string{base + "rates_gold.xlsx", base + "rates_gold-Rates.csv"}, "dest": []string{"rates_gold.xlsx", "rates_gold-Rates.csv"}},
+					"options":  map[string]any{"rules": []any{tc.rule}}}})
+			os.WriteFile(filepath.Join(src, "calc", "print.json"), b, 0o644)
+			cov, err := Import(context.Background(), Options{Benchmark: "osworld", Src: src, Out: out, Files: cache})
+			if err != nil || cov.Tasks[0].Status != Fully {
+				t.Fatalf("Import = %v, %+v; want the task imported fully", err, cov.Tasks)
+			}
+			pl := parseClean(t, filepath.Join(out, cov.Tasks[0].File))
+			for _, st := range []struct {
+				name, csv  string
+				book, want bool
+			}{
+				{"same lines, spaces and a blank line at the end", " Name,Rate\nNorth,12.50% \n\n", true, true},
+				{"a value printed otherwise", "Name,Rate\nNorth,0.125\n", true, false},
+				{"no workbook", "Name,Rate\nNorth,12.50%\n", false, false},
+			} {
+				os.Remove(result)
+				if st.book {
+					book(result)
+				}
+				os.WriteFile(printed, []byte(st.csv), 0o644)
+				got := len(pl.Checks) > 0
+				for _, ck := range pl.Checks {
+					got = got && evalCheck(t, ck)
+				}
+				if got != st.want {
+					t.Errorf("%s: checks pass = %v, want %v", st.name, got, st.want)
 				}
 			}
 		})
