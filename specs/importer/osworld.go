@@ -49,6 +49,11 @@ func platformOf(benchmark string) string {
 }
 
 // benchmarkTitle is how the header names the benchmark.
+// Title is a benchmark's name as its authors write it ("OSWorld").
+func Title(benchmark string) string {
+	return benchmarkTitle(benchmark)
+}
+
 func benchmarkTitle(benchmark string) string {
 	switch benchmark {
 	case "waa":
