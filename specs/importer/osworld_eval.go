@@ -114,6 +114,9 @@ func (ec *evalConv) carry(f *fn) string {
 	if chromeGetter(rtype) {
 		return ec.chrome(f, rtype, etype)
 	}
+	if _, ok := vlcGetters[rtype]; ok {
+		return ec.vlc(f, rtype, etype)
+	}
 	switch f.name {
 	case "compare_table":
 		return ec.compareTable(f, rtype, etype)

@@ -452,3 +452,103 @@ func chromePatterns(name string, r map[string]any) string {
 func indent(code string) string {
 	return "    " + strings.ReplaceAll(code, "\n", "\n    ")
 }
+
+// vlcMetrics are VLC's metrics of its configuration file (vlc_config: v is
+// vlcrc's path, None when it is missing) and of its HTTP interface's
+// status (vlc_playing_info: v is the status XML's path), as the benchmark
+// writes them.
+var vlcMetrics = map[string]string{
+	"is_vlc_playing": `with open(v, 'rb') as file:
+    tree = ElementTree.fromstring(file.read().decode('utf-8'))
+s = 0.
+if tree.find('state').text == 'playing':
+    if R['type'] == 'file_name':
+        info = tree.find('information/category[@name="meta"]/info[@name="filename"]').text
+        s = 1. if info and info.endswith(R['file_name']) else 0.
+    elif R['type'] == 'url':
+        info = tree.find('information/category[@name="meta"]/info[@name="url"]').text
+        s = 1. if info and info.endswith(R['url']) else 0.`,
+	"is_vlc_recordings_folder": `config = read_config(v)
+s = 0.
+for line in config.split("\n"):
+    if line.startswith('#') or not line.strip():
+        continue
+    if 'input-record-path' in line:
+        s = 1. if line.split('=')[-1].strip() == R['recording_file_path'] else 0.
+        break`,
+	"check_qt_bgcone":                           vlcSetting("qt-bgcone=", "expected_qt_bgcone", "1"),
+	"check_qt_max_volume":                       vlcSetting("qt-max-volume=", "expected_qt_max_volume", "125"),
+	"check_qt_minimal_view":                     vlcSetting("qt-minimal-view=", "expected_qt_minimal_view", "0"),
+	"check_one_instance_when_started_from_file": vlcSetting("one-instance-when-started-from-file=", "expected_one_instance_when_started_from_file", "1"),
+	"check_global_key_play_pause": `config = read_config(v)
+want = R['expected_global_key_play_pause']
+want = str(want) if isinstance(want, int) else want
+got = "0"
+for line in config.split("\n"):
+    if 'global-key-play-pause=' in line:
+        got = "0" if line.split('=')[-1].strip() == "" else "1"
+s = 1. if got == want else 0.`,
+	"check_qt_slider_colours": `config = read_config(v)
+got = "153;210;153;20;210;20;255;199;15;245;39;29"
+for line in config.split("\n"):
+    if 'qt-slider-colours' in line:
+        got = line.split('=')[-1].strip()
+s = 0.
+if R['type'] == 'match':
+    s = 1. if got == R['expected_qt_slider_colours'] else 0.
+elif R['type'] == 'blackish':
+    values = [int(x) for x in got.split(';')]
+    s = 1. if all(all(c < 100 for c in rgb) for rgb in zip(values[0::3], values[1::3], values[2::3])) else 0.`,
+}
+
+// vlcSetting is the benchmark's metric of one vlcrc setting: the last
+// line holding key gives its value (def when none does), compared as text.
+func vlcSetting(key, rule, def string) string {
+	return fmt.Sprintf(`config = read_config(v)
+want = R[%q]
+want = str(want) if isinstance(want, int) else want
+got = %q
+for line in config.split("\n"):
+    if %q in line:
+        got = line.split('=')[-1].strip()
+s = 1. if got == want else 0.`, rule, def, key)
+}
+
+// vlcGetters read VLC's configuration file in the task's home, and the
+// status of VLC's HTTP interface on port 8080 (password "password", as
+// the benchmark's machine runs it).
+var vlcGetters = map[string]string{
+	"vlc_config": `def read_config(p):
+    with open(p, 'rb') as file:
+        return file.read().decode('utf-8')
+v = G["path"] if os.path.exists(G["path"]) else None`,
+	"vlc_playing_info": `import base64, tempfile
+from xml.etree import ElementTree
+try:
+    req = urllib.request.Request("http://127.0.0.1:%d/requests/status.xml" % G["port"], headers={"Authorization": "Basic " + base64.b64encode(b":password").decode()})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        body = r.read()
+    fd, v = tempfile.mkstemp(suffix=".xml")
+    os.write(fd, body)
+    os.close(fd)
+except Exception:
+    v = None`,
+}
+
+// vlc carries a function over VLC's getters.
+func (ec *evalConv) vlc(f *fn, rtype, etype string) string {
+	metric, ok := vlcMetrics[f.name]
+	if !ok || (rtype == "vlc_playing_info") != (f.name == "is_vlc_playing") {
+		return "pcflow has no check that carries this metric over " + rtype
+	}
+	r, why := rules(f.expected, etype)
+	if why != "" {
+		return why
+	}
+	arg, why := jsonText(map[string]any{"getter": map[string]any{"path": osworldHome + "/.config/vlc/vlcrc", "port": 8080}, "rules": r})
+	if why != "" {
+		return why
+	}
+	ec.pyCheck(f, vlcGetters[rtype], metric, arg)
+	return ""
+}

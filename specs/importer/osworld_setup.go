@@ -66,6 +66,9 @@ var chromiumFlags = []string{"chromium", "--no-sandbox", "--disable-gpu", "--no-
 	"--disable-component-update", "--disable-sync", "--disable-quic", "--force-renderer-accessibility",
 	"--disable-dev-shm-usage", "--user-data-dir=/tmp/pcflow-task/chromium", "--remote-debugging-port=9222"}
 
+// vlcFlags turn VLC's HTTP interface on as OSWorld's machine has it.
+var vlcFlags = []string{"--extraintf", "http", "--http-host", "127.0.0.1", "--http-port", "8080", "--http-password", "password"}
+
 // cacheName is a downloaded file's name in the local cache: a digest of
 // its URL (one URL, one file, whatever task needs it) and the name the
 // task gives it.
@@ -100,6 +103,13 @@ func (c *setupConv) convert(steps []step) {
 				continue
 			}
 			argv = c.chrome(argv)
+			if path.Base(argv[0]) == "vlc" {
+				// The benchmark's machine has VLC's HTTP interface on (its
+				// vlc_playing_info getter reads it); pcflow's devices
+				// start VLC with it.
+				argv = append(append([]string{argv[0]}, vlcFlags...), argv[1:]...)
+				c.reasons = append(c.reasons, "VLC starts with its HTTP interface on 127.0.0.1:8080 (password \"password\"), as the benchmark's machine has it")
+			}
 			c.add("launch", "launch = "+list(quoteAll(argv)))
 		case "open":
 			file, _ := p["path"].(string)

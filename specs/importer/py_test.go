@@ -3,9 +3,13 @@ package importer
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/xuri/excelize/v2"
@@ -208,4 +212,96 @@ func TestSheetPrintOnEndStates(t *testing.T) {
 			}
 		})
 	}
+}
+
+// retarget rewrites a Python check's argument: the paths and port the
+// device has (the task's home, VLC's port) become the test's.
+func retarget(t *testing.T, ck plan.Check, from, to string) plan.Check {
+	t.Helper()
+	argv := append([]plan.Expr{}, ck.Argv...)
+	n := 0
+	for i, a := range argv {
+		if s, ok := a.Lit.(string); ok && strings.Contains(s, from) && strings.HasPrefix(s, "{") {
+			argv[i] = plan.Lit(strings.ReplaceAll(s, from, to))
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("check %s: %d arguments name %s, want one", ck.Name, n, from)
+	}
+	ck.Argv = argv
+	return ck
+}
+
+// TestVLCChecksOnEndStates imports VLC tasks (settings read from vlcrc,
+// and the playing file read from VLC's HTTP interface, served here by a
+// server that asks for VLC's password) and runs their checks on right
+// and wrong end states.
+func TestVLCChecksOnEndStates(t *testing.T) {
+	rule := func(r map[string]any) map[string]any { return map[string]any{"type": "rule", "rules": r} }
+	vlcrc := func(lines ...string) string { return "[qt]\n" + strings.Join(lines, "\n") + "\n" }
+	for _, tc := range []struct {
+		name         string
+		evaluator    map[string]any
+		right, wrong string
+	}{
+		{"max volume", map[string]any{"func": "check_qt_max_volume", "expected": rule(map[string]any{"expected_qt_max_volume": 200})},
+			vlcrc("#qt-max-volume=125", "qt-max-volume=200"), vlcrc("#qt-max-volume=125", "qt-max-volume=150")},
+		{"recordings", map[string]any{"func": "is_vlc_recordings_folder", "expected": rule(map[string]any{"recording_file_path": "/home/user/Desktop"})},
+			vlcrc("#input-record-path=", "input-record-path=/home/user/Desktop"), vlcrc("input-record-path=/home/user/Videos")},
+		{"global play/pause", map[string]any{"func": "check_global_key_play_pause", "expected": rule(map[string]any{"expected_global_key_play_pause": 1})},
+			vlcrc("global-key-play-pause=Media Play Pause"), vlcrc("global-key-play-pause=")},
+		{"blackish slider", map[string]any{"func": "check_qt_slider_colours", "expected": rule(map[string]any{"type": "blackish"})},
+			vlcrc("qt-slider-colours=0;0;0;20;20;20;30;30;30;40;40;40"), vlcrc("qt-slider-colours=0;0;0;20;20;20;30;30;30;140;40;40")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			tc.evaluator["result"] = map[string]any{"type": "vlc_config", "dest": "vlcrc"}
+			pl := importTask(t, "vlc", map[string]any{"evaluator": tc.evaluator})
+			ck := retarget(t, pl.Checks[0], osworldHome+"/.config", home+"/.config")
+			for _, st := range []struct {
+				name, body string
+				want       bool
+			}{{"right", tc.right, true}, {"wrong", tc.wrong, false}, {"no vlcrc", "", false}} {
+				os.RemoveAll(filepath.Join(home, ".config"))
+				if st.body != "" {
+					os.MkdirAll(filepath.Join(home, ".config", "vlc"), 0o755)
+					os.WriteFile(filepath.Join(home, ".config", "vlc", "vlcrc"), []byte(st.body), 0o644)
+				}
+				if got := evalCheck(t, ck); got != st.want {
+					t.Errorf("%s vlcrc:\n%s\ncheck passes = %v, want %v", st.name, st.body, got, st.want)
+				}
+			}
+		})
+	}
+
+	t.Run("playing", func(t *testing.T) {
+		pl := importTask(t, "vlc", map[string]any{"evaluator": map[string]any{"func": "is_vlc_playing",
+			"result":   map[string]any{"type": "vlc_playing_info", "dest": "status.xml"},
+			"expected": rule(map[string]any{"type": "file_name", "file_name": "song.mp3"})}})
+		status := ""
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if _, pw, ok := r.BasicAuth(); !ok || pw != "password" || r.URL.Path != "/requests/status.xml" {
+				http.Error(w, "unauthorized", http.StatusUnauthorized)
+				return
+			}
+			fmt.Fprint(w, status)
+		}))
+		defer srv.Close()
+		port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
+		ck := retarget(t, pl.Checks[0], `"port":8080`, `"port":`+port)
+		xml := func(state, file string) string {
+			return `<?xml version="1.0" encoding="utf-8"?><root><state>` + state + `</state><information><category name="meta"><info name="filename">` + file + `</info></category></information></root>`
+		}
+		for _, st := range []struct {
+			name, status string
+			want         bool
+		}{{"playing it", xml("playing", "/home/user/Music/song.mp3"), true}, {"paused", xml("paused", "/home/user/Music/song.mp3"), false},
+			{"playing another", xml("playing", "/home/user/Music/other.mp3"), false}} {
+			status = st.status
+			if got := evalCheck(t, ck); got != st.want {
+				t.Errorf("%s: check passes = %v, want %v", st.name, got, st.want)
+			}
+		}
+	})
 }
