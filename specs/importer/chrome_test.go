@@ -70,6 +70,15 @@ func TestChromeProfileChecksOnEndStates(t *testing.T) {
 		right: `{"default_search_provider_data": {"template_url_data": {"short_name": "Bing"}}}`,
 		wrong: `{"profile": {"name": "Bing"}}`,
 	}, {
+		// An or of two functions is one check passing at the best score.
+		name: "search engine, or",
+		evaluator: map[string]any{"func": []string{"exact_match", "exact_match"}, "conj": "or",
+			"result":   []any{map[string]any{"type": "default_search_engine"}, map[string]any{"type": "default_search_engine"}},
+			"expected": []any{rule(map[string]any{"expected": "Bing"}), rule(map[string]any{"expected": "DuckDuckGo"})}},
+		file:  "Default/Preferences",
+		right: `{"default_search_provider_data": {"template_url_data": {"short_name": "DuckDuckGo"}}}`,
+		wrong: `{"default_search_provider_data": {"template_url_data": {"short_name": "Yahoo"}}}`,
+	}, {
 		name: "do not track",
 		evaluator: map[string]any{"func": "exact_match", "result": map[string]any{"type": "enable_do_not_track"},
 			"expected": rule(map[string]any{"expected": "true"})},

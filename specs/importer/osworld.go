@@ -145,7 +145,7 @@ func convertOSWorld(benchmark string, t task) (converted, error) {
 		cov.Status = Partly
 		reasons = append(dedupe(append(append(append(ec.missing, ec.approx...), setup.approx...), post.approx...)), reasons...)
 	}
-	if len(ev.funcs) > 1 && cov.Conj == "or" {
+	if len(ev.funcs) > 1 && cov.Conj == "or" && !ec.or {
 		cov.Status = Partly
 		reasons = append([]string{"conj \"or\": pcflow passes a task only when every check passes, so it is stricter than the benchmark's any-of (the benchmark's score takes the best function)"}, reasons...)
 	}

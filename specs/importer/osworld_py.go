@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -215,6 +216,29 @@ func (ec *evalConv) pyCheck(f *fn, getter, metric, arg string, extra ...string) 
 		"print(\"value: \" + json.dumps(v))\nprint(\"score: %s\" % float(s))\n"
 	argv := append(quoteAll(anyExit([]string{"python3", "-c", prog, arg, chromeProfile, chromePort})), extra...)
 	f.add("command", "argv = "+list(argv), "stdout_matches = "+quote(chromeScore))
+	if len(extra) == 0 {
+		f.py = &pyParts{getter: getter, metric: metric, arg: arg}
+	}
+}
+
+// pyParts are what a function's Python check runs.
+type pyParts struct{ getter, metric, arg string }
+
+// pyAny is one command check scoring each function's Python program, as
+// the benchmark's "or" combines them: the best score (each program's own
+// value and score printed before it).
+func pyAny(fs []*fn) check {
+	var args []any
+	prog := chromeProgram + "S = []\n"
+	for i, f := range fs {
+		args = append(args, json.RawMessage(f.py.arg))
+		prog += fmt.Sprintf("A = ARGS[%d]\nG, R, O = A[\"getter\"], A[\"rules\"], A.get(\"options\", {})\nv = None\n", i) + f.py.getter +
+			"\ntry:\n" + indent(f.py.metric) + "\nexcept Exception:\n    s = 0.\n" +
+			fmt.Sprintf("print(\"value %d: \" + json.dumps(v))\nprint(\"score %d: %%s\" %% float(s))\nS.append(float(s))\n", i+1, i+1)
+	}
+	prog += "print(\"score: %s\" % max(S))\n"
+	arg, _ := jsonText(args)
+	return check{kind: "command", lines: []string{"argv = " + list(quoteAll(anyExit([]string{"python3", "-c", prog, arg, chromeProfile, chromePort}))), "stdout_matches = " + quote(chromeScore)}}
 }
 
 // sheetPrintGetter reads the result's files (G["result"], their names in
@@ -319,7 +343,8 @@ func (ec *evalConv) sheetPrint(f *fn, rtype, etype string) string {
 // profile folder, argv[3] the remote debugging port.
 const chromeProgram = `import builtins, csv, functools, itertools, json, operator, os, re, sys, urllib.request
 from urllib.parse import urlparse, urlunparse, parse_qs
-A = json.loads(sys.argv[1])
+ARGS = json.loads(sys.argv[1])
+A = ARGS if isinstance(ARGS, dict) else ARGS[0]
 G, R, O, D, PORT = A["getter"], A["rules"], A.get("options", {}), sys.argv[2], sys.argv[3]
 TITLE = None
 def read(name):
