@@ -577,3 +577,134 @@ func (ec *evalConv) vlc(f *fn, rtype, etype string) string {
 	ec.pyCheck(f, vlcGetters[rtype], metric, arg)
 	return ""
 }
+
+// pyResults are the result getters a general Python check reads: a file
+// of the device (v its path, None when missing) or a command's standard
+// output or error, run as the benchmark's machine runs it (a string
+// under a shell when shell is set).
+var pyResults = map[string]string{
+	"vm_file": `v = G["path"] if os.path.exists(G["path"]) else None`,
+	"vm_command_line": `import shlex, subprocess
+cmd, sh = G["command"], bool(G.get("shell", False))
+if sh and not isinstance(cmd, str):
+    cmd = " ".join(cmd)
+if not sh and isinstance(cmd, str):
+    cmd = shlex.split(cmd)
+try:
+    v = subprocess.run(cmd, shell=sh, capture_output=True, text=True, timeout=120).stdout
+except Exception:
+    v = None`,
+}
+
+// pyMetrics are metrics of one result (v) and rules (R) or a reference
+// file (E, a file of the cache), as the benchmark writes them.
+var pyMetrics = map[string]string{
+	"check_list": `with open(v) as f:
+    ex = [re.compile(p) for p in R.get("expect", [])]
+    un = [re.compile(p) for p in R.get("unexpect", [])]
+    em = [False] * len(ex)
+    um = True
+    for l in f:
+        for i, r in enumerate(ex):
+            em[i] = em[i] or (r.search(l) is not None)
+        um = um and all(r.search(l) is None for r in un)
+s = float(all(em) and um)`,
+	"run_sqlite3": `import sqlite3
+s = float(sqlite3.connect(v).execute(R["sql"]).fetchone()[0] or 0)`,
+	"compare_python_pure_text": `if not v:
+    s = 0.
+else:
+    with open(v) as f1, open(E) as f2:
+        s = 1. if "".join(f1.read().split()) == "".join(f2.read().split()) else 0.`,
+	"compare_result_files": `if not v:
+    s = 0.
+else:
+    with open(v) as f:
+        a = f.read().strip()
+    with open(E) as f:
+        b = f.read().strip()
+    s = 0.
+    try:
+        bn = float(b)
+        if b in a:
+            s = 1.
+        elif abs(float(a) - bn) < 1e-4:
+            s = 1.
+    except Exception:
+        s = 1. if a == b else 0.`,
+	"check_thunderbird_filter": `def val(x):
+    return x.replace("\\\"", "\"").replace("\\\\", "\\")
+cond = re.compile(r'\b(?:AND|OR) \((?:[\w ]+),(?:[\w ' + '\'' + r']+),(?:"(?:(?:[^"]|\")+)"|(?:[^)]+))\)|\bALL\b')
+filters = []
+with open(v) as f:
+    for l in f:
+        if l.startswith("name="):
+            flt = {"name": val(l[6:-2])}
+        elif l.startswith("enabled="):
+            flt["enabled"] = val(l[9:-2])
+        elif l.startswith("type="):
+            flt["type"] = val(l[6:-2])
+        elif l.startswith("action="):
+            flt["action"] = val(l[8:-2])
+        elif l.startswith("actionValue="):
+            flt["actionValue"] = val(l[13:-2])
+        elif l.startswith("condition="):
+            flt["condition"] = cond.findall(val(l[11:-2]))
+            filters.append(flt)
+em = [False] * len(R.get("expect", []))
+um = True
+for flt in filters:
+    for i, r in enumerate(R.get("expect", [])):
+        em[i] = em[i] or match_record(r, flt)
+    um = um and not any(match_record(r, flt) for r in R.get("unexpect", []))
+s = float(all(em) and um)`,
+	"check_include_exclude":    `s = 1. if v is not None and all(r in v for r in R.get("include", [])) and all(r not in v for r in R.get("exclude", [])) else 0.`,
+	"is_in_list":               `s = 1. if R["expected"] in v else 0.`,
+	"check_direct_json_object": chromeMetrics["check_direct_json_object"],
+}
+
+// pyGeneral carries a metric of pyMetrics over a result getter of
+// pyResults (vm_command_error: the output's error) and rules or a
+// reference file; why says what it cannot carry.
+func (ec *evalConv) pyGeneral(f *fn, rtype, etype string) string {
+	metric, ok := pyMetrics[f.name]
+	if !ok {
+		return "pcflow has no check that carries this metric"
+	}
+	getter := pyResults[rtype]
+	if rtype == "vm_command_error" {
+		getter = strings.Replace(pyResults["vm_command_line"], ").stdout", ").stderr", 1)
+	}
+	if getter == "" {
+		return "the getter " + rtype + " has no pcflow equivalent"
+	}
+	if rtype == "vm_file" {
+		if _, why := vmFile(f.result, rtype); why != "" {
+			return why
+		}
+	}
+	var r map[string]any
+	var extra []string
+	switch etype {
+	case "rule":
+		var why string
+		if r, why = rules(f.expected, etype); why != "" {
+			return why
+		}
+	case "cloud_file":
+		gold, why := ec.cloudFile(f.expected, etype)
+		if why != "" {
+			return why
+		}
+		extra, r = []string{gold}, map[string]any{}
+		getter += "\nE = sys.argv[4]"
+	default:
+		return "the getter " + etype + " has no pcflow equivalent"
+	}
+	arg, why := jsonText(map[string]any{"getter": f.result, "rules": r, "options": f.opt})
+	if why != "" {
+		return why
+	}
+	ec.pyCheck(f, getter, metric, arg, extra...)
+	return ""
+}

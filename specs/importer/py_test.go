@@ -305,3 +305,86 @@ func TestVLCChecksOnEndStates(t *testing.T) {
 		}
 	})
 }
+
+// TestPythonMetricsOnEndStates imports tasks whose metrics run as the
+// benchmark's Python on the device (a SQL query of a database, Thunderbird's
+// filters, check_list with a pattern RE2 does not read, a result compared
+// with a reference of the cache, a command's errors, a command's JSON
+// output) and runs each check on a right and a wrong end state.
+func TestPythonMetricsOnEndStates(t *testing.T) {
+	dir, cache := t.TempDir(), t.TempDir()
+	data := filepath.Join(dir, "data")
+	rule := func(r map[string]any) map[string]any { return map[string]any{"type": "rule", "rules": r} }
+	file := map[string]any{"type": "vm_file", "path": data, "dest": "data"}
+	goldURL := "https://files.example.org/pcflow-fixtures/answer_gold.txt"
+	os.WriteFile(filepath.Join(cache, cacheName(goldURL, "answer_gold.txt")), []byte("42.0\n"), 0o644)
+	sqlite := func(rows ...string) func(t *testing.T) {
+		return func(t *testing.T) {
+			script := "import sqlite3, sys\nc = sqlite3.connect(sys.argv[1])\nc.execute('create table messages (id int, folder int)')\n" +
+				"for r in sys.argv[2:]:\n    c.execute('insert into messages values (?, ?)', (int(r), 13))\nc.commit()\n"
+			if out, err := exec.Command("python3", append([]string{"-c", script, data}, rows...)...).CombinedOutput(); err != nil {
+				t.Fatalf("make the database: %v\n%s", err, out)
+			}
+		}
+	}
+	text := func(s string) func(t *testing.T) {
+		return func(t *testing.T) { os.WriteFile(data, []byte(s), 0o644) }
+	}
+	// With no file, cat's error holds no "Error:": the benchmark's metric
+	// passes it.
+	missingPasses := map[string]bool{"check_include_exclude of errors": true}
+	filters := func(action string) string {
+		return "version=\"9\"\nlogging=\"no\"\nname=\"Promotions\"\nenabled=\"yes\"\ntype=\"17\"\naction=\"" + action +
+			"\"\nactionValue=\"mailbox://nobody@Local%20Folders/Promotions\"\ncondition=\"AND (subject,contains,discount)\"\n"
+	}
+	for _, tc := range []struct {
+		name         string
+		evaluator    map[string]any
+		right, wrong func(t *testing.T)
+	}{
+		{"run_sqlite3", map[string]any{"func": "run_sqlite3", "result": file,
+			"expected": rule(map[string]any{"sql": "select sum(1) > 0 from messages where folder = 13"})}, sqlite("1", "2"), sqlite()},
+		{"check_thunderbird_filter", map[string]any{"func": "check_thunderbird_filter", "result": file,
+			"expected": rule(map[string]any{"expect": []any{map[string]any{"enabled": "yes", "action": "Move to folder",
+				"actionValue": "mailbox://nobody@Local%20Folders/Promotions", "condition": []string{"AND (subject,contains,discount)"}}}})},
+			text(filters("Move to folder")), text(filters("Copy to folder"))},
+		{"check_list, Python's pattern", map[string]any{"func": "check_list", "result": file,
+			"expected": rule(map[string]any{"expect": []string{`\bCOMPANY\.msf\b`, `\bCOMPANY/?(?!\.msf)`}})},
+			text("COMPANY\nCOMPANY.msf\n"), text("COMPANY.msf\n")},
+		{"compare_result_files", map[string]any{"func": "compare_result_files", "result": file,
+			"expected": map[string]any{"type": "cloud_file", "path": goldURL, "dest": "answer_gold.txt"}},
+			text("The answer is 42.0\n"), text("41\n")},
+		{"check_include_exclude of errors", map[string]any{"func": "check_include_exclude",
+			"result":   map[string]any{"type": "vm_command_error", "command": []string{"sh", "-c", "cat " + data + " >&2; echo Error: on stdout"}},
+			"expected": rule(map[string]any{"include": []string{}, "exclude": []string{"Error:"}})},
+			text("imported\n"), text("Error: no module\n")},
+		{"check_direct_json_object of a command", map[string]any{"func": "check_direct_json_object",
+			"result":   map[string]any{"type": "vm_command_line", "command": "cat " + data, "shell": "true"},
+			"expected": rule(map[string]any{"expected": map[string]any{"peak": []string{"Everest"}}})},
+			text("{'peak': ['Everest'], 'other': 1}\n"), text("{'peak': ['K2']}\n")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src, out := filepath.Join(t.TempDir(), "bench"), t.TempDir()
+			os.MkdirAll(filepath.Join(src, "multi_apps"), 0o755)
+			b, _ := json.Marshal(map[string]any{"id": "t1", "instruction": "Do the task.", "config": []any{}, "evaluator": tc.evaluator})
+			os.WriteFile(filepath.Join(src, "multi_apps", "t1.json"), b, 0o644)
+			cov, err := Import(context.Background(), Options{Benchmark: "osworld", Src: src, Out: out, Files: cache})
+			if err != nil || cov.Tasks[0].Status != Fully {
+				t.Fatalf("Import = %v, %+v; want the task imported fully", err, cov.Tasks)
+			}
+			pl := parseClean(t, filepath.Join(out, cov.Tasks[0].File))
+			for _, st := range []struct {
+				name  string
+				state func(t *testing.T)
+				want  bool
+			}{{"right", tc.right, true}, {"wrong", tc.wrong, false}, {"missing", func(*testing.T) {}, missingPasses[tc.name]}} {
+				os.Remove(data)
+				st.state(t)
+				got := len(pl.Checks) == 1 && evalCheck(t, pl.Checks[0])
+				if got != st.want {
+					t.Errorf("%s end state: check passes = %v, want %v", st.name, got, st.want)
+				}
+			}
+		})
+	}
+}
