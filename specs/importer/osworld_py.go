@@ -412,15 +412,25 @@ func (ec *evalConv) chrome(f *fn, rtype, etype string) string {
 	if !ok {
 		return "pcflow has no check that carries this metric"
 	}
-	if etype != "rule" {
-		if etype == "" {
-			return "the evaluator gives no rules"
+	var r map[string]any
+	switch etype {
+	case "rule":
+		if r, _ = f.expected["rules"].(map[string]any); r == nil {
+			return "the rule getter has no rules"
 		}
-		return "the getter " + etype + " has no pcflow equivalent (its rules depend on the day of the run or on a web page)"
-	}
-	r, _ := f.expected["rules"].(map[string]any)
-	if r == nil {
-		return "the rule getter has no rules"
+	case "rule_relativeTime":
+		if f.name != "check_direct_json_object" {
+			return "rule_relativeTime is carried for check_direct_json_object only"
+		}
+		var why string
+		if r, why = relativeRules(f.expected); why != "" {
+			return why
+		}
+		metric = relativeTime + "\n" + metric
+	case "":
+		return "the evaluator gives no rules"
+	default:
+		return "the getter " + etype + " has no pcflow equivalent (its rules come from a web page)"
 	}
 	if rtype == "active_tab_info" && f.name == "check_direct_json_object" {
 		e, _ := r["expected"].(map[string]any)
@@ -691,6 +701,15 @@ func (ec *evalConv) pyGeneral(f *fn, rtype, etype string) string {
 		if r, why = rules(f.expected, etype); why != "" {
 			return why
 		}
+	case "rule_relativeTime":
+		var why string
+		if f.name != "check_direct_json_object" {
+			return "rule_relativeTime is carried for check_direct_json_object only"
+		}
+		if r, why = relativeRules(f.expected); why != "" {
+			return why
+		}
+		metric = relativeTime + "\n" + metric
 	case "cloud_file":
 		gold, why := ec.cloudFile(f.expected, etype)
 		if why != "" {
@@ -707,4 +726,101 @@ func (ec *evalConv) pyGeneral(f *fn, rtype, etype string) string {
 	}
 	ec.pyCheck(f, getter, metric, arg, extra...)
 	return ""
+}
+
+// relativeTime is OSWorld's rule_relativeTime getter: the rules' expected
+// times ("{DoW}, {Month} {DayD}, {Year}") filled with the day the relative
+// time names ("tomorrow", "next Monday", "10th next month", …), counted
+// from the check's run as the harness counts from its evaluation.
+const relativeTime = `from datetime import datetime, timedelta
+def relative_rules(rules):
+    dow = {0: 'Mon', 1: 'Tue', 2: 'Wed', 3: 'Thu', 4: 'Fri', 5: 'Sat', 6: 'Sun'}
+    mon = {i + 1: m for i, m in enumerate(['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'])}
+    full = {i + 1: m for i, m in enumerate(['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'])}
+    days = {"tomorrow": 1}
+    def fmt(t, d):
+        t = t.replace("{DoW}", dow[d.weekday()], 1)
+        t = t.replace("{Month}", mon[d.month], 1)
+        t = t.replace("{DayD}", str(d.day), 1)
+        t = t.replace("{Year}", str(d.year), 1)
+        t = t.replace("{Month0D}", "0" + str(d.month) if d.month < 10 else str(d.month), 1)
+        t = t.replace("{month}", full[d.month].lower(), 1)
+        t = t.replace("{MonthFull}", full[d.month], 1)
+        t = t.replace("{Day0D}", "0" + str(d.day) if d.day < 10 else str(d.day), 1)
+        return t
+    def nth_next_month(now, n):
+        return datetime(now.year + 1 if now.month == 12 else now.year, now.month + 1 if now.month < 12 else 1, n)
+    now = datetime.now()
+    rel = rules["relativeTime"]
+    if "to" not in rel:
+        f = rel["from"]
+        if f in days:
+            d = now + timedelta(days=days[f])
+        elif f in ("5th next month", "10th next month"):
+            d = nth_next_month(now, int(f.split("th")[0]))
+        elif f == "this month":
+            d = now
+        elif f == "next Monday":
+            d = now + timedelta(days=((6 - now.weekday()) + 1))
+        elif f == "first monday four months later":
+            t = datetime(now.year + 1 if now.month >= 9 else now.year, (now.month + 4) % 12, 1)
+            d = t + timedelta(days=((6 - t.weekday()) + 1) % 7)
+        rules["expected"]["time"] = fmt(rules["expected"]["time"], d)
+    else:
+        f, t = rel["from"], rel["to"]
+        if f in days:
+            d = now + timedelta(days=days[f])
+        elif f == "this Saturday":
+            d = now + timedelta(days=(5 - now.weekday()))
+        elif f == "10th next month":
+            d = nth_next_month(now, 10)
+        elif f == "next Monday":
+            d = now + timedelta(days=((6 - now.weekday()) + 1))
+        rules["expected"]["from"] = fmt(rules["expected"]["from"], d)
+        if t in days:
+            d = now + timedelta(days=days[t])
+        elif t == "this Sunday":
+            d = now + timedelta(days=(6 - now.weekday()))
+        elif t == "11th next month":
+            d = nth_next_month(now, 11)
+        elif t == "next Friday":
+            if now.weekday() < 4 and f in ["next Monday"]:
+                d = now + timedelta(days=((4 - now.weekday()) + 7))
+            else:
+                d = now + timedelta(days=((4 - now.weekday()) if now.weekday() < 4 else (6 - now.weekday()) + 5))
+        rules["expected"]["to"] = fmt(rules["expected"]["to"], d)
+    return rules
+R = relative_rules(R)`
+
+// relativeTimes are the relative times relativeTime reads.
+var relativeTimes = map[string]bool{"tomorrow": true, "5th next month": true, "10th next month": true, "11th next month": true, "this month": true,
+	"this Saturday": true, "this Sunday": true, "next Monday": true, "next Friday": true, "first monday four months later": true}
+
+// relativeRules checks a rule_relativeTime getter's rules: the relative
+// times the benchmark reads, and the expected keys it fills.
+func relativeRules(g map[string]any) (map[string]any, string) {
+	r, _ := g["rules"].(map[string]any)
+	rel, _ := r["relativeTime"].(map[string]any)
+	exp, _ := r["expected"].(map[string]any)
+	if rel == nil || exp == nil {
+		return nil, "rule_relativeTime without relativeTime and expected"
+	}
+	keys := []string{"time"}
+	if _, ok := rel["to"]; ok {
+		keys = []string{"from", "to"}
+	}
+	for i, k := range keys {
+		side := "from"
+		if i == 1 {
+			side = "to"
+		}
+		when, _ := rel[side].(string)
+		if !relativeTimes[when] {
+			return nil, fmt.Sprintf("the relative time %q is not one the benchmark reads", when)
+		}
+		if _, ok := exp[k].(string); !ok {
+			return nil, fmt.Sprintf("rule_relativeTime's expected %s is not a string", k)
+		}
+	}
+	return r, ""
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/xuri/excelize/v2"
 
@@ -362,6 +363,12 @@ func TestPythonMetricsOnEndStates(t *testing.T) {
 			"result":   map[string]any{"type": "vm_command_line", "command": "cat " + data, "shell": "true"},
 			"expected": rule(map[string]any{"expected": map[string]any{"peak": []string{"Everest"}}})},
 			text("{'peak': ['Everest'], 'other': 1}\n"), text("{'peak': ['K2']}\n")},
+		{"check_direct_json_object, tomorrow", map[string]any{"func": "check_direct_json_object",
+			"result": map[string]any{"type": "vm_command_line", "command": []string{"cat", data}},
+			"expected": map[string]any{"type": "rule_relativeTime", "rules": map[string]any{"relativeTime": map[string]any{"from": "tomorrow"},
+				"expected": map[string]any{"to": "VIE", "time": "{Year}-{Month0D}-{Day0D}"}}}},
+			text(`{"to": "VIE", "time": "` + time.Now().AddDate(0, 0, 1).Format("2006-01-02") + `"}`),
+			text(`{"to": "VIE", "time": "` + time.Now().Format("2006-01-02") + `"}`)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src, out := filepath.Join(t.TempDir(), "bench"), t.TempDir()
