@@ -188,7 +188,8 @@ func (ec *evalConv) carry(f *fn) string {
 		return ec.extensionInstalled(f, rtype, etype)
 	case "check_csv", "check_json":
 		return ec.pyFile(f, rtype, etype)
-	case "run_sqlite3", "compare_python_pure_text", "compare_result_files", "check_thunderbird_filter", "is_in_list":
+	case "run_sqlite3", "compare_python_pure_text", "compare_result_files", "check_thunderbird_filter", "is_in_list",
+		"compare_config", "is_utc_0", "check_text_enlarged", "check_gnome_favorite_apps", "check_moved_jpgs", "is_shortcut_on_desktop":
 		return ec.pyGeneral(f, rtype, etype)
 	case "check_direct_json_object":
 		return ec.pyGeneral(f, rtype, etype)

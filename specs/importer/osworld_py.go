@@ -68,6 +68,16 @@ else:
     v = d.get('browser', {}).get('enabled_labs_experiments', [])
 except Exception:
     v = []`,
+	// A copy of the profile's History, read as the benchmark reads its
+	// copy: every visited URL's url, title and last visit time.
+	"history": `import shutil, sqlite3, tempfile
+try:
+    fd, db = tempfile.mkstemp(suffix=".sqlite")
+    os.close(fd)
+    shutil.copyfile(D + "/Default/History", db)
+    v = sqlite3.connect(db).execute("SELECT url, title, last_visit_time FROM urls").fetchall()
+except Exception:
+    v = None`,
 	"bookmarks": `try:
     c = read("Default/Bookmarks")
 except Exception:
@@ -125,6 +135,9 @@ elif R["type"] == "range":
     s = 1. if R["min"] < fs < R["max"] else 0.
 else:
     s = 0.`,
+	"check_history_deleted": `s = 0.
+if R['type'] == 'keywords':
+    s = 0. if any(k in h[0] for k in R['keywords'] for h in v) else 1.`,
 	"check_enabled_experiments": `s = 1. if R["type"] == "names" and [e.split("@")[0] for e in v] == R["names"] else 0.`,
 	"check_direct_json_object": `if isinstance(v, str):
     v = json.loads(v.strip().replace("'", '"'))
@@ -594,6 +607,15 @@ func (ec *evalConv) vlc(f *fn, rtype, etype string) string {
 // under a shell when shell is set).
 var pyResults = map[string]string{
 	"vm_file": `v = G["path"] if os.path.exists(G["path"]) else None`,
+	// The benchmark's directory tree: the folder's entries by name.
+	"list_directory": `v = {"name": os.path.basename(G["path"]), "children": [{"name": n} for n in os.listdir(G["path"])]} if os.path.isdir(G["path"]) else None`,
+	// The .desktop files on the desktop of the task's home, by name.
+	"shortcuts_on_desktop": `v = {}
+desk = G["home"] + "/Desktop"
+for n in (os.listdir(desk) if os.path.isdir(desk) else []):
+    if n.endswith(".desktop"):
+        with open(os.path.join(desk, n)) as f:
+            v[n] = f.read()`,
 	"vm_command_line": `import shlex, subprocess
 cmd, sh = G["command"], bool(G.get("shell", False))
 if sh and not isinstance(cmd, str):
@@ -668,8 +690,25 @@ for flt in filters:
         em[i] = em[i] or match_record(r, flt)
     um = um and not any(match_record(r, flt) for r in R.get("unexpect", []))
 s = float(all(em) and um)`,
-	"check_include_exclude":    `s = 1. if v is not None and all(r in v for r in R.get("include", [])) and all(r not in v for r in R.get("exclude", [])) else 0.`,
-	"is_in_list":               `s = 1. if R["expected"] in v else 0.`,
+	"check_include_exclude": `s = 1. if v is not None and all(r in v for r in R.get("include", [])) and all(r not in v for r in R.get("exclude", [])) else 0.`,
+	"is_in_list":            `s = 1. if R["expected"] in v else 0.`,
+	"compare_config": `if not v:
+    s = 0.
+else:
+    with open(v) as f:
+        s = 1. if f.read() == R['expected'] else 0.`,
+	"is_utc_0":            `s = 1. if v.split("\n")[3].endswith("+0000)") else 0.`,
+	"check_text_enlarged": `s = 1. if float(v) > 1.0 else 0.`,
+	"check_gnome_favorite_apps": `import ast
+apps = ast.literal_eval(v)
+s = 1. if len(apps) == len(R["expected"]) and set(apps) == set(R["expected"]) else 0.`,
+	"check_moved_jpgs": `moved = [node['name'] for node in v['children']]
+s = 1. if len(moved) == len(R["expected"]) and set(moved) == set(R["expected"]) else 0.`,
+	"is_shortcut_on_desktop": `s = 0.
+if R['type'] == 'name':
+    for path, content in v.items():
+        if "Name=" + R['name'] + "\n" in content:
+            s = 1.`,
 	"check_direct_json_object": chromeMetrics["check_direct_json_object"],
 }
 
@@ -695,7 +734,21 @@ func (ec *evalConv) pyGeneral(f *fn, rtype, etype string) string {
 	}
 	var r map[string]any
 	var extra []string
+	if rtype == "shortcuts_on_desktop" {
+		f.result = map[string]any{"type": rtype, "home": osworldHome}
+	}
+	if rtype == "list_directory" {
+		if p, _ := f.result["path"].(string); p == "" {
+			return "list_directory without a path"
+		}
+	}
 	switch etype {
+	case "":
+		// A metric of the result alone (is_utc_0, check_text_enlarged).
+		if f.name != "is_utc_0" && f.name != "check_text_enlarged" {
+			return "the evaluator gives no expected getter"
+		}
+		r = map[string]any{}
 	case "rule":
 		var why string
 		if r, why = rules(f.expected, etype); why != "" {

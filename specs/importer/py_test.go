@@ -363,6 +363,28 @@ func TestPythonMetricsOnEndStates(t *testing.T) {
 			"result":   map[string]any{"type": "vm_command_line", "command": "cat " + data, "shell": "true"},
 			"expected": rule(map[string]any{"expected": map[string]any{"peak": []string{"Everest"}}})},
 			text("{'peak': ['Everest'], 'other': 1}\n"), text("{'peak': ['K2']}\n")},
+		{"compare_config", map[string]any{"func": "compare_config", "result": file,
+			"expected": rule(map[string]any{"expected": "{\"workbench.colorTheme\": \"Visual Studio Dark\"}\n"})},
+			text("{\"workbench.colorTheme\": \"Visual Studio Dark\"}\n"), text("{\"workbench.colorTheme\": \"Visual Studio Dark\"}")},
+		{"check_moved_jpgs", map[string]any{"func": "check_moved_jpgs", "result": map[string]any{"type": "list_directory", "path": data},
+			"expected": rule(map[string]any{"expected": []string{"a.jpg", "b.jpg"}})},
+			func(t *testing.T) {
+				os.MkdirAll(data, 0o755)
+				os.WriteFile(filepath.Join(data, "b.jpg"), nil, 0o644)
+				os.WriteFile(filepath.Join(data, "a.jpg"), nil, 0o644)
+			},
+			func(t *testing.T) {
+				os.MkdirAll(data, 0o755)
+				os.WriteFile(filepath.Join(data, "a.jpg"), nil, 0o644)
+			}},
+		{"is_utc_0", map[string]any{"func": "is_utc_0", "result": map[string]any{"type": "vm_command_line", "command": "cat " + data, "shell": true}},
+			text("      Local time: Thu 2024-01-25 12:56:06 UTC\n  Universal time: Thu 2024-01-25 12:56:06 UTC\n        RTC time: Thu 2024-01-25 12:56:05\n       Time zone: Etc/UTC (UTC, +0000)\n"),
+			text("      Local time: Thu 2024-01-25 13:56:06 CET\n  Universal time: Thu 2024-01-25 12:56:06 UTC\n        RTC time: Thu 2024-01-25 12:56:05\n       Time zone: Europe/Paris (CET, +0100)\n")},
+		{"check_text_enlarged", map[string]any{"func": "check_text_enlarged", "result": map[string]any{"type": "vm_command_line", "command": []string{"cat", data}}},
+			text("1.25\n"), text("1.0\n")},
+		{"check_gnome_favorite_apps", map[string]any{"func": "check_gnome_favorite_apps", "result": map[string]any{"type": "vm_command_line", "command": []string{"cat", data}},
+			"expected": rule(map[string]any{"expected": []string{"thunderbird.desktop", "vim.desktop"}})},
+			text("['vim.desktop', 'thunderbird.desktop']\n"), text("['vim.desktop', 'thunderbird.desktop', 'gimp.desktop']\n")},
 		{"check_direct_json_object, tomorrow", map[string]any{"func": "check_direct_json_object",
 			"result": map[string]any{"type": "vm_command_line", "command": []string{"cat", data}},
 			"expected": map[string]any{"type": "rule_relativeTime", "rules": map[string]any{"relativeTime": map[string]any{"from": "tomorrow"},
@@ -385,7 +407,7 @@ func TestPythonMetricsOnEndStates(t *testing.T) {
 				state func(t *testing.T)
 				want  bool
 			}{{"right", tc.right, true}, {"wrong", tc.wrong, false}, {"missing", func(*testing.T) {}, missingPasses[tc.name]}} {
-				os.Remove(data)
+				os.RemoveAll(data)
 				st.state(t)
 				got := len(pl.Checks) == 1 && evalCheck(t, pl.Checks[0])
 				if got != st.want {
