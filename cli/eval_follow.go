@@ -180,6 +180,7 @@ func progressLine(live workflows.SuiteLive, now time.Time) string {
 // finishSuite writes the results and the report and prints the summary.
 func finishSuite(ctx context.Context, e *env, c client.Client, rec suiteRecord, res *workflows.SuiteResult, noReport bool, state string) int {
 	r := report.Build(rec.ID, res, rec.Devices, rec.Repro)
+	scoreBenchmarks(ctx, c, r)
 	if err := r.Write(rec.Out); err != nil {
 		fmt.Fprintln(e.stderr, "pcflow eval: write results:", err)
 		return 1
@@ -208,6 +209,9 @@ func printSuiteSummary(e *env, r *report.Results) {
 		reasons = append(reasons, fmt.Sprintf("%s=%d", k, r.Overall.Reasons[k]))
 	}
 	fmt.Fprintf(e.stdout, "reasons: %s\n", strings.Join(reasons, " "))
+	for _, b := range r.Benchmarks {
+		fmt.Fprintf(e.stdout, "%s score (the benchmark's own scoring): %.2f over %d runs\n", b.Title, b.Score, b.Runs)
+	}
 	if r.PassK != nil {
 		fmt.Fprintf(e.stdout, "pass@%d = %.2f, pass^%d = %.2f over %d tasks\n", r.PassK.K, r.PassK.PassAt, r.PassK.K, r.PassK.PassAll, r.PassK.Tasks)
 	}

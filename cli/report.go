@@ -68,6 +68,7 @@ artifact store into the report folder.`)
 			fmt.Fprintf(e.stdout, "suite %s is still running: the report covers the %d finished task runs (%d running, %d queued); run pcflow report again later, or pcflow eval resume %s to write it at the end\n", id, done, active, queued, id)
 		}
 		r = report.Build(id, res, rec.Devices, rec.Repro)
+		scoreBenchmarks(ctx, g.client, r)
 		if *out == "" {
 			*out = rec.Out
 		}

@@ -305,7 +305,8 @@ var indexTmpl = template.Must(template.New("index").Funcs(funcs).Parse(`<!doctyp
 <tr><th>mean PC (partial credit)</th><td id="mean-pc">{{f2 .R.Overall.MeanPC}}</td></tr>
 <tr><th>steps / tokens / model calls</th><td>{{.R.Overall.Steps}} / {{.R.Overall.Tokens}} / {{.R.Overall.ModelCalls}}</td></tr>
 <tr><th>wall time</th><td>{{f1 .R.WallSeconds}} s on {{len .R.Devices}} devices{{with .R.Repro.Sandbox}} (sandbox: {{.}}){{end}}</td></tr>
-{{with .R.PassK}}<tr><th>pass@{{.K}} / pass^{{.K}}</th><td>{{f2 .PassAt}} / {{f2 .PassAll}} over {{.Tasks}} tasks</td></tr>{{end}}
+{{range .R.Benchmarks}}<tr><th>{{.Title}} score (the benchmark's own scoring, {{.Runs}} runs)</th><td class="benchmark-score" data-benchmark="{{.Name}}">{{f2 .Score}}</td></tr>
+{{end}}{{with .R.PassK}}<tr><th>pass@{{.K}} / pass^{{.K}}</th><td>{{f2 .PassAt}} / {{f2 .PassAll}} over {{.Tasks}} tasks</td></tr>{{end}}
 <tr><th>model</th><td>{{.R.Repro.Models.decision}} at {{.R.Repro.Endpoint}}{{if .R.Repro.Scripted}} (scripted){{end}}, prompts {{.R.Repro.PromptVersion}}</td></tr>
 </table>
 <h2>Termination reasons</h2>
@@ -319,8 +320,8 @@ var indexTmpl = template.Must(template.New("index").Funcs(funcs).Parse(`<!doctyp
 <ul id="harness-errors">{{range .}}<li><a href="runs/{{page .Key}}">{{.Key}}</a>: {{.Error}}</li>{{end}}</ul>{{end}}
 {{if .R.Removed}}<h2>Devices taken out of the pool</h2><ul>{{range .R.Removed}}<li>{{.Device}} after {{.After}}: {{.Error}}</li>{{end}}</ul>{{end}}
 <h2>Task runs</h2>
-<table id="tasks" class="sortable"><thead><tr><th>task run</th><th>status</th><th>reason</th><th>CR</th><th>PC</th><th>SSR</th><th>steps</th><th>tokens</th><th>seconds</th><th>devices</th><th>tags</th></tr></thead><tbody>
-{{range .R.Runs}}<tr data-key="{{.Key}}"><td><a href="runs/{{page .Key}}">{{.Key}}</a></td><td class="{{.Status}}">{{.Status}}</td><td>{{.Reason}}</td><td>{{f2 .CR}}</td><td>{{f2 .PC}}</td><td>{{f2 .SSR}}</td><td>{{.Steps}}</td><td>{{.Tokens}}</td><td>{{f1 .WallSeconds}}</td><td>{{devs .Devices}}</td><td>{{join .Tags " "}}</td></tr>
+<table id="tasks" class="sortable"><thead><tr><th>task run</th><th>status</th><th>reason</th><th>CR</th><th>PC</th><th>SSR</th>{{if .R.Benchmarks}}<th>benchmark score</th>{{end}}<th>steps</th><th>tokens</th><th>seconds</th><th>devices</th><th>tags</th></tr></thead><tbody>
+{{range .R.Runs}}<tr data-key="{{.Key}}"><td><a href="runs/{{page .Key}}">{{.Key}}</a></td><td class="{{.Status}}">{{.Status}}</td><td>{{.Reason}}</td><td>{{f2 .CR}}</td><td>{{f2 .PC}}</td><td>{{f2 .SSR}}</td>{{if $.R.Benchmarks}}<td class="benchmark-score">{{with .BenchmarkScore}}{{f2 .}}{{else}}—{{end}}</td>{{end}}<td>{{.Steps}}</td><td>{{.Tokens}}</td><td>{{f1 .WallSeconds}}</td><td>{{devs .Devices}}</td><td>{{join .Tags " "}}</td></tr>
 {{end}}</tbody></table>
 <h2>Reproducibility</h2>
 <dl>
@@ -341,7 +342,7 @@ var pageTmpl = template.Must(template.New("page").Funcs(funcs).Parse(`<!doctype 
 <tr><th>task</th><td>{{.Row.Task}} {{if .Row.File}}({{.Row.File}}){{end}}</td></tr>
 <tr><th>termination reason</th><td id="reason">{{.Row.Reason}}</td></tr>
 {{if .Row.Error}}<tr><th>error</th><td id="error">{{.Row.Error}}</td></tr>{{end}}
-<tr><th>metrics</th><td>SR {{.Row.SR}} · SSR {{f2 .Row.SSR}} · CR {{f2 .Row.CR}} · EE {{.Row.EE}} · CE {{.Row.CE}} · PC <span id="pc">{{f2 .Row.PC}}</span></td></tr>
+<tr><th>metrics</th><td>SR {{.Row.SR}} · SSR {{f2 .Row.SSR}} · CR {{f2 .Row.CR}} · EE {{.Row.EE}} · CE {{.Row.CE}} · PC <span id="pc">{{f2 .Row.PC}}</span>{{with .Row.BenchmarkScore}} · benchmark score <span id="benchmark-score">{{f2 .}}</span>{{end}}</td></tr>
 <tr><th>steps / tokens / calls</th><td>{{.Row.Steps}} / {{.Row.Tokens}} / {{.Row.ModelCalls}}</td></tr>
 <tr><th>devices</th><td>{{devs .Row.Devices}}</td></tr>
 <tr><th>wall time</th><td>{{f1 .Row.WallSeconds}} s (queued {{f1 .Row.QueueSeconds}} s, reset {{.Row.ResetMillis}} ms)</td></tr>

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/screen"
 	"github.com/pcflow/pcflow/workflows"
 )
@@ -61,6 +62,23 @@ type Row struct {
 	// Models are the run's calls and tokens by the model that answered
 	// (a cascade's small and large models apart).
 	Models map[string]screen.ModelUsage `json:"models,omitempty"`
+	// BenchmarkScore is the run's score as the benchmark its task was
+	// imported from computes it (Results.Benchmark names it); nil for a
+	// task not imported, or a run no rate counts.
+	BenchmarkScore *float64 `json:"benchmark_score,omitempty"`
+}
+
+// Benchmark is the suite's score as an imported benchmark's own harness
+// computes it (OSWorld's), beside SR and PC: the mean of its runs'
+// scores.
+type Benchmark struct {
+	// Name is the benchmark's, as its coverage.json names it ("osworld"),
+	// and Title as its authors write it ("OSWorld").
+	Name  string `json:"name"`
+	Title string `json:"title"`
+	// Runs counts the scored runs of its tasks, Score their mean.
+	Runs  int     `json:"runs"`
+	Score float64 `json:"score"`
 }
 
 // Aggregate sums a group of rows.
@@ -105,8 +123,10 @@ type Results struct {
 	ByTag       map[string]Aggregate      `json:"by_tag,omitempty"`
 	PassK       *PassK                    `json:"pass_k,omitempty"`
 	Removed     []workflows.RemovedDevice `json:"removed_devices,omitempty"`
-	Repro       Repro                     `json:"reproducibility"`
-	Runs        []Row                     `json:"runs"`
+	// Benchmarks are the imported benchmarks' own scores, by benchmark.
+	Benchmarks []Benchmark `json:"benchmarks,omitempty"`
+	Repro      Repro       `json:"reproducibility"`
+	Runs       []Row       `json:"runs"`
 }
 
 // Repro is what a reader needs to reproduce the numbers. It never holds a
@@ -172,6 +192,56 @@ func Build(id string, sr *workflows.SuiteResult, devices []string, repro Repro) 
 	}
 	r.PassK = passK(r.Runs)
 	return r
+}
+
+// BenchmarkRun is what ScoreBenchmarks needs of a run: its task's
+// benchmark (its Name and Title), its scoring (ok false for a task not
+// imported) and the run's
+// whole result (its checks, and whether the agent gave up).
+type BenchmarkRun func(Row) (benchmark Benchmark, scoring workflows.BenchmarkScoring, result *workflows.InstructionResult, ok bool)
+
+// ScoreBenchmarks sets each imported task's run's benchmark score
+// (workflows.BenchmarkScore) and the benchmarks' means. A run no rate
+// counts (a harness error, or not finished) gets none.
+func (r *Results) ScoreBenchmarks(of BenchmarkRun) {
+	sums := map[string]*Benchmark{}
+	var names []string
+	for i, row := range r.Runs {
+		if row.Reason == workflows.ReasonHarnessError || row.Status == workflows.StatusQueued || row.Status == workflows.StatusRunning {
+			continue
+		}
+		bench, scoring, res, ok := of(row)
+		name := bench.Name
+		if !ok {
+			continue
+		}
+		var checks []activities.CheckResult
+		gaveUp := false
+		if res != nil {
+			checks = append(checks, res.Checks...)
+			for _, st := range res.Subtasks {
+				checks = append(checks, st.Checks...)
+				gaveUp = gaveUp || st.GaveUp
+			}
+		}
+		score := round(workflows.BenchmarkScore(scoring, checks, gaveUp))
+		r.Runs[i].BenchmarkScore = &score
+		b := sums[name]
+		if b == nil {
+			b = &Benchmark{Name: name, Title: bench.Title}
+			sums[name] = b
+			names = append(names, name)
+		}
+		b.Runs++
+		b.Score += score
+	}
+	sort.Strings(names)
+	r.Benchmarks = nil
+	for _, n := range names {
+		b := *sums[n]
+		b.Score = round(b.Score / float64(b.Runs))
+		r.Benchmarks = append(r.Benchmarks, b)
+	}
 }
 
 // RowOf flattens one run.
@@ -319,11 +389,11 @@ func (r *Results) Write(dir string) error {
 	}
 	defer f.Close()
 	w := csv.NewWriter(f)
-	_ = w.Write([]string{"key", "task", "repeat", "tags", "status", "reason", "sr", "ssr", "cr", "ee", "ce", "pc", "steps", "tokens", "model_calls", "wall_seconds", "queue_seconds", "reset_millis", "devices", "error"})
+	_ = w.Write([]string{"key", "task", "repeat", "tags", "status", "reason", "sr", "ssr", "cr", "ee", "ce", "pc", "steps", "tokens", "model_calls", "wall_seconds", "queue_seconds", "reset_millis", "devices", "error", "benchmark_score"})
 	for _, row := range r.Runs {
 		_ = w.Write([]string{row.Key, row.Task, strconv.Itoa(row.Repeat), strings.Join(row.Tags, " "), row.Status, row.Reason,
 			ff(row.SR), ff(row.SSR), ff(row.CR), ff(row.EE), ff(row.CE), ff(row.PC), strconv.Itoa(row.Steps), strconv.Itoa(row.Tokens),
-			strconv.Itoa(row.ModelCalls), ff(row.WallSeconds), ff(row.QueueSeconds), strconv.FormatInt(row.ResetMillis, 10), devicesText(row.Devices), row.Error})
+			strconv.Itoa(row.ModelCalls), ff(row.WallSeconds), ff(row.QueueSeconds), strconv.FormatInt(row.ResetMillis, 10), devicesText(row.Devices), row.Error, optScore(row.BenchmarkScore)})
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
@@ -333,6 +403,13 @@ func (r *Results) Write(dir string) error {
 }
 
 func ff(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+func optScore(f *float64) string {
+	if f == nil {
+		return ""
+	}
+	return ff(*f)
+}
 
 func devicesText(m map[string]string) string {
 	keys := make([]string, 0, len(m))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/workflows"
 )
 
@@ -66,6 +67,80 @@ func TestBaseKey(t *testing.T) {
 	for in, want := range map[string]string{"calc.r2": "calc", "calc": "calc", "my.rule": "my.rule", "x.r10": "x"} {
 		if got := BaseKey(in); got != want {
 			t.Errorf("BaseKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestScoreBenchmarks: each imported task's run scores as the benchmark
+// does (and: 0 at a failed function; or: the best; infeasible: 1 exactly
+// when the agent gave up; a similarity function its score), beside SR;
+// a harness error and a task not imported get no score; results.json,
+// results.csv and the report carry the scores under the benchmark's name.
+func TestScoreBenchmarks(t *testing.T) {
+	passed := func(name string, ok bool) activities.CheckResult {
+		return activities.CheckResult{Name: name, Passed: ok}
+	}
+	half := 0.5
+	type task struct {
+		scoring workflows.BenchmarkScoring
+		result  *workflows.InstructionResult
+	}
+	two := []workflows.BenchmarkMetric{{Checks: []string{"m1"}}, {Checks: []string{"m2"}}}
+	tasks := map[string]task{
+		"and": {workflows.BenchmarkScoring{Conj: "and", Metrics: two}, &workflows.InstructionResult{Checks: []activities.CheckResult{passed("m1", true), passed("m2", false)}}},
+		"or":  {workflows.BenchmarkScoring{Conj: "or", Metrics: two}, &workflows.InstructionResult{Checks: []activities.CheckResult{passed("m1", true), passed("m2", false)}}},
+		"sim": {workflows.BenchmarkScoring{Metrics: []workflows.BenchmarkMetric{{Checks: []string{"m1"}, Score: true}}},
+			&workflows.InstructionResult{Checks: []activities.CheckResult{{Name: "m1", Score: &half}}}},
+		"infeasible": {workflows.BenchmarkScoring{Infeasible: true}, &workflows.InstructionResult{Subtasks: []workflows.SubtaskResult{{GaveUp: true}}}},
+		"gave_up":    {workflows.BenchmarkScoring{Metrics: two[:1]}, &workflows.InstructionResult{Subtasks: []workflows.SubtaskResult{{GaveUp: true, Checks: []activities.CheckResult{passed("m1", true)}}}}},
+		"harness":    {workflows.BenchmarkScoring{Metrics: two[:1]}, nil},
+	}
+	var runs []workflows.SuiteRun
+	for _, k := range []string{"and", "or", "sim", "infeasible", "gave_up", "harness", "hand_written"} {
+		r := run(k, 1, k == "infeasible")
+		if k == "harness" {
+			r.Reason = workflows.ReasonHarnessError
+		}
+		runs = append(runs, r)
+	}
+	r := Build("id", &workflows.SuiteResult{Suite: "s", Runs: runs}, nil, Repro{})
+	r.ScoreBenchmarks(func(row Row) (Benchmark, workflows.BenchmarkScoring, *workflows.InstructionResult, bool) {
+		tk, ok := tasks[row.Key]
+		return Benchmark{Name: "osworld", Title: "OSWorld"}, tk.scoring, tk.result, ok
+	})
+	got := map[string]any{}
+	for _, row := range r.Runs {
+		if row.BenchmarkScore == nil {
+			got[row.Key] = nil
+		} else {
+			got[row.Key] = *row.BenchmarkScore
+		}
+	}
+	want := map[string]any{"and": 0.0, "or": 1.0, "sim": 0.5, "infeasible": 1.0, "gave_up": 0.0, "harness": nil, "hand_written": nil}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("scores (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]Benchmark{{Name: "osworld", Title: "OSWorld", Runs: 5, Score: 0.5}}, r.Benchmarks); d != "" {
+		t.Errorf("benchmarks (-want +got):\n%s", d)
+	}
+	dir := t.TempDir()
+	if err := r.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTML(dir, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	js, _ := os.ReadFile(filepath.Join(dir, "results.json"))
+	csv, _ := os.ReadFile(filepath.Join(dir, "results.csv"))
+	html, _ := os.ReadFile(filepath.Join(dir, "index.html"))
+	for _, c := range []struct{ file, text, want string }{
+		{"results.json", string(js), `"benchmark_score": 0.5`},
+		{"results.json", string(js), `"title": "OSWorld"`},
+		{"results.csv", string(csv), ",benchmark_score\n"},
+		{"index.html", string(html), `OSWorld score (the benchmark's own scoring, 5 runs)</th><td class="benchmark-score" data-benchmark="osworld">0.50</td>`},
+	} {
+		if !strings.Contains(c.text, c.want) {
+			t.Errorf("%s lacks %q:\n%s", c.file, c.want, c.text)
 		}
 	}
 }

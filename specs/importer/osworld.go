@@ -49,6 +49,11 @@ func platformOf(benchmark string) string {
 }
 
 // benchmarkTitle is how the header names the benchmark.
+// Title is a benchmark's name as its authors write it ("OSWorld").
+func Title(benchmark string) string {
+	return benchmarkTitle(benchmark)
+}
+
 func benchmarkTitle(benchmark string) string {
 	switch benchmark {
 	case "waa":
@@ -116,10 +121,10 @@ func convertOSWorld(benchmark string, t task) (converted, error) {
 		return converted{cov: cov}, nil
 	}
 
-	ec := evalConv{downloads: &cov.Downloads}
+	ec := evalConv{downloads: &cov.Downloads, stdouts: append(append([]string{}, setup.stdouts...), post.stdouts...)}
 	ec.convert(ev)
 	cov.Metrics = ec.metrics
-	reasons := dedupe(append(append([]string{}, setup.reasons...), post.reasons...))
+	reasons := dedupe(append(append(append([]string{}, setup.reasons...), post.reasons...), ec.notes...))
 	carried, whole := 0, 0
 	for _, m := range ec.metrics {
 		if m.Carried != "no" {
@@ -140,7 +145,7 @@ func convertOSWorld(benchmark string, t task) (converted, error) {
 		cov.Status = Partly
 		reasons = append(dedupe(append(append(append(ec.missing, ec.approx...), setup.approx...), post.approx...)), reasons...)
 	}
-	if len(ev.funcs) > 1 && cov.Conj == "or" {
+	if len(ev.funcs) > 1 && cov.Conj == "or" && !ec.or {
 		cov.Status = Partly
 		reasons = append([]string{"conj \"or\": pcflow passes a task only when every check passes, so it is stricter than the benchmark's any-of (the benchmark's score takes the best function)"}, reasons...)
 	}

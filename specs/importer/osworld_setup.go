@@ -3,6 +3,7 @@ package importer
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"path"
 	"regexp"
@@ -45,6 +46,19 @@ type setupConv struct {
 	// window is the window the last activate_window step named, for the
 	// keys a following pyautogui step presses.
 	window string
+	// stdouts are the names of the harness's cache files that execute and
+	// command steps write their output into (their stdout parameter).
+	stdouts []string
+}
+
+// osworldCache is the folder on the device holding the output of the
+// execute and command steps that name a stdout file: the harness's cache
+// folder, which its cache_file getter reads.
+const osworldCache = "/tmp/pcflow-task/osworld-cache"
+
+// cacheFilePath is the device path of the harness's cache file name.
+func cacheFilePath(name string) string {
+	return osworldCache + "/" + strings.TrimLeft(notFileName.ReplaceAllString(path.Base(name), "_"), ".")
 }
 
 // chromiumFlags start Chromium as pcflow's devices run it, with OSWorld's
@@ -52,6 +66,9 @@ type setupConv struct {
 var chromiumFlags = []string{"chromium", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
 	"--disable-component-update", "--disable-sync", "--disable-quic", "--force-renderer-accessibility",
 	"--disable-dev-shm-usage", "--user-data-dir=/tmp/pcflow-task/chromium", "--remote-debugging-port=9222"}
+
+// vlcFlags turn VLC's HTTP interface on as OSWorld's machine has it.
+var vlcFlags = []string{"--extraintf", "http", "--http-host", "127.0.0.1", "--http-port", "8080", "--http-password", "password"}
 
 // cacheName is a downloaded file's name in the local cache: a digest of
 // its URL (one URL, one file, whatever task needs it) and the name the
@@ -87,6 +104,13 @@ func (c *setupConv) convert(steps []step) {
 				continue
 			}
 			argv = c.chrome(argv)
+			if path.Base(argv[0]) == "vlc" {
+				// The benchmark's machine has VLC's HTTP interface on (its
+				// vlc_playing_info getter reads it); pcflow's devices
+				// start VLC with it.
+				argv = append(append([]string{argv[0]}, vlcFlags...), argv[1:]...)
+				c.reasons = append(c.reasons, "VLC starts with its HTTP interface on 127.0.0.1:8080 (password \"password\"), as the benchmark's machine has it")
+			}
 			c.add("launch", "launch = "+list(quoteAll(argv)))
 		case "open":
 			file, _ := p["path"].(string)
@@ -139,6 +163,13 @@ func (c *setupConv) convert(steps []step) {
 				c.missing = append(c.missing, fmt.Sprintf("%s step %d (%s) drives the screen with pyautogui beyond pressing keys (clicks at the benchmark's screen coordinates, typed text, GNOME shortcuts): pcflow's setup presses keys into named windows only", c.kind, i+1, s.Type))
 				continue
 			}
+			if out, _ := p["stdout"].(string); out != "" {
+				// The harness keeps the command's standard output in its
+				// cache folder, whatever the command exits with.
+				c.stdouts = append(c.stdouts, out)
+				dest := cacheFilePath(out)
+				argv = append([]string{"sh", "-c", `mkdir -p "$(dirname "$0")" && "$@" >"$0"; exit 0`, dest}, argv...)
+			}
 			c.add(s.Type, "command = "+list(quoteAll(argv)))
 		case "sleep":
 			secs, ok := number(p["seconds"])
@@ -170,11 +201,82 @@ func (c *setupConv) convert(steps []step) {
 			}
 			c.reasons = append(c.reasons, "Chromium stands in for Google Chrome")
 			c.add("chrome_open_tabs", "launch = "+list(quoteAll(append(append([]string{}, chromiumFlags...), urls...))))
+		case "chrome_close_tabs":
+			urls := strings_(p["urls_to_close"])
+			if len(urls) == 0 {
+				c.missing = append(c.missing, fmt.Sprintf("%s step %d (chrome_close_tabs): no urls_to_close", c.kind, i+1))
+				continue
+			}
+			b, _ := json.Marshal(urls)
+			c.add("chrome_close_tabs", "command = "+list(quoteAll([]string{"python3", "-c", closeTabsProgram, string(b), chromePort})))
+		case "update_browse_history":
+			items, _ := p["history"].([]any)
+			b, err := json.Marshal(items)
+			if len(items) == 0 || err != nil {
+				c.missing = append(c.missing, fmt.Sprintf("%s step %d (update_browse_history): no history", c.kind, i+1))
+				continue
+			}
+			name := cacheName(historyTemplate, "history_new.sqlite")
+			*c.downloads = append(*c.downloads, Download{URL: historyTemplate, Name: name})
+			c.add("update_browse_history", "command = "+list(append(quoteAll([]string{"python3", "-c", historyProgram, string(b), chromeProfile + "/Default/History"}), cached(name))))
 		default:
 			c.missing = append(c.missing, fmt.Sprintf("%s step %d (%s): pcflow has no such setup step", c.kind, i+1, s.Type))
 		}
 	}
 }
+
+// closeTabsProgram is OSWorld's chrome_close_tabs: after 5 s, with the
+// remote debugging port tried 15 times 5 s apart, each URL closes the
+// first tab whose URL is the same (compare_urls: scheme and host in lower
+// case, www. and a lone / path dropped). argv[1] is the URLs, argv[2] the
+// port.
+const closeTabsProgram = `import json, sys, time, urllib.request
+from urllib.parse import urlparse, urlunparse
+def norm(u):
+    p = urlparse(u)
+    return urlunparse(p._replace(scheme=(p.scheme or "http").lower(), netloc=p.netloc.lower().replace("www.", ""), path=p.path if p.path != "/" else ""))
+base = "http://127.0.0.1:" + sys.argv[2]
+time.sleep(5)
+for attempt in range(15):
+    try:
+        urllib.request.urlopen(base + "/json/version", timeout=10).read()
+        break
+    except Exception as e:
+        if attempt == 14:
+            sys.exit("chrome_close_tabs: no browser on %s: %s" % (base, e))
+        time.sleep(5)
+for url in json.loads(sys.argv[1]):
+    with urllib.request.urlopen(base + "/json/list", timeout=10) as r:
+        pages = [t for t in json.load(r) if t.get("type") == "page"]
+    for t in pages:
+        if norm(t["url"]) == norm(url):
+            urllib.request.urlopen(base + "/json/close/" + t["id"], timeout=10).read()
+            break
+`
+
+// historyTemplate is the empty Chrome history database OSWorld's
+// update_browse_history fills.
+const historyTemplate = "https://drive.usercontent.google.com/u/0/uc?id=1Lv74QkJYDWVX0RIgg0Co-DUcoYpVL0oX&export=download"
+
+// historyProgram is OSWorld's update_browse_history: a copy of the
+// template (argv[3]) with each visit added (its time that many seconds
+// ago, in Chrome's microseconds since 1601) becomes the profile's History
+// (argv[2]).
+const historyProgram = `import json, os, shutil, sqlite3, sys, tempfile
+from datetime import datetime, timedelta
+fd, db = tempfile.mkstemp(suffix=".sqlite")
+os.close(fd)
+shutil.copyfile(sys.argv[3], db)
+conn = sqlite3.connect(db)
+for item in json.loads(sys.argv[1]):
+    t = int(((datetime.now() - timedelta(seconds=item["visit_time_from_now_in_seconds"])) - datetime(1601, 1, 1)).total_seconds() * 1000000)
+    cur = conn.execute("INSERT INTO urls (url, title, visit_count, typed_count, last_visit_time, hidden) VALUES (?, ?, ?, ?, ?, ?)", (item["url"], item["title"], 1, 0, t, 0))
+    conn.execute("INSERT INTO visits (url, visit_time, from_visit, transition, segment_id, visit_duration) VALUES (?, ?, ?, ?, ?, ?)", (cur.lastrowid, t, 0, 805306368, 0, 0))
+conn.commit()
+conn.close()
+os.makedirs(os.path.dirname(sys.argv[2]), exist_ok=True)
+shutil.move(db, sys.argv[2])
+`
 
 // download copies each file from the local cache to its place; the
 // cache's name for it is derived from its URL.
