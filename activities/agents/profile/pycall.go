@@ -40,11 +40,18 @@ type pyReader struct {
 	i     int
 	known func(string) bool
 	names string // the known calls, for the "unknown call" error
+	// nameArg says which dotted names may stand as an argument (as
+	// PyName); nil: none, only literals.
+	nameArg func(string) bool
 }
 
 // pyCalls reads the call statements of code, in order.
 func pyCalls(code string, known func(string) bool, names string) ([]pyCall, error) {
-	r := &pyReader{s: code, known: known, names: names}
+	return (&pyReader{s: code, known: known, names: names}).calls()
+}
+
+// calls reads the call statements of r's code, in order.
+func (r *pyReader) calls() ([]pyCall, error) {
 	var out []pyCall
 	for {
 		r.skipBlank(true)
@@ -262,6 +269,20 @@ func (r *pyReader) value(fn string, depth int) (any, error) {
 			return false, nil
 		case "None":
 			return nil, nil
+		}
+		if r.nameArg != nil {
+			name := id
+			for r.i < len(r.s) && r.s[r.i] == '.' {
+				r.i++
+				next := r.ident()
+				if next == "" {
+					break
+				}
+				name += "." + next
+			}
+			if r.nameArg(name) {
+				return PyName(name), nil
+			}
 		}
 		r.i = start
 	}
