@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -12,7 +13,9 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 
+	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/x11"
+	"github.com/pcflow/pcflow/internal/osworldapi"
 	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/worker"
 	"github.com/pcflow/pcflow/worker/host"
@@ -37,6 +40,7 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 	wf := fs.Bool("workflows", true, "also run workflows and Progress/Manager model calls")
 	spec := fs.String("secrets-from", "", "task `FILE` whose sensitive variables this worker substitutes (values from --var, --var-file, PCFLOW_VAR_NAME)")
 	secretsFD := fs.Int("secrets-fd", 0, "read sensitive values as a JSON object {NAME: VALUE} from the open file descriptor `N` (how pcflow eval hands them to its devices' workers)")
+	osworld := fs.String("osworld-api", "", "also serve the device over OSWorld's HTTP API, closed, on `ADDR` (HOST:PORT, an empty host is 127.0.0.1); the token is $"+osworldapi.TokenEnv+" or the state folder's "+osworldapi.TokenFile+" (see docs/osworld-api.md)")
 	var secretNames multiFlag
 	fs.Var(&secretNames, "secret", "substitute the sensitive variable `NAME` for the runs and suites it serves, its value from PCFLOW_VAR_NAME or a --var-file (repeatable)")
 	rest, code := parseFlags(fs, args)
@@ -129,6 +133,20 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 		return 1
 	}
 	defer w.Stop()
+	if *osworld != "" {
+		home := os.Getenv(host.TaskHomeEnv)
+		if home == "" {
+			home, _ = os.UserHomeDir()
+		}
+		roots := append([]string{home}, filepath.SplitList(os.Getenv(activities.ScratchEnv))...)
+		s, from, err := osworldapi.Start(ctx, *osworld, ef.state, e.environ, osworldapi.Options{Device: dev, Roots: roots, Logger: logger})
+		if err != nil {
+			fmt.Fprintln(e.stderr, "pcflow worker: --osworld-api:", err)
+			return 1
+		}
+		defer s.Close()
+		fmt.Fprintf(e.stdout, "OSWorld API on http://pcflow:TOKEN@%s, the token in %s\n", s.Addr(), from)
+	}
 	fmt.Fprintf(e.stdout, "worker for device %s on display %s, queue %s, server %s; Ctrl-C stops it\n", *device, df.display, plan.DeviceQueue(*device), g.addr)
 	if v := view.start(ctx, e, host.ViewOptions{Device: *device, Display: df.display, State: ef.state, Client: g.client, Track: track, Logger: logger}); v != nil {
 		defer v.Close()

@@ -329,3 +329,30 @@ func TestScreenAndTree(t *testing.T) {
 		t.Errorf("GET /accessibility = %v %q", err, at.AT)
 	}
 }
+
+// TestToken: the token comes from the environment, else from the state
+// folder's file, made 0600 the first time and the same the next; a file
+// others may read is refused.
+func TestToken(t *testing.T) {
+	dir := t.TempDir()
+	tok, from, err := osworldapi.Token(dir, []string{"PCFLOW_OSWORLD_TOKEN=from-the-environment-123"})
+	if err != nil || tok != "from-the-environment-123" || from != "$PCFLOW_OSWORLD_TOKEN" {
+		t.Errorf("Token with the variable = %q, %q, %v", tok, from, err)
+	}
+	tok, from, err = osworldapi.Token(dir, nil)
+	if err != nil || len(tok) != 64 || from != filepath.Join(dir, "osworld-token") {
+		t.Fatalf("Token = %q, %q, %v; want a new 64-digit token in the state folder", tok, from, err)
+	}
+	if fi, err := os.Stat(from); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("token file: %v, want mode 0600", err)
+	}
+	if again, _, err := osworldapi.Token(dir, nil); err != nil || again != tok {
+		t.Errorf("Token the second time = %q, %v; want the same token", again, err)
+	}
+	if err := os.Chmod(from, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := osworldapi.Token(dir, nil); err == nil || !strings.Contains(err.Error(), "chmod 600") {
+		t.Errorf("Token with a readable file: err = %v, want a refusal saying chmod 600", err)
+	}
+}
