@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -71,6 +72,14 @@ func stripPrefix(code string) string {
 			return t
 		}
 	}
+}
+
+// queries are the fixed programs OSWorld's client sends to learn the
+// machine (its get_vm_platform and get_vm_machine) with their output:
+// compared as text, never run.
+var queries = map[string]string{
+	"import platform; print(platform.system())":  "Linux\n",
+	"import platform; print(platform.machine())": map[string]string{"amd64": "x86_64", "arm64": "aarch64"}[runtime.GOARCH] + "\n",
 }
 
 // refusal is an /execute request refused for good (403).
@@ -431,6 +440,10 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	code, err := pythonCode(req.Command, req.Shell)
+	if out, ok := queries[strings.TrimSpace(stripPrefix(code))]; ok && err == nil {
+		writeJSON(w, http.StatusOK, map[string]any{"status": "success", "output": out, "error": "", "returncode": 0})
+		return
+	}
 	if err == nil {
 		s.mu.Lock()
 		defer s.mu.Unlock()

@@ -29,8 +29,8 @@ type Options struct {
 	// task's home first: "~/" in a path is under it). None: those routes
 	// refuse every path.
 	Roots []string
-	// AllowedHosts are host names a request's Host may name besides the
-	// bound address, localhost and the loopback addresses.
+	// AllowedHosts are host names a request's Host may name besides
+	// localhost and IP addresses.
 	AllowedHosts []string
 	// AllowedOrigins are the Origin values a request may carry
 	// (scheme://host:port); a request with any other Origin is refused.
@@ -161,16 +161,16 @@ func (s *Server) authorized(r *http.Request) bool {
 	return subtle.ConstantTimeCompare([]byte(got), []byte(s.o.Token)) == 1
 }
 
-// hostAllowed says whether a request's Host names this server.
+// hostAllowed says whether a request's Host names this server: an
+// address (a name an attacker controls is what DNS rebinding needs),
+// localhost, or an allowed host name.
 func (s *Server) hostAllowed(hostport string) bool {
 	host := hostport
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		host = h
 	}
 	host = strings.ToLower(strings.Trim(host, "[]"))
-	bound, _, _ := net.SplitHostPort(s.Addr())
-	switch host {
-	case "localhost", "127.0.0.1", "::1", strings.Trim(bound, "[]"):
+	if host == "localhost" || net.ParseIP(host) != nil {
 		return true
 	}
 	for _, a := range s.o.AllowedHosts {

@@ -78,6 +78,7 @@ func TestExecuteRefusesEscapes(t *testing.T) {
 	}{
 		{"os.system", pyCommand("os.system('id')"), "unknown call os.system"},
 		{"import os", pyCommand("import os; os.system('id')"), `"import os`},
+		{"a query look-alike", pyCommand("import platform; print(platform.system()); import os"), "is not a call"},
 		{"subprocess", pyCommand("subprocess.run(['id'])"), "unknown call subprocess.run"},
 		{"import subprocess", pyCommand("import subprocess\nsubprocess.call('id')"), "is not a call"},
 		{"__import__", pyCommand("__import__('os').system('id')"), "unknown call __import__"},
@@ -171,6 +172,10 @@ func TestExecuteOSWorldForms(t *testing.T) {
 			t.Fatalf("after %q the device's actions (-want +got):\n%s", st.code, diff)
 		}
 	}
+	// The client's questions about the machine get fixed answers.
+	if code, body := post(t, base(s)+"/execute", pyCommand("import platform; print(platform.system())")); code != http.StatusOK || !strings.Contains(body, `"output":"Linux\n"`) {
+		t.Errorf("get_vm_platform's command = %d %s, want 200 with Linux", code, body)
+	}
 	// python3 and a bare code block (no prefix) too.
 	if code, body := post(t, base(s)+"/execute", map[string]any{"command": []string{"python3", "-c", "pyautogui.press('tab')"}}); code != http.StatusOK {
 		t.Errorf("python3 -c = %d %s, want 200", code, body)
@@ -216,6 +221,8 @@ func TestGuard(t *testing.T) {
 		{"rebinding host", base(s) + "/platform", map[string]string{"Host": "attacker.example:5000"}, 421},
 		{"rebinding host without the token", plain, map[string]string{"Host": "attacker.example"}, 421},
 		{"localhost host", base(s) + "/platform", map[string]string{"Host": "localhost"}, 200},
+		{"an address as the host", base(s) + "/platform", map[string]string{"Host": "[::1]:5000"}, 200},
+		{"a name resolving to loopback", base(s) + "/platform", map[string]string{"Host": "127.0.0.1.nip.io"}, 421},
 		{"foreign origin", base(s) + "/platform", map[string]string{"Origin": "http://attacker.example"}, 403},
 		{"null origin", base(s) + "/platform", map[string]string{"Origin": "null"}, 403},
 	} {
