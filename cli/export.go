@@ -9,11 +9,14 @@ import (
 	"strconv"
 	"strings"
 
+	"go.temporal.io/sdk/client"
+
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/artifacts"
 	"github.com/pcflow/pcflow/activities/screen"
 	"github.com/pcflow/pcflow/internal/atif"
 	"github.com/pcflow/pcflow/internal/runhistory"
+	"github.com/pcflow/pcflow/workflows"
 )
 
 func cmdExport(ctx context.Context, e *env, args []string) int {
@@ -250,4 +253,32 @@ func checkResults(cs []activities.CheckResult) []atif.CheckResult {
 		out = append(out, atif.CheckResult{Name: c.Name, Passed: c.Passed, Detail: c.Detail})
 	}
 	return out
+}
+
+// writeSuiteATIF writes the ATIF trajectory of each task run of a suite
+// run to DIR/atif/KEY.json (`pcflow eval --atif`).
+func writeSuiteATIF(ctx context.Context, c client.Client, res *workflows.SuiteResult, dir, state string, redact func(string) string) error {
+	out := filepath.Join(dir, "atif")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return fmt.Errorf("atif trajectories: %w", err)
+	}
+	store := artifacts.Dir{Root: filepath.Join(state, "artifacts")}
+	for _, run := range res.Runs {
+		if run.Workflow == "" {
+			continue // never started
+		}
+		t, err := readRun(ctx, c, run.Workflow, true)
+		if err != nil {
+			return fmt.Errorf("atif trajectory of %s: %w", run.Key, err)
+		}
+		b, err := exportATIF(t, store, atif.Options{Agent: "pcflow", Version: version}, redact)
+		if err != nil {
+			return fmt.Errorf("atif trajectory of %s: %w", run.Key, err)
+		}
+		name := strings.NewReplacer("/", "_", " ", "_").Replace(run.Key) + ".json"
+		if err := os.WriteFile(filepath.Join(out, name), append(b, '\n'), 0o644); err != nil {
+			return fmt.Errorf("atif trajectory of %s: %w", run.Key, err)
+		}
+	}
+	return nil
 }

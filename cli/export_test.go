@@ -27,7 +27,8 @@ const atifSchema = "../internal/atif/testdata/atif-v1.7.schema.json"
 // engine, exports it with `pcflow export --format atif`, validates the
 // file against the ATIF v1.7 schema and ATIF's other rules, and reads
 // back the steps, the subtasks as sub-agent trajectories, a screenshot as
-// an image, the tokens and their cost — and no secret.
+// an image, the tokens and their cost — and no secret. It also writes the
+// run as `pcflow eval --atif` does for a suite's task runs.
 func TestExportATIF(t *testing.T) {
 	const secret = "hunter2-s3cr3t"
 	res, diags := specs.Parse("t.hcl", []byte(`variable "pw" {
@@ -88,6 +89,7 @@ task "login" {
 	if err := sch.Validate(doc); err != nil {
 		t.Fatalf("the export does not validate against %s: %v\n%s", atifSchema, err, b)
 	}
+	exportSuiteATIF(t, ctx, env, sch)
 	var tr atif.Trajectory
 	if err := json.Unmarshal(b, &tr); err != nil {
 		t.Fatal(err)
@@ -149,5 +151,32 @@ task "login" {
 	total := tr.FinalMetrics.TotalPromptTokens + tr.FinalMetrics.TotalCompletionTokens
 	if total != r.Usage.PromptTokens+r.Usage.CompletionTokens {
 		t.Errorf("final metrics count %d tokens, the run's result %d", total, r.Usage.PromptTokens+r.Usage.CompletionTokens)
+	}
+}
+
+// exportSuiteATIF writes the run as `pcflow eval --atif` writes a suite's
+// task runs: a file per run that started, named by its key, valid ATIF.
+func exportSuiteATIF(t *testing.T, ctx context.Context, env *enginetest.Env, sch *jsonschema.Schema) {
+	t.Helper()
+	dir := t.TempDir()
+	suite := &workflows.SuiteResult{Runs: []workflows.SuiteRun{{Key: "login/2", Workflow: "export-run"}, {Key: "never_started"}}}
+	if err := writeSuiteATIF(ctx, env.Client, suite, dir, env.Dir, nil); err != nil {
+		t.Fatalf("eval --atif: %v", err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "atif", "*"))
+	if len(files) != 1 || filepath.Base(files[0]) != "login_2.json" {
+		t.Fatalf("eval --atif wrote %v, want atif/login_2.json alone", files)
+	}
+	b, _ := os.ReadFile(files[0])
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("%s is not JSON: %v", files[0], err)
+	}
+	if err := sch.Validate(doc); err != nil {
+		t.Errorf("%s does not validate: %v", files[0], err)
+	}
+	var tr atif.Trajectory
+	if json.Unmarshal(b, &tr); tr.SessionID != "export-run" || len(tr.SubagentTrajectories) != 2 {
+		t.Errorf("%s: session %q with %d sub-agents, want export-run with 2", files[0], tr.SessionID, len(tr.SubagentTrajectories))
 	}
 }
