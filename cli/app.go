@@ -36,6 +36,7 @@ func commands() []command {
 		{"view", "RUN|DEVICE [--open]", "print the live view URL of a device or of a run's devices", cmdView},
 		{"status", "[RUN]", "show recent runs, or one run's subtasks and live progress", cmdStatus},
 		{"history", "RUN [--json]", "every step of a run: thought, action, verdict, progress, artifacts", cmdHistory},
+		{"export", "RUN --format atif", "write a run's trajectory as ATIF v1.7 (Harbor's format): steps, screenshots, tokens", cmdExport},
 		{"resume", "RUN [--from SUBTASK]", "continue a paused run, follow a crashed one to its end, or rerun a failed one", cmdResume},
 		{"cancel", "RUN", "cancel a run", cmdCancel},
 		{"pause", "RUN [--subtask S]", "stop a run's agents before their next action (resume continues)", cmdPause},

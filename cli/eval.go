@@ -45,6 +45,8 @@ type suiteRecord struct {
 	// resume reads the values again, from PCFLOW_VAR_NAME or --var-file.
 	Secrets []string       `json:"secrets,omitempty"`
 	Extra   map[string]any `json:"extra,omitempty"`
+	// Atif: write each task run's ATIF trajectory with the results.
+	Atif bool `json:"atif,omitempty"`
 	// Home and User are the home folder and user the suite's tasks expect
 	// on their devices (plan.Device): a local device's sandbox gives them.
 	Home string `json:"home,omitempty"`
@@ -98,6 +100,7 @@ type evalFlags struct {
 	base      string
 	devTO     time.Duration
 	noReport  bool
+	atif      bool
 	reset     bool
 	quiet     bool
 	approvers string
@@ -126,6 +129,7 @@ func (f *evalFlags) register(e *env, fs *flag.FlagSet) {
 	fs.StringVar(&f.base, "scratch-base", "", "overlay sandbox: a folder `DIR` every device sees in "+host.ScratchDir+" at the start of every task (default: empty)")
 	fs.DurationVar(&f.devTO, "device-timeout", 2*time.Minute, "report a device offline when its worker takes no work for this `DURATION`")
 	fs.BoolVar(&f.noReport, "no-report", false, "write results but no HTML report")
+	fs.BoolVar(&f.atif, "atif", false, "also write each task run's trajectory as ATIF v1.7 to DIR/atif/KEY.json (as pcflow export --format atif writes it)")
 	fs.BoolVar(&f.reset, "reset", true, "reset each device between tasks (false: a task sees what the previous one left)")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only the summary")
 	fs.StringVar(&f.replayRun, "replay-run", "", "replay each task's run of the earlier suite run `SUITE_RUN` where it succeeded, checked on the screen step by step with no model call; the agent takes over where the screen differs (docs/running.md#replaying-a-run)")
@@ -252,7 +256,7 @@ Examples:
 		out = "eval-" + strings.ReplaceAll(id, "/", "_")
 	}
 	out, _ = filepath.Abs(out)
-	rec := suiteRecord{ID: id, Suite: st.name, Out: out, Local: len(f.pool) == 0, Started: time.Now().Format(time.RFC3339), Temporal: f.eng.temporal}
+	rec := suiteRecord{ID: id, Suite: st.name, Out: out, Local: len(f.pool) == 0, Started: time.Now().Format(time.RFC3339), Temporal: f.eng.temporal, Atif: f.atif}
 	if rec.Local {
 		for i := 1; i <= f.devices; i++ {
 			rec.Devices = append(rec.Devices, localDeviceName(id, i))

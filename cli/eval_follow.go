@@ -187,6 +187,13 @@ func finishSuite(ctx context.Context, e *env, c client.Client, rec suiteRecord, 
 	}
 	printSuiteSummary(e, r)
 	fmt.Fprintf(e.stdout, "results: %s\n", filepath.Join(rec.Out, "results.json"))
+	if rec.Atif {
+		if err := writeSuiteATIF(ctx, c, res, rec.Out, state, secretRedactor(e.environ)); err != nil {
+			fmt.Fprintln(e.stderr, "pcflow eval:", err)
+			return 1
+		}
+		fmt.Fprintf(e.stdout, "atif:    %s\n", filepath.Join(rec.Out, "atif"))
+	}
 	if !noReport {
 		if err := writeReport(ctx, c, r, rec.Out, state); err != nil {
 			fmt.Fprintln(e.stderr, "pcflow eval: report:", err)
