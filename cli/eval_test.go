@@ -164,7 +164,7 @@ func TestEvalSmokeSuite(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("eval exited %d", code)
 	}
-	if left := suiteWorkers("smoke-d"); len(left) > 0 {
+	if left := suiteWorkers(w.temporalAddr(), "smoke-d"); len(left) > 0 {
 		t.Errorf("device workers outlived eval: %v", left)
 	}
 	r := readResults(t, w.out)
@@ -320,7 +320,7 @@ func TestEvalKillAndResume(t *testing.T) {
 	// worker (see host.SweepSandbox): the resume must clear it.
 	workers := func() []string {
 		var out []string
-		for _, w := range suiteWorkers("crashy-d") {
+		for _, w := range suiteWorkers(w.temporalAddr(), "crashy-d") {
 			if filepath.Base(strings.Fields(w)[0]) != "bwrap" {
 				out = append(out, w)
 			}
@@ -333,7 +333,7 @@ func TestEvalKillAndResume(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	stuck := suiteWorkers("crashy-d")
+	stuck := suiteWorkers(w.temporalAddr(), "crashy-d")
 	t.Logf("sandbox processes left by the killed eval: %d", len(stuck))
 
 	// The resume writes its results where --out says (the suite was
@@ -346,9 +346,9 @@ func TestEvalKillAndResume(t *testing.T) {
 	}
 	checkSmoke(t, readResults(t, out2), want)
 	// Nothing of either eval's sandboxes is left once the resume ended.
-	for i := 0; len(suiteWorkers("crashy-d")) > 0; i++ {
+	for i := 0; len(suiteWorkers(w.temporalAddr(), "crashy-d")) > 0; i++ {
 		if i > 300 {
-			t.Fatalf("sandbox processes left after the resume ended (%d left by the killed eval): %v", len(stuck), suiteWorkers("crashy-d"))
+			t.Fatalf("sandbox processes left after the resume ended (%d left by the killed eval): %v", len(stuck), suiteWorkers(w.temporalAddr(), "crashy-d"))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -494,8 +494,10 @@ func TestEvalSecretStaysOnDevice(t *testing.T) {
 }
 
 // suiteWorkers lists the command lines of live `pcflow worker` processes
-// (and their bwrap sandboxes) for devices whose names start with prefix.
-func suiteWorkers(prefix string) []string {
+// (and their bwrap sandboxes) of the Temporal server at addr (one test's
+// own) for devices whose names start with prefix: another test's, or
+// another suite's on the same machine, are not this test's.
+func suiteWorkers(addr, prefix string) []string {
 	var out []string
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
@@ -504,6 +506,9 @@ func suiteWorkers(prefix string) []string {
 			continue
 		}
 		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+		if !slices.Contains(args, addr) {
+			continue // another test's (or another suite's) worker
+		}
 		for i, a := range args {
 			if a == "--device" && i+1 < len(args) && strings.HasPrefix(args[i+1], prefix) {
 				if st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && strings.Contains(string(st), ") Z ") {
@@ -585,3 +590,6 @@ func TestEvalDesktopComesBack(t *testing.T) {
 		t.Errorf("the worker log does not say the desktop came back:\n%s", wl)
 	}
 }
+
+// temporalAddr is the address of the eval world's embedded Temporal server.
+func (w *evalWorld) temporalAddr() string { return fmt.Sprintf("127.0.0.1:%d", w.port) }
