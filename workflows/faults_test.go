@@ -73,8 +73,12 @@ func TestModelEndpointFailing(t *testing.T) {
 	if calls < 2 {
 		t.Errorf("the model was asked %d times in the subtask's 20 s; want its failure retried", calls)
 	}
-	if s.Usage.Calls != calls || res.Usage.Calls != calls {
-		t.Errorf("usage: subtask %d calls, run %d; the endpoint saw %d", s.Usage.Calls, res.Usage.Calls, calls)
+	// Every call the endpoint answered is counted; the last may have been
+	// cut off by the subtask's deadline while the endpoint still had it,
+	// and an attempt that never reported back cannot count itself (CI:
+	// subtask 10, run 10, the endpoint 11).
+	if s.Usage.Calls != res.Usage.Calls || s.Usage.Calls < calls-1 || s.Usage.Calls > calls {
+		t.Errorf("usage: subtask %d calls, run %d; the endpoint saw %d (at most one, cut off by the deadline, may go uncounted)", s.Usage.Calls, res.Usage.Calls, calls)
 	}
 	if n := strings.Count(logs.String(), "model call failed; retrying"); n < calls-1 {
 		t.Errorf("%d retries logged for %d failed calls:\n%s", n, calls, logs.String())
