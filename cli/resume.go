@@ -157,7 +157,7 @@ applications are stopped when it ends). Sensitive variables must be given again
 		sess.announce(e, id)
 		w := sess.workerWatch(e, l, in.Plan, !rf.noWorker, device)
 		w.check(ctx)
-		return sess.ended(e, id, sess.follow(ctx, e, id, "", rf.quiet, w), !rf.noWorker, rf.keepOpen)
+		return sess.ended(e, id, sess.follow(ctx, e, id, "", rf.quiet, w), !rf.noWorker, rf.keepOpen, rf.dev.display)
 	}
 	if t.Result == nil {
 		fmt.Fprintf(e.stderr, "pcflow resume: run %s ended without a result (%s); start it again with pcflow run\n", id, text.Printable(t.Ended))
@@ -216,7 +216,7 @@ applications are stopped when it ends). Sensitive variables must be given again
 	fmt.Fprintf(e.stdout, "rerunning %s from %s as %s (keeping %s)\n", id, *from, newID, strings.Join(kept, ", "))
 	sess.announce(e, newID)
 	w := sess.workerWatch(e, l, in.Plan, !rf.noWorker, device)
-	return sess.ended(e, newID, sess.follow(ctx, e, newID, run.GetRunID(), rf.quiet, w), !rf.noWorker, rf.keepOpen)
+	return sess.ended(e, newID, sess.follow(ctx, e, newID, run.GetRunID(), rf.quiet, w), !rf.noWorker, rf.keepOpen, rf.dev.display)
 }
 
 // errReported is an error already shown to the user (as diagnostics).

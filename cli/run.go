@@ -203,7 +203,7 @@ OpenAI-compatible endpoint. Without a key, pcflow plays a scripted model
 		fmt.Fprintf(e.stdout, "detached; follow it with: pcflow status %s --temporal %s\n", id, rf.eng.temporal)
 		return 0
 	}
-	code = sess.ended(e, id, sess.follow(ctx, e, id, run.GetRunID(), rf.quiet, w), !rf.noWorker, rf.keepOpen)
+	code = sess.ended(e, id, sess.follow(ctx, e, id, run.GetRunID(), rf.quiet, w), !rf.noWorker, rf.keepOpen, rf.dev.display)
 	rc.settle(ctx, e, sess.eng.client, id, run.GetRunID(), p.Task, cached, code)
 	return code
 }

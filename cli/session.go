@@ -269,15 +269,15 @@ func (w *workerWatch) check(ctx context.Context) {
 }
 
 // ended closes a run this process served: the applications it launched
-// on this machine are stopped once it has succeeded or failed (the next
+// on this machine's display are stopped once it has succeeded or failed (the next
 // run on the desktop starts from a clean screen: no dialog, no document,
 // nothing typed left for it to find), unless keepOpen. It returns code.
-func (s *session) ended(e *env, id string, code int, local, keepOpen bool) int {
+func (s *session) ended(e *env, id string, code int, local, keepOpen bool, display string) int {
 	if (code != 0 && code != 1) || !local {
 		return code
 	}
 	if keepOpen {
-		if names := host.LaunchedBy(id); len(names) > 0 {
+		if names := host.LaunchedBy(id, display); len(names) > 0 {
 			fmt.Fprintf(e.stdout, "left open (--keep-open): %s\n", strings.Join(names, ", "))
 		}
 		return code
@@ -286,7 +286,7 @@ func (s *session) ended(e *env, id string, code int, local, keepOpen bool) int {
 	if code == 1 {
 		what = "the failed run"
 	}
-	if names := host.StopLaunched(id); len(names) > 0 {
+	if names := host.StopLaunched(id, display); len(names) > 0 {
 		fmt.Fprintf(e.stdout, "stopped what %s launched: %s (--keep-open leaves it open)\n", what, strings.Join(names, ", "))
 	}
 	return code

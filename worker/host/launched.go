@@ -15,11 +15,13 @@ import (
 )
 
 // runProcesses lists the processes of the applications run id launched
-// on this machine, and their names, sorted. A device marks what it
+// on this machine, on display (empty: any), and their names, sorted: a
+// run of the same id on another display (another state folder's, a
+// test's beside it) keeps its own. A device marks what it
 // launches with activities.RunEnv and starts it in a session of its own;
 // everything in those sessions counts (a program that rewrites its
 // environment, as Chromium's helpers do, keeps its session).
-func runProcesses(id string) ([]int, []string) {
+func runProcesses(id, display string) ([]int, []string) {
 	type proc struct {
 		name string
 		sid  int
@@ -36,12 +38,17 @@ func runProcesses(id string) ([]int, []string) {
 		if err != nil {
 			continue
 		}
+		marked, onDisplay := false, display == ""
 		for _, kv := range bytes.Split(env, []byte{0}) {
-			v, ok := bytes.CutPrefix(kv, []byte(activities.RunEnv+"="))
-			if ok && (string(v) == id || strings.HasPrefix(string(v), id+"/")) {
-				sids[st.Session] = true
-				break
+			if v, ok := bytes.CutPrefix(kv, []byte(activities.RunEnv+"=")); ok && (string(v) == id || strings.HasPrefix(string(v), id+"/")) {
+				marked = true
 			}
+			if string(kv) == "DISPLAY="+display {
+				onDisplay = true
+			}
+		}
+		if marked && onDisplay {
+			sids[st.Session] = true
 		}
 	}
 	own, _ := unix.Getsid(0)
@@ -64,16 +71,16 @@ func runProcesses(id string) ([]int, []string) {
 
 // LaunchedBy names the applications run id launched on this machine that
 // still run.
-func LaunchedBy(id string) []string {
-	_, names := runProcesses(id)
+func LaunchedBy(id, display string) []string {
+	_, names := runProcesses(id, display)
 	return names
 }
 
 // StopLaunched stops the applications run id launched on this machine
 // (see runProcesses), so that it leaves nothing behind for a later run's
 // setup to reuse. It returns the programs' names.
-func StopLaunched(id string) []string {
-	pids, names := runProcesses(id)
+func StopLaunched(id, display string) []string {
+	pids, names := runProcesses(id, display)
 	for _, p := range pids {
 		_ = syscall.Kill(p, syscall.SIGTERM)
 	}
