@@ -145,15 +145,8 @@ func Build(r Run, o Options) Trajectory {
 	default:
 		end += "has not ended"
 	}
-	endStep := Step{Source: "system", Message: Content{Text: end}}
-	if len(r.Checks) > 0 {
-		endStep.Observation = &Observation{Results: []Result{{Content: &Content{Text: checksText(r.Checks)}}}}
-	}
-	root.Steps = append(root.Steps, endStep)
-	number(root.Steps)
-	total.TotalSteps = len(root.Steps)
-	total.TotalCostUSD = o.Prices.cost(total.TotalPromptTokens, total.TotalCompletionTokens)
-	root.FinalMetrics = &total
+	root.Steps = append(root.Steps, endStep(end, r.Checks))
+	finish(&root, total, o)
 	root.Notes = "Exported by pcflow. The root trajectory is the run's Manager level: the task, one step per subtask it ran (in the order they started), and the result. Each subtask's agent loop is an embedded sub-agent trajectory; total_prompt_tokens and total_completion_tokens here sum theirs. total_steps counts the root's own steps."
 	return root
 }
@@ -199,17 +192,29 @@ func buildSubtask(r Run, s Subtask, o Options) Trajectory {
 		if s.Reason != "" && s.Reason != s.Status {
 			text += ": " + s.Reason
 		}
-		end := Step{Source: "system", Message: Content{Text: text}}
-		if len(s.Checks) > 0 {
-			end.Observation = &Observation{Results: []Result{{Content: &Content{Text: checksText(s.Checks)}}}}
-		}
-		t.Steps = append(t.Steps, end)
+		t.Steps = append(t.Steps, endStep(text, s.Checks))
 	}
+	finish(&t, fm, o)
+	return t
+}
+
+// endStep is the system step that closes a trajectory: how it ended, and
+// the checks' results as its observation.
+func endStep(text string, checks []CheckResult) Step {
+	st := Step{Source: "system", Message: Content{Text: text}}
+	if len(checks) > 0 {
+		st.Observation = &Observation{Results: []Result{{Content: &Content{Text: checksText(checks)}}}}
+	}
+	return st
+}
+
+// finish numbers t's steps and gives it its final metrics: fm's tokens,
+// the step count and their cost.
+func finish(t *Trajectory, fm FinalMetrics, o Options) {
 	number(t.Steps)
 	fm.TotalSteps = len(t.Steps)
 	fm.TotalCostUSD = o.Prices.cost(fm.TotalPromptTokens, fm.TotalCompletionTokens)
 	t.FinalMetrics = &fm
-	return t
 }
 
 // loopStep is one step of the loop as an agent step; next is the next
