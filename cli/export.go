@@ -47,17 +47,12 @@ func cmdExport(ctx context.Context, e *env, args []string) int {
 		}
 		o.Prices = p
 	}
-	g, err := ef.connect(ctx, e, false)
+	g, t, err := ef.openRun(ctx, e, ids[0])
 	if err != nil {
 		fmt.Fprintln(e.stderr, "pcflow export:", err)
 		return 1
 	}
 	defer g.close()
-	t, err := readRun(ctx, g.client, ids[0], true)
-	if err != nil {
-		fmt.Fprintln(e.stderr, "pcflow export:", err)
-		return 1
-	}
 	b, err := exportATIF(t, artifacts.Dir{Root: filepath.Join(ef.state, "artifacts")}, o, secretRedactor(e.environ))
 	if err != nil {
 		fmt.Fprintln(e.stderr, "pcflow export:", err)

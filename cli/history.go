@@ -50,6 +50,22 @@ type childTrace struct {
 // activityCall is one completed activity of a run.
 type activityCall = runhistory.Call
 
+// openRun connects to Temporal and reads run id whole, its subtasks'
+// histories too, for a command that shows or writes a run. The caller
+// closes the engine.
+func (ef *engineFlags) openRun(ctx context.Context, e *env, id string) (*engine, *runTrace, error) {
+	g, err := ef.connect(ctx, e, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := readRun(ctx, g.client, id, true)
+	if err != nil {
+		g.close()
+		return nil, nil, err
+	}
+	return g, t, nil
+}
+
 // readRun reads a run's history, and with children its subtasks' too.
 func readRun(ctx context.Context, c client.Client, id string, children bool) (*runTrace, error) {
 	dc := converter.GetDefaultDataConverter()
@@ -310,17 +326,12 @@ func cmdHistory(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintln(e.stderr, "pcflow history: name one run id")
 		return 2
 	}
-	g, err := ef.connect(ctx, e, false)
+	g, t, err := ef.openRun(ctx, e, ids[0])
 	if err != nil {
 		fmt.Fprintln(e.stderr, "pcflow history:", err)
 		return 1
 	}
 	defer g.close()
-	t, err := readRun(ctx, g.client, ids[0], true)
-	if err != nil {
-		fmt.Fprintln(e.stderr, "pcflow history:", err)
-		return 1
-	}
 	h := t.steps(artifacts.Dir{Root: filepath.Join(ef.state, "artifacts")})
 	if *asJSON {
 		b, _ := json.MarshalIndent(h, "", "  ")
