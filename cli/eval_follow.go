@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -429,31 +431,65 @@ func suiteLive(ctx context.Context, c client.Client, id string) (live *workflows
 // applications those tasks had open (going on would drive an empty
 // screen, and the failure would count against the model).
 func restartRunning(ctx context.Context, e *env, c client.Client, id string) error {
+	why := "eval resume: the device's overlay sandbox, and the applications the task had open, went with the killed eval; started again from its setup"
+	keys, err := restartRuns(ctx, c, id, why, func(workflows.SuiteRun) bool { return true })
+	if err != nil {
+		return err
+	}
+	if len(keys) > 0 {
+		fmt.Fprintf(e.stdout, "starting again from their setup (their overlay sandboxes went with the killed eval): %s\n", strings.Join(keys, ", "))
+	}
+	return nil
+}
+
+// workerLostWhy is why a task run starts again after its device's worker
+// ended under it in a sandbox its applications went with.
+const workerLostWhy = "the device's worker ended under the task, and the applications the task had open went with its sandbox; started again from its setup"
+
+// restartOnDevice starts again from its setup the task run of suite id
+// that runs on device, once: its worker ended, and the sandbox took the
+// task's applications with it. A run already started again for this
+// keeps going (a task that kills its own worker gets one more start, not
+// a loop). It returns what it did, for the device's log.
+func restartOnDevice(ctx context.Context, c client.Client, id, device string) string {
+	keys, err := restartRuns(ctx, c, id, workerLostWhy, func(r workflows.SuiteRun) bool {
+		return slices.Contains(slices.Collect(maps.Values(r.Devices)), device) && r.Retried != workerLostWhy
+	})
+	switch {
+	case err != nil:
+		return fmt.Sprintf("the task on %s lost its applications with its worker, and could not be started again: %v", device, err)
+	case len(keys) > 0:
+		return fmt.Sprintf("the task on %s lost its applications with its worker: %s starts again from its setup", device, strings.Join(keys, ", "))
+	}
+	return ""
+}
+
+// restartRuns signals suite id to start again, from their setup, its
+// running task runs that match; it returns their keys.
+func restartRuns(ctx context.Context, c client.Client, id, why string, match func(workflows.SuiteRun) bool) ([]string, error) {
 	qctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	v, err := c.QueryWorkflow(qctx, id, "", workflows.SuiteQuery)
 	if err != nil {
-		return fmt.Errorf("suite %s: %w", id, err)
+		return nil, fmt.Errorf("suite %s: %w", id, err)
 	}
 	var live workflows.SuiteLive
 	if err := v.Get(&live); err != nil {
-		return err
+		return nil, err
 	}
 	var keys []string
 	for _, r := range live.Runs {
-		if r.Status == workflows.StatusRunning {
+		if r.Status == workflows.StatusRunning && match(r) {
 			keys = append(keys, r.Key)
 		}
 	}
 	if len(keys) == 0 {
-		return nil
+		return nil, nil
 	}
-	why := "eval resume: the device's overlay sandbox, and the applications the task had open, went with the killed eval; started again from its setup"
 	if err := c.SignalWorkflow(qctx, id, "", workflows.SuiteRestartSignal, workflows.SuiteRestart{Keys: keys, Why: why}); err != nil {
-		return fmt.Errorf("restart the running tasks of suite %s: %w", id, err)
+		return nil, fmt.Errorf("restart the running tasks of suite %s: %w", id, err)
 	}
-	fmt.Fprintf(e.stdout, "starting again from their setup (their overlay sandboxes went with the killed eval): %s\n", strings.Join(keys, ", "))
-	return nil
+	return keys, nil
 }
 
 // runTime is how long a task run took, or "-" for one that never started

@@ -389,3 +389,48 @@ func (s *storm) actionsStartedTwice(t *testing.T) int {
 	}
 	return twice
 }
+
+// TestEvalWorkerKilledMidTask kills a device's worker while its task is
+// under way, in the overlay sandbox: the sandbox, and the editor the task
+// had open, go with the worker. The suite must start the task again from
+// its setup (not let the agent go on against an empty screen and count
+// the failure against it), once, and no action may start twice.
+func TestEvalWorkerKilledMidTask(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the overlay sandbox runs as root")
+	}
+	t.Parallel() // its own desktop, state folder and ports (see newEvalWorld)
+	s := &storm{w: newEvalWorld(t), id: "wkill", out: &lockedBuffer{}}
+	w := s.w
+	s.startEval(t, w.flags("eval", filepath.Join("specs", "suites", "smoke", "editor_note.hcl"), "--devices", "1", "--sandbox", "overlay",
+		"--out", w.out, "--no-report", "--id", s.id)...)
+	defer kill(s.eval.cmd)
+	// Into the task's steps: its first action done, the editor open.
+	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if f, _ := s.actions(); f >= 1 {
+			break
+		}
+		if s.eval.exited() || time.Now().After(deadline) {
+			t.Fatalf("no action of the task finished (eval exited: %v):\n%s", s.eval.exited(), s.out.String())
+		}
+	}
+	if !s.killWorker(t, s.id+"-d1") {
+		t.Fatalf("the worker of %s-d1 was not the one killed", s.id)
+	}
+	s.finish(t)
+	r := readResults(t, w.out)
+	if len(r.Runs) != 1 {
+		t.Fatalf("%d task runs, want 1:\n%s", len(r.Runs), s.out.String())
+	}
+	row := r.Runs[0]
+	if got := row.Status + "/" + row.Reason; got != smokeWant["editor_note"] || row.Retried != workerLostWhy {
+		t.Errorf("editor_note = %s (%s), retried %q; want %s, started again with %q:\n%s", got, row.Error, row.Retried, smokeWant["editor_note"], workerLostWhy, s.out.String())
+	}
+	if n := s.actionsStartedTwice(t); n > 0 {
+		t.Errorf("%d actions started twice", n)
+	}
+	log, _ := os.ReadFile(filepath.Join(w.state, "suites", s.id, s.id+"-d1", "worker.log"))
+	if !strings.Contains(string(log), "editor_note starts again from its setup") {
+		t.Errorf("the device's log does not say the task starts again:\n%s", log)
+	}
+}

@@ -70,6 +70,10 @@ func (s *bindSandbox) Command(command, environ []string) ([]string, error) {
 func (s *bindSandbox) Marker() string   { return s.scratch }
 func (s *bindSandbox) HidesState() bool { return false }
 
+// AppsGoWithWorker: the bind sandbox shares the host's PID namespace, and
+// the applications a task started live on without their worker.
+func (s *bindSandbox) AppsGoWithWorker() bool { return false }
+
 // Between empties the device's home folder, outside and between two
 // sandboxes (inside, ~/.pcflow would be the state folder itself): the
 // next task finds it empty, as an overlay device finds its own.

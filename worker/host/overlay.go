@@ -40,6 +40,9 @@ func (s *overlaySandbox) Marker() string   { return filepath.Join(s.layers, "roo
 func (s *overlaySandbox) HidesState() bool { return true }
 func (s *overlaySandbox) Between() error   { return nil }
 
+// AppsGoWithWorker: the sandbox's PID namespace ends with its worker.
+func (s *overlaySandbox) AppsGoWithWorker() bool { return true }
+
 // mounts says what an overlay device's sandbox shows of the host:
 // the base system (the top folders of systemDirs), the worker's program,
 // the device's X socket and desktop session folder. Nothing of the state

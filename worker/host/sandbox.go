@@ -69,6 +69,11 @@ type Sandbox interface {
 	// Between runs after a worker asked for a fresh sandbox (a reset),
 	// before the next one starts.
 	Between() error
+	// AppsGoWithWorker reports whether the applications a task started
+	// end with the worker that started them (a sandbox with a PID
+	// namespace of its own): a worker that crashes mid-task takes the
+	// task's screen with it.
+	AppsGoWithWorker() bool
 }
 
 var (
@@ -85,6 +90,7 @@ func (noSandbox) Command(command, _ []string) ([]string, error) { return command
 func (noSandbox) Marker() string                                { return "" }
 func (noSandbox) HidesState() bool                              { return false }
 func (noSandbox) Between() error                                { return nil }
+func (noSandbox) AppsGoWithWorker() bool                        { return false }
 
 // DefaultSandbox is the isolation a suite's local devices get unless
 // --sandbox says: the overlay (every task from the same file system, as a

@@ -38,6 +38,13 @@ type DeviceWorkerOptions struct {
 	// started again on it. A note it returns (a window manager started
 	// again) goes to the device's log. Nil: the desktop is not watched.
 	Revive func() (environ []string, revived bool, note string, err error)
+	// Lost is called when the worker ended on its own (killed, crashed)
+	// in a sandbox whose applications went with it (see
+	// Sandbox.AppsGoWithWorker), before a fresh one starts: the task the
+	// device ran lost its screen, and the suite starts it again from its
+	// setup. What it returns goes to the device's log. Nil: nothing is
+	// told.
+	Lost func() (note string)
 }
 
 // maxWorkerCrashes is how many times in crashWindow a local device's
@@ -89,11 +96,13 @@ type deviceWorker struct {
 	stateFD int      // the state folder's descriptor, when the sandbox hides it
 	logf    *os.File // the device's worker.log
 	out     *readyWriter
+	lost    func() string
 
 	mu       sync.Mutex
 	env      []string  // the worker's environment (a revived desktop's is new)
 	cmd      *exec.Cmd // the running worker
 	stopping bool
+	reviving bool          // the worker was killed to start it on a revived desktop
 	quit     chan struct{} // closed when eval stops the worker
 	exited   chan struct{} // closed when the supervision ends
 }
@@ -117,7 +126,7 @@ func StartDeviceWorker(o DeviceWorkerOptions) (stop func(), err error) {
 		return nil, err
 	}
 	w := &deviceWorker{name: o.Device, display: o.Display, state: o.State, secrets: o.Secrets,
-		quit: make(chan struct{}), exited: make(chan struct{})}
+		quit: make(chan struct{}), exited: make(chan struct{}), lost: o.Lost}
 	w.argv = []string{o.Program, "worker", "--device", o.Device, "--display", o.Display, "--temporal", o.Temporal, "--state", o.State, "--workflows=false"}
 	// The worker started again (after a reset, a crash) takes the
 	// device's lease over from the one before.
@@ -177,6 +186,7 @@ func StartDeviceWorker(o DeviceWorkerOptions) (stop func(), err error) {
 				revive: o.Revive,
 				restart: func(environ []string) {
 					w.env = append(append([]string(nil), environ...), w.extra...)
+					w.reviving = true
 					w.kill()
 				}}.run(tick.C, w.exited)
 		}()
@@ -242,6 +252,8 @@ func (w *deviceWorker) supervise() {
 		var ee *exec.ExitError
 		w.mu.Lock()
 		reset := errors.As(err, &ee) && ee.ExitCode() == RestartExitCode
+		revived := w.reviving
+		w.reviving = false
 		if w.stopping {
 			w.mu.Unlock()
 			return
@@ -262,6 +274,13 @@ func (w *deviceWorker) supervise() {
 				fmt.Fprintf(w.logf, "pcflow eval: the worker of %s ended (%v): starting it again (%d in %v)\n", w.name, err, n, crashWindow)
 			}
 			w.mu.Unlock()
+			if w.lost != nil && !revived && w.sandbox.AppsGoWithWorker() {
+				// A desktop brought back is told apart by the task itself
+				// (its run ends as "desktop lost" and starts again).
+				if note := w.lost(); note != "" {
+					fmt.Fprintf(w.logf, "pcflow eval: %s\n", note)
+				}
+			}
 			select {
 			case <-w.quit:
 				return
