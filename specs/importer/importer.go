@@ -38,6 +38,9 @@ type Options struct {
 	// absolute path on the device (the default of the task files'
 	// variable files).
 	Files string
+	// Sums are the cached files' SHA-256 digests by name, as the cache's
+	// SHA256SUMS lists them (ReadSums); nil when unknown.
+	Sums map[string]string
 	// Progress, when set, is called after each task.
 	Progress func(done, total int, t TaskCoverage)
 }
@@ -106,6 +109,10 @@ type Metric struct {
 type Download struct {
 	URL  string `json:"url"`
 	Name string `json:"name"`
+	// SHA256 is the file's digest when the cache's SHA256SUMS knows it
+	// (pcflow import --fetch writes it): the task's first setup step then
+	// checks the cached file is that one.
+	SHA256 string `json:"sha256,omitempty"`
 }
 
 // A task is one benchmark task as read, before conversion.
@@ -113,8 +120,10 @@ type task struct {
 	id, domain, path string
 	raw              []byte
 	splits           []string
-	// name is the pcflow task's name, files the cache's path.
+	// name is the pcflow task's name, files the cache's path, sums its
+	// files' digests (Options.Sums).
 	name, files string
+	sums        map[string]string
 }
 
 // converted is what a benchmark's converter makes of a task.
@@ -154,7 +163,7 @@ func Import(ctx context.Context, o Options) (*Coverage, error) {
 			t.name = fmt.Sprintf("%s_%d", base, n)
 		}
 		names[t.name] = true
-		t.files = o.Files
+		t.files, t.sums = o.Files, o.Sums
 		var c converted
 		switch o.Benchmark {
 		case "macosworld":
@@ -220,9 +229,10 @@ func Import(ctx context.Context, o Options) (*Coverage, error) {
 // hold, by name, with the URL it comes from and the tasks that need it.
 func writeFilesList(out string, cov *Coverage) error {
 	type entry struct {
-		Name  string   `json:"name"`
-		URL   string   `json:"url"`
-		Tasks []string `json:"tasks"`
+		Name   string   `json:"name"`
+		URL    string   `json:"url"`
+		SHA256 string   `json:"sha256,omitempty"`
+		Tasks  []string `json:"tasks"`
 	}
 	byName := map[string]*entry{}
 	for _, t := range cov.Tasks {
@@ -232,7 +242,7 @@ func writeFilesList(out string, cov *Coverage) error {
 		for _, d := range t.Downloads {
 			e := byName[d.Name]
 			if e == nil {
-				e = &entry{Name: d.Name, URL: d.URL}
+				e = &entry{Name: d.Name, URL: d.URL, SHA256: d.SHA256}
 				byName[d.Name] = e
 			}
 			if !contains(e.Tasks, t.ID) {

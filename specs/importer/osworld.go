@@ -169,6 +169,9 @@ func convertOSWorld(benchmark string, t task) (converted, error) {
 		// this home folder).
 		fmt.Fprintf(&b, "\n  device \"desktop\" {\n    description = %s\n    home        = %s\n    user        = %s\n  }\n", quote(benchmarkTitle(benchmark)+"'s "+platform+" machine"), quote(osworldHome), quote(osworldUser))
 	}
+	for i := range cov.Downloads {
+		cov.Downloads[i].SHA256 = t.sums[cov.Downloads[i].Name]
+	}
 	blocks := append([]block{}, cacheCheck(cov.Downloads)...)
 	blocks = append(blocks, setup.blocks...)
 	blocks = append(blocks, post.blocks...)
@@ -185,20 +188,25 @@ func convertOSWorld(benchmark string, t task) (converted, error) {
 }
 
 // cacheCheck is the first setup step: every cached file the task needs
-// is there, or the task fails before anything else is set up, naming the
-// missing file and its URL.
+// is there — and is the file it was imported with, when its digest is
+// known — or the task fails before anything else is set up, naming the
+// file, its URL and how to get it.
 func cacheCheck(ds []Download) []block {
 	if len(ds) == 0 {
 		return nil
 	}
-	args := []string{`"sh"`, `"-c"`, quote(`while [ $# -gt 0 ]; do [ -f "$1" ] || { echo "pcflow: the cached file $1 is missing: download $2 into it (files.json lists every file)" >&2; exit 1; }; shift 2; done`), `"sh"`}
+	script := `while [ $# -gt 0 ]; do ` +
+		`[ -f "$1" ] || { echo "pcflow: the cached file $1 is missing: download $2 into it (pcflow import --fetch does; files.json lists every file)" >&2; exit 1; }; ` +
+		`[ -z "$3" ] || echo "$3  $1" | sha256sum -c --status - || { echo "pcflow: the cached file $1 is not the one the task was imported with (its SHA-256 is not $3): download $2 into it again" >&2; exit 1; }; ` +
+		`shift 3; done`
+	args := []string{`"sh"`, `"-c"`, quote(script), `"sh"`}
 	seen := map[string]bool{}
 	for _, d := range ds {
 		if seen[d.Name] {
 			continue
 		}
 		seen[d.Name] = true
-		args = append(args, cached(d.Name), quote(d.URL))
+		args = append(args, cached(d.Name), quote(d.URL), quote(d.SHA256))
 	}
 	return []block{{kind: "setup", name: "c00_cached_files", lines: []string{"command = " + list(args)}}}
 }
