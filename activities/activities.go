@@ -33,6 +33,10 @@ const (
 const (
 	ErrTypeDevice = "DeviceError"
 	ErrTypeSetup  = "SetupFailed"
+	// ErrTypeSetupCommand is a setup command of the task's own that ran and
+	// exited with a failure: the task's error (a file its cache lacks, a
+	// command that does not work), neither the device's nor the agent's.
+	ErrTypeSetupCommand = "SetupCommandFailed"
 )
 
 // Act outcomes.

@@ -113,6 +113,11 @@ func (a *Activities) Setup(ctx context.Context, in SetupInput) (*SetupResult, er
 			return nil, err
 		}
 		out, code, err := a.runCommand(ctx, a.confine(argv))
+		if err == nil && code > 0 {
+			// It ran, and said no: the task's own setup is wrong.
+			msg := shown.String(fmt.Sprintf("setup %q: %s", in.Name, commandFailure(cmd, code, nil, out)))
+			return nil, temporal.NewNonRetryableApplicationError(msg, ErrTypeSetupCommand, nil)
+		}
 		if err != nil || code != 0 {
 			return nil, fail(err, "%s", commandFailure(cmd, code, err, shown.String(out)))
 		}

@@ -87,6 +87,10 @@ func reasonFor(err error, device string, o Options) (string, string) {
 			return ReasonInvalidOutput, appErr.Message()
 		case agent.ErrTypeModelAuth, agent.ErrTypeModelNotFound, agent.ErrTypeModelRequest:
 			return ReasonAgentFailed, "model: " + appErr.Message()
+		case activities.ErrTypeSetupCommand:
+			// Only new histories have this type: older ones keep their
+			// device_error.
+			return ReasonHarnessError, appErr.Message() + " (the task's own setup failed: neither the device's failure nor the agent's)"
 		}
 		return ReasonDeviceError, appErr.Message()
 	}

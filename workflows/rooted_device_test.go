@@ -239,3 +239,40 @@ func writeDOCX(t *testing.T, path string, paragraphs ...string) {
 		t.Fatal(err)
 	}
 }
+
+// TestASetupCommandThatFailsIsTheTasks: a setup command of the task's own
+// that runs and exits with a failure (here, a file its cache lacks) ends
+// the run as harness_error with the command's output, before any agent
+// step — not device_error, which would take a working device out of a
+// suite's pool and run the task again elsewhere, nor the agent's failure.
+func TestASetupCommandThatFailsIsTheTasks(t *testing.T) {
+	root := t.TempDir()
+	dev := fakedevice.NewRooted(root, "OK")
+	env := enginetest.Start(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{
+		"s": {Steps: []scripted.Step{click("OK"), done(nil)}},
+	}})
+	env.Serve("pad", env.Activities(dev, "pad", env.ModelConfig()), true)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := env.Run(ctx, "setup-fails-1", mustPlan(t, `
+task "cached" {
+  device "pad" {}
+  setup "files" {
+    device  = device.pad
+    command = ["cat", "/srv/cache/ledger-gold.xlsx"]
+  }
+  subtask "s" {
+    device      = device.pad
+    instruction = "press OK"
+  }
+}`), workflows.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != workflows.StatusFailed || res.Reason != workflows.ReasonHarnessError || !strings.Contains(res.Error, "ledger-gold.xlsx") {
+		t.Errorf("run = %s/%s (%s), want failed/harness_error naming the missing file", res.Status, res.Reason, res.Error)
+	}
+	if acts := dev.Actions(); len(acts) > 0 {
+		t.Errorf("the agent acted after the setup failed: %v", acts)
+	}
+}
