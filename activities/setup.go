@@ -283,8 +283,19 @@ func (a *Activities) closeWindows(ctx context.Context, pattern string, timeout t
 			// The window may have gone between the list and the switch
 			// (an alt+F4 before it, still closing when it was listed: a
 			// loaded machine's "no window title contains … (open: )").
-			if gone, lerr := a.noneMatch(ctx, re); lerr == nil && gone {
+			// Or its title changed between the two (an editor's "*"
+			// going once its save is done): list the windows again.
+			gone, lerr := a.noneMatch(ctx, re)
+			switch {
+			case lerr == nil && gone:
 				return closed, nil
+			case lerr == nil && time.Now().Before(deadline):
+				select {
+				case <-ctx.Done():
+					return closed, ctx.Err()
+				case <-time.After(200 * time.Millisecond):
+				}
+				continue
 			}
 			return closed, err
 		}
