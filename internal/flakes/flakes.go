@@ -98,10 +98,19 @@ func Read(r io.Reader) (Summary, error) {
 		return Summary{}, fmt.Errorf("read the test stream: %w", err)
 	}
 	var s Summary
+	// A package fails whenever one of its tests does: it is listed apart
+	// only when none of its tests failed (a build error, a panic or a
+	// timeout outside any test).
+	testFails := map[string]int{}
+	for k, t := range tests {
+		if k.test != "" && t.Fails > 0 && !strings.Contains(k.test, "/") {
+			testFails[k.pkg]++
+		}
+	}
 	for _, k := range order {
 		t := *tests[k]
 		if k.test == "" {
-			if t.Fails > 0 {
+			if t.Fails > 0 && testFails[k.pkg] == 0 {
 				s.Packages = append(s.Packages, t)
 			}
 			continue

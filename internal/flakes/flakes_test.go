@@ -37,8 +37,8 @@ func TestReadFindsTheTestThatFailedOnce(t *testing.T) {
 	if got := flaky[0].Messages; len(got) != 1 || got[0] != "a_test.go:12: swept 2 processes, want 1" {
 		t.Errorf("messages = %q, want the t.Error line of the failed run only", got)
 	}
-	if len(s.Packages) != 1 || s.Packages[0].Package != "x/y" {
-		t.Errorf("package failures = %+v, want x/y once", s.Packages)
+	if len(s.Packages) != 0 {
+		t.Errorf("package failures = %+v, want none apart from TestShaky's", s.Packages)
 	}
 	var out bytes.Buffer
 	Write(&out, s)
@@ -60,5 +60,22 @@ func TestReadAllGreen(t *testing.T) {
 	Write(&out, s)
 	if len(s.Flaky()) != 0 || !strings.HasPrefix(out.String(), "flake: no test failed (1 tests, 1 runs)") {
 		t.Errorf("summary %+v printed %q", s, out.String())
+	}
+}
+
+// TestReadPackageFailedOutsideTests: a package that fails with no test
+// failing (a build error, a panic in TestMain, a timeout) is listed.
+func TestReadPackageFailedOutsideTests(t *testing.T) {
+	in := `{"Action":"run","Package":"p","Test":"TestA"}
+{"Action":"pass","Package":"p","Test":"TestA"}
+{"Action":"output","Package":"p","Output":"panic: test timed out after 1m0s\n"}
+{"Action":"fail","Package":"p"}
+`
+	s, err := Read(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Packages) != 1 || s.Packages[0].Package != "p" {
+		t.Errorf("package failures = %+v, want p", s.Packages)
 	}
 }
