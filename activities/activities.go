@@ -50,8 +50,12 @@ const (
 // methods through a nil *Activities; a worker registers a real one, wired
 // by worker.NewActivities.
 type Activities struct {
-	devLock   deviceLock
-	Device    Device
+	devLock deviceLock
+	Device  Device
+	// Platform is the platform of Device (plan.Platforms: "linux"), the
+	// one its worker serves; "" when unknown (a test's device): then any
+	// task's platform is taken.
+	Platform  string
 	Model     Model
 	Artifacts ArtifactStore
 	Log       *ActionLog

@@ -71,15 +71,26 @@ func (a *Activities) Reset(ctx context.Context, in ResetInput) (*ResetResult, er
 	return res, nil
 }
 
-// RequiresInput lists the programs a task needs on the device's PATH.
+// RequiresInput lists what a task needs of a device: the programs on its
+// PATH, and its platform.
 type RequiresInput struct {
 	Task     string   `json:"task"`
 	Programs []string `json:"programs"`
+	// Device and Platform are the task's device and the platform its
+	// device block names ("": any).
+	Device   string `json:"device,omitempty"`
+	Platform string `json:"platform,omitempty"`
 }
 
-// Requires fails, without retrying, naming every program of in.Programs
-// that the device does not have.
+// Requires fails, without retrying, when the device is not of the
+// platform the task names for it, naming both, or naming every program
+// of in.Programs that the device does not have.
 func (a *Activities) Requires(ctx context.Context, in RequiresInput) error {
+	if have := a.platform(); in.Platform != "" && have != "" && in.Platform != have {
+		return temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("task %s names %s a %s device (platform = %q), but the worker serving it drives a %s device; serve %s with a pcflow worker on a %s machine, or correct the device's platform",
+				in.Task, in.Device, in.Platform, in.Platform, have, in.Device, in.Platform), ErrTypeMissing, nil)
+	}
 	if missing := MissingPrograms(in.Programs); len(missing) > 0 {
 		return temporal.NewNonRetryableApplicationError(
 			fmt.Sprintf("task %s needs %s, which this device does not have on its PATH; install it (scripts/setup.sh) or run the task on another pool",
@@ -104,4 +115,12 @@ func MissingPrograms(programs []string) []string {
 	}
 	sort.Strings(missing)
 	return missing
+}
+
+// platform is the platform of the device served, "" when unknown.
+func (a *Activities) platform() string {
+	if a == nil {
+		return ""
+	}
+	return a.Platform
 }

@@ -119,8 +119,10 @@ func compileSuite(e *env, args []string, f *evalFlags) (*compiledSuite, int) {
 			failed = true
 			continue
 		}
-		if why := specs.Unrunnable(res.Plan); why != "" {
-			fmt.Fprintf(e.stderr, "pcflow eval: %s: skipped: %s\n", ent.File, why)
+		if off := res.Plan.OffPlatform(plan.PlatformLinux); len(f.pool) == 0 && len(off) > 0 {
+			// The local desktops are linux's; a pool's workers say what
+			// they are when the task asks (the Requires activity).
+			fmt.Fprintf(e.stderr, "pcflow eval: %s: skipped: %s, and the local desktops of --devices are linux; serve its devices with pcflow workers of their platform and run the suite with --pool\n", ent.File, strings.Join(off, ", "))
 			continue
 		}
 		for _, n := range res.Variables {

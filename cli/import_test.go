@@ -56,7 +56,7 @@ func TestImportedOtherPlatformRefused(t *testing.T) {
 	if code := run(context.Background(), []string{"run", file, "--state", t.TempDir()}, &stdout, &stderr); code != 1 {
 		t.Fatalf("pcflow run of a windows task = %d, want 1; stderr:\n%s", code, stderr.String())
 	}
-	if want := "cannot run: device desktop is windows, and pcflow drives linux (X11) devices only"; !strings.Contains(stderr.String(), want) {
+	if want := `device desktop is windows (platform = "windows"), but this process serves it with a linux device`; !strings.Contains(stderr.String(), want) {
 		t.Errorf("pcflow run said %q, want %q", stderr.String(), want)
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/pcflow/pcflow/internal/tserver"
-	"github.com/pcflow/pcflow/specs"
 	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/worker/host"
 	"github.com/pcflow/pcflow/workflows"
@@ -106,10 +105,6 @@ OpenAI-compatible endpoint. Without a key, pcflow plays a scripted model
 	if res == nil {
 		return 1
 	}
-	if why := specs.Unrunnable(res.Plan); why != "" {
-		fmt.Fprintf(e.stderr, "pcflow run: %s: %s\n", files[0], why)
-		return 1
-	}
 	who, whoFrom, err := approverList(*approvers, e.getenv, rf.eng.state)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "pcflow run:", err)
@@ -123,6 +118,12 @@ OpenAI-compatible endpoint. Without a key, pcflow plays a scripted model
 	if p.Device(device) == nil {
 		fmt.Fprintf(e.stderr, "pcflow run: --device %s: the task has no such device (devices: %s)\n", device, deviceNames(p))
 		return 2
+	}
+	if d := p.Device(device); !rf.noWorker && !rf.detach && d.PlatformOrDefault() != rf.dev.platform() {
+		// The device this process would serve is of another platform.
+		fmt.Fprintf(e.stderr, "pcflow run: %s: device %s is %s (platform = %q), but this process serves it with a %s device (%s); serve %s with a pcflow worker on a %s machine and run with --no-worker\n",
+			files[0], device, d.PlatformOrDefault(), d.PlatformOrDefault(), rf.dev.platform(), rf.dev.where(), device, d.PlatformOrDefault())
+		return 1
 	}
 	id := rf.id
 	if id == "" {

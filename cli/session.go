@@ -6,13 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/pcflow/pcflow/activities/agents"
+	"github.com/pcflow/pcflow/activities/platform"
 	"github.com/pcflow/pcflow/activities/x11"
 	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/worker"
@@ -136,6 +136,7 @@ func (s *session) serve(ctx context.Context, e *env, rf *runFlags, device string
 	}
 	track := &worker.Tracker{}
 	w, err := host.StartWorker(host.WorkerConfig{Client: s.eng.client, State: rf.eng.state, Device: device, Physical: physical, Queue: l.Queue, Dev: dev,
+		Platform: rf.dev.platform(), Where: rf.dev.where(),
 		Model: s.cfg, Secrets: secrets, Logger: logger, Workflows: true, Record: s.model.spec.Record, Track: track})
 	if err != nil {
 		fmt.Fprintln(e.stderr, "pcflow:", err)
@@ -163,41 +164,31 @@ func (d *deviceFlags) register(fs *flag.FlagSet, e *env) {
 	fs.StringVar(&d.ocr, "ocr", x11.OCRAuto, "when to add OCR text boxes, `MODE`: auto (when the accessibility tree is nearly silent), always, never")
 }
 
-// open prepares the X11 device for a display and checks it: a missing X
-// server or window manager is an error, a missing accessibility tree a
-// warning written to warn.
-func (d *deviceFlags) open(ctx context.Context, state string, warn io.Writer) (*x11.Device, error) {
+// platforms is the registry of the device platforms this pcflow opens:
+// linux's X11 displays.
+func platforms() *platform.Registry {
+	r := platform.NewRegistry()
+	x11.Register(r)
+	return r
+}
+
+// platform is the platform of the device the flags open.
+func (d *deviceFlags) platform() string { return plan.PlatformLinux }
+
+// where says, for a person, where the device the flags open is.
+func (d *deviceFlags) where() string {
 	if d.display == "" {
-		return nil, fmt.Errorf("no display: pass --display :N (start a headless one with `pcflow desktop up`)")
+		return "no --display given"
 	}
-	if desk, err := x11.Load(state, d.display); err == nil {
-		if err := desk.Apply(); err != nil {
-			return nil, err
-		}
-	} else if err := os.Setenv("DISPLAY", d.display); err != nil {
-		return nil, err
-	}
-	dev, err := x11.New()
-	if err != nil {
-		return nil, err
-	}
-	switch d.ocr {
-	case x11.OCRAuto, x11.OCRAlways, x11.OCRNever:
-		dev.OCRMode = d.ocr
-	default:
-		dev.Close()
-		return nil, fmt.Errorf("--ocr %q: use auto, always or never", d.ocr)
-	}
-	w, err := dev.Check(ctx)
-	if err != nil {
-		dev.Close()
-		return nil, err
-	}
-	if w != "" {
-		fmt.Fprintln(warn, "pcflow:", w)
-	}
-	dev.Warn = func(msg string) { fmt.Fprintln(warn, "pcflow:", msg) }
-	return dev, nil
+	return "display " + d.display
+}
+
+// open opens the device the flags name, through its platform's opener,
+// and checks it: a missing X server or window manager is an error, a
+// missing accessibility tree a warning written to warn.
+func (d *deviceFlags) open(ctx context.Context, state string, warn io.Writer) (platform.Device, error) {
+	return platforms().OpenDevice(ctx, d.platform(), platform.Options{Address: d.display, State: state, OCR: d.ocr,
+		Warn: func(msg string) { fmt.Fprintln(warn, "pcflow:", msg) }})
 }
 
 // workerWatch tells the user which of a run's queues no worker polls, and

@@ -139,7 +139,7 @@ func TestLiveViewTakeover(t *testing.T) {
 	for k, v := range desk.Env {
 		t.Setenv(k, v)
 	}
-	dev, err := x11.New()
+	dev, err := x11.New(desk.Display)
 	if err != nil {
 		t.Fatal(err)
 	}

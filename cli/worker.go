@@ -126,7 +126,8 @@ it drives, all pointing at the same server (--temporal HOST:PORT).`)
 	}
 	defer closeLog()
 	track := &worker.Tracker{}
-	w, err := host.StartWorker(host.WorkerConfig{Client: g.client, State: ef.state, Device: *device, Physical: *device, Dev: dev, Model: cfg,
+	w, err := host.StartWorker(host.WorkerConfig{Client: g.client, State: ef.state, Device: *device, Physical: *device, Dev: dev,
+		Platform: df.platform(), Where: df.where(), Model: cfg,
 		Secrets: secrets, Logger: logger, Workflows: *wf, Record: model.spec.Record, Track: track, Tweak: inside.Tweak})
 	if err != nil {
 		fmt.Fprintln(e.stderr, "pcflow worker:", err)

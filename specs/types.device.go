@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -33,11 +32,11 @@ func (p *parser) device(st *scope, blk *hcl.Block) (plan.Device, bool) {
 	p.devices[name] = blk.LabelRanges[0]
 	dc, d := blk.Body.Content(deviceSchema)
 	p.diags = append(p.diags, d...)
-	dev := plan.Device{Name: name, Platform: "linux"}
+	dev := plan.Device{Name: name, Platform: plan.PlatformLinux}
 	if a, ok := dc.Attributes["platform"]; ok {
 		dev.Platform = p.staticString(st, a)
-		if !slices.Contains(Platforms, dev.Platform) {
-			p.diags = append(p.diags, exprDiag(a.Expr.Range(), "Unsupported platform", fmt.Sprintf("Platform %q is not one pcflow knows: %q (X11 devices, the ones pcflow drives), or %q and %q for tasks imported from benchmarks of those systems, which validate but do not run yet.", dev.Platform, "linux", "windows", "macos")))
+		if !plan.KnownPlatform(dev.Platform) {
+			p.diags = append(p.diags, exprDiag(a.Expr.Range(), "Unsupported platform", fmt.Sprintf("Platform %q is not one pcflow knows: use one of %s. A device runs on a worker of its platform only.", dev.Platform, quotedList(plan.Platforms))))
 		}
 	}
 	if a, ok := dc.Attributes["description"]; ok {
@@ -64,22 +63,14 @@ func (p *parser) device(st *scope, blk *hcl.Block) (plan.Device, bool) {
 // userName is what a user attribute may hold (a portable POSIX user name).
 var userName = regexp.MustCompile(`^[a-z_][a-z0-9_-]{0,31}$`)
 
-// Platforms are the device platforms a task may name. Only "linux" has
-// devices; "windows" and "macos" let a task imported from Windows Agent
-// Arena or macOSWorld validate, and Unrunnable refuses to run it.
-var Platforms = []string{"linux", "windows", "macos"}
-
-// Unrunnable says why a plan cannot run on pcflow's devices (a device of
-// a platform other than linux), or "" when it can.
-func Unrunnable(pl *plan.Plan) string {
-	var off []string
-	for _, d := range pl.Devices {
-		if d.Platform != "" && d.Platform != "linux" {
-			off = append(off, fmt.Sprintf("device %s is %s", d.Name, d.Platform))
-		}
+// quotedList renders names as `"a", "b" or "c"`.
+func quotedList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
 	}
-	if len(off) == 0 {
-		return ""
+	if len(q) < 2 {
+		return strings.Join(q, "")
 	}
-	return fmt.Sprintf("task %s cannot run: %s, and pcflow drives linux (X11) devices only; it validates so that an imported benchmark keeps all its tasks", pl.Task, strings.Join(off, ", "))
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }

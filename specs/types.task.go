@@ -107,7 +107,7 @@ func (p *parser) task(b *hcl.Block) *plan.Plan {
 		}
 	}
 	if len(pl.Devices) == 0 {
-		pl.Devices = []plan.Device{{Name: DefaultDevice, Platform: "linux", Description: "the local display"}}
+		pl.Devices = []plan.Device{{Name: DefaultDevice, Platform: plan.PlatformLinux, Description: "the local display"}}
 		p.devices[DefaultDevice] = b.DefRange
 	}
 

@@ -15,6 +15,9 @@ import (
 type ActivitiesConfig struct {
 	// Device is the device they drive; nil for a process that serves none.
 	Device activities.Device
+	// Platform is Device's platform (plan.Platforms): a task whose device
+	// names another is refused (activities.Activities.Platform).
+	Platform string
 	// Model configures the agents of every role (endpoints, models,
 	// profiles).
 	Model agents.Config
@@ -51,6 +54,7 @@ func NewActivities(cfg ActivitiesConfig) (*activities.Activities, error) {
 	}
 	return &activities.Activities{
 		Device:             cfg.Device,
+		Platform:           cfg.Platform,
 		Model:              agents.New(cfg.Model),
 		Artifacts:          cfg.Artifacts,
 		Log:                log,

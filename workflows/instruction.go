@@ -73,15 +73,26 @@ func instruction(ctx workflow.Context, in InstructionInput) (*InstructionResult,
 		return res, nil
 	}
 
-	// Programs the task needs, on every device, before anything runs.
-	if len(p.Requires) > 0 {
+	// The platform each device is (from platformVersion on) and the
+	// programs the task needs, on every device, before anything runs.
+	checkPlatform := workflow.GetVersion(ctx, platformVersion, workflow.DefaultVersion, 1) >= 1
+	if checkPlatform || len(p.Requires) > 0 {
 		for _, d := range p.Devices {
 			ao := deviceOptions(o, d.Name, deadline, workflow.Now(ctx))
 			ao.StartToCloseTimeout = time.Minute
 			ao.RetryPolicy.MaximumAttempts = 3
 			ao.RetryPolicy.NonRetryableErrorTypes = append(ao.RetryPolicy.NonRetryableErrorTypes, activities.ErrTypeMissing)
-			actx := withSummary(workflow.WithActivityOptions(ctx, ao), fmt.Sprintf("requires %s on %s", strings.Join(p.Requires, " "), d.Name))
-			err := workflow.ExecuteActivity(actx, a.Requires, activities.RequiresInput{Task: p.Task, Programs: p.Requires}).Get(ctx, nil)
+			in := activities.RequiresInput{Task: p.Task, Programs: p.Requires}
+			what := fmt.Sprintf("requires %s on %s", strings.Join(p.Requires, " "), d.Name)
+			if checkPlatform {
+				in.Device, in.Platform = d.Name, d.PlatformOrDefault()
+				what = fmt.Sprintf("%s is a %s device", d.Name, in.Platform)
+				if len(p.Requires) > 0 {
+					what += " with " + strings.Join(p.Requires, " ")
+				}
+			}
+			actx := withSummary(workflow.WithActivityOptions(ctx, ao), what)
+			err := workflow.ExecuteActivity(actx, a.Requires, in).Get(ctx, nil)
 			if err != nil {
 				var appErr *temporal.ApplicationError
 				if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeMissing {
@@ -332,6 +343,11 @@ func startScreenshot(ctx workflow.Context, o Options, deadline time.Time, device
 	}
 	return or.After.Screenshot
 }
+
+// platformVersion marks runs that ask each device's worker, before
+// anything runs, whether its device is of the platform the task names
+// (the Requires activity, asked even of a task that requires no program).
+const platformVersion = "device-platform-check"
 
 // desktopLostVersion marks runs that ask their devices, when the run
 // failed, whether the desktop the setup prepared is still there.

@@ -60,6 +60,10 @@ type Holder struct {
 	// a process of the same owner takes the lease over at once (eval
 	// starts a device's worker again after each reset).
 	Owner string `json:"owner,omitempty"`
+	// Platform is the platform of the device the holder serves
+	// (plan.Platforms), "" when it did not say: whoever reads the lease
+	// learns what the device is.
+	Platform string `json:"platform,omitempty"`
 }
 
 // LeaseRequest asks for a device's lease.

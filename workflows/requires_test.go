@@ -27,8 +27,6 @@ func TestUnitRequires(t *testing.T) {
 	} {
 		t.Run(tt.programs, func(t *testing.T) {
 			env := unitEnv(t)
-			var a *activities.Activities
-			env.RegisterActivity(a.Requires)
 			env.OnActivity(activities.RequiresName, mock.Anything, mock.Anything).Return(
 				func(ctx context.Context, in activities.RequiresInput) error {
 					return (&activities.Activities{}).Requires(ctx, in)
@@ -55,6 +53,58 @@ func TestUnitRequires(t *testing.T) {
 			}
 			if res.Reason != tt.reason || !strings.Contains(res.Error, tt.errHas) || setups != tt.setups {
 				t.Errorf("reason=%s error=%q setups=%d, want %s with %q and %d setups", res.Reason, res.Error, setups, tt.reason, tt.errHas, tt.setups)
+			}
+		})
+	}
+}
+
+// TestUnitPlatformRefused: a task whose device says platform = "windows",
+// run on a worker whose device is linux, ends before setup with an error
+// naming both platforms; the same task on a windows device runs, and a
+// worker that does not say its platform takes any.
+func TestUnitPlatformRefused(t *testing.T) {
+	for _, tt := range []struct {
+		served string // the worker's device's platform
+		reason string
+		errHas string
+		setups int
+	}{
+		{"linux", workflows.ReasonMissingRequirement, `device desktop: task t names desktop a windows device (platform = "windows"), but the worker serving it drives a linux device`, 0},
+		{"windows", workflows.ReasonSuccess, "", 1},
+		{"", workflows.ReasonSuccess, "", 1},
+	} {
+		t.Run("on "+tt.served, func(t *testing.T) {
+			env := unitEnv(t)
+			asked := 0
+			env.OnActivity(activities.RequiresName, mock.Anything, mock.Anything).Return(
+				func(ctx context.Context, in activities.RequiresInput) error {
+					asked++
+					return (&activities.Activities{Platform: tt.served}).Requires(ctx, in)
+				})
+			setups := 0
+			env.OnActivity(activities.SetupName, mock.Anything, mock.Anything).Return(
+				func(context.Context, activities.SetupInput) (*activities.SetupResult, error) {
+					setups++
+					return &activities.SetupResult{}, nil
+				})
+			env.OnActivity(activities.DecideName, mock.Anything, mock.Anything).Return(&activities.DecideResult{Action: screen.Action{Kind: screen.ActDone}}, nil)
+			env.ExecuteWorkflow(workflows.InstructionWorkflowName, workflows.InstructionInput{Plan: mustPlan(t, `task "t" {
+  device "desktop" {
+    platform = "windows"
+  }
+  setup "s" {
+    command = ["cmd", "/c", "echo"]
+  }
+  subtask "x" {
+    instruction = "do it"
+  }
+}`)})
+			var res workflows.InstructionResult
+			if err := env.GetWorkflowResult(&res); err != nil {
+				t.Fatal(err)
+			}
+			if res.Reason != tt.reason || !strings.Contains(res.Error, tt.errHas) || setups != tt.setups || asked != 1 {
+				t.Errorf("reason=%s error=%q setups=%d platform asked %d times, want %s with %q, %d setups, asked once", res.Reason, res.Error, setups, asked, tt.reason, tt.errHas, tt.setups)
 			}
 		})
 	}

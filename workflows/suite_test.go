@@ -37,7 +37,6 @@ func TestSuiteLeasesResetsAndSurvivesFailures(t *testing.T) {
 	env.RegisterWorkflowWithOptions(workflows.SuiteWorkflow, workflow.RegisterOptions{Name: workflows.SuiteWorkflowName})
 	var a *activities.Activities
 	env.RegisterActivity(a.Reset)
-	env.RegisterActivity(a.Requires)
 
 	var mu sync.Mutex
 	queueOf := map[string][]string{} // task run → device queues it acted on

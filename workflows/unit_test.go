@@ -39,7 +39,7 @@ func unitEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
 	env.RegisterWorkflowWithOptions(workflows.InstructionWorkflow, workflow.RegisterOptions{Name: workflows.InstructionWorkflowName})
 	env.RegisterWorkflowWithOptions(workflows.SubtaskWorkflow, workflow.RegisterOptions{Name: workflows.SubtaskWorkflowName})
 	var a *activities.Activities
-	for _, fn := range []any{a.Decide, a.Act, a.Reflect, a.Progress, a.Manage, a.Setup, a.Check} {
+	for _, fn := range []any{a.Decide, a.Act, a.Reflect, a.Progress, a.Manage, a.Setup, a.Check, a.Requires} {
 		env.RegisterActivity(fn)
 	}
 	return env

@@ -51,12 +51,17 @@ func (Files) WalkDir(ctx context.Context, root string, fn fs.WalkDirFunc) error 
 func (Files) LocalPath(path string) string { return path }
 
 // Commands runs programs on the worker's host.
-type Commands struct{}
+type Commands struct {
+	// Env is the device's own variables (NAME=VALUE, such as its
+	// DISPLAY), given to every program after the host's and before the
+	// task's.
+	Env []string
+}
 
 // Run implements activities.Commands: the program gets exactly the task's
 // environment (activities.TaskEnv over the worker's, with c.Env), never
 // the worker's credentials.
-func (Commands) Run(ctx context.Context, c activities.Command) (int, error) {
+func (l Commands) Run(ctx context.Context, c activities.Command) (int, error) {
 	if len(c.Argv) == 0 {
 		return -1, errors.New("empty command")
 	}
@@ -67,7 +72,7 @@ func (Commands) Run(ctx context.Context, c activities.Command) (int, error) {
 	}
 	cmd := exec.CommandContext(ctx, c.Argv[0], c.Argv[1:]...)
 	// Never nil: a nil Env is the worker's whole environment.
-	cmd.Env = activities.TaskEnv(os.Environ(), c.Env...)
+	cmd.Env = activities.TaskEnv(os.Environ(), append(append([]string(nil), l.Env...), c.Env...)...)
 	cmd.Dir = c.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Stdin, c.Stdout, c.Stderr
 	err := cmd.Run()

@@ -38,6 +38,11 @@ func (d *Device) act(ctx context.Context, a screen.Action) (string, error) {
 	if err := d.ready(ctx); err != nil {
 		return "", err
 	}
+	if a.Kind != screen.ActWait {
+		// A wait sends no input: another device of this process may.
+		unlock := d.robot()
+		defer unlock()
+	}
 	release, err := holdModifiers(a)
 	if err != nil {
 		return "", err

@@ -78,7 +78,7 @@ func TestActionsOnMousepad(t *testing.T) {
 		X: start[0].X, Y: start[0].Y + start[0].H/2, X2: end[0].X + end[0].W, Y2: end[0].Y + end[0].H/2})
 	act(t, dev, screen.Action{Kind: screen.ActCopy})
 	time.Sleep(300 * time.Millisecond)
-	if c := clipboard(); c != "quick brown fox" {
+	if c := clipboard(dev.display); c != "quick brown fox" {
 		t.Errorf("clipboard after select+copy = %q, want %q", c, "quick brown fox")
 	}
 	// paste at the end of the document and save again.

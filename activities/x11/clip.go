@@ -44,7 +44,7 @@ func (c *clipReader) read(display string) string {
 	case errors.Is(err, errClipTimeout):
 		return ""
 	case err != nil:
-		return clipboard()
+		return clipboard(display)
 	}
 	return s
 }
@@ -231,14 +231,14 @@ func latin1(b []byte) string {
 	return string(r)
 }
 
-// clipboard reads the clipboard with xclip.
-func clipboard() string { return clipboardWithin(500 * time.Millisecond) }
+// clipboard reads display's clipboard with xclip.
+func clipboard(display string) string { return clipboardWithin(display, 500*time.Millisecond) }
 
 // clipboardWithin is clipboard with xclip given d to answer.
-func clipboardWithin(d time.Duration) string {
+func clipboardWithin(display string, d time.Duration) string {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "xclip", "-o", "-selection", "clipboard").Output()
+	out, err := exec.CommandContext(ctx, "xclip", "-display", display, "-o", "-selection", "clipboard").Output()
 	if err != nil {
 		return ""
 	}

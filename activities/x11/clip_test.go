@@ -3,7 +3,6 @@ package x11
 import (
 	"context"
 	"errors"
-	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -13,16 +12,16 @@ import (
 
 // own makes a new xclip process the clipboard's owner, serving text as
 // target, and waits until xclip -o reads want from it.
-func own(t *testing.T, text, target, want string) *exec.Cmd {
+func own(t *testing.T, display, text, target, want string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command("xclip", "-quiet", "-selection", "clipboard", "-t", target, "-i")
+	cmd := exec.Command("xclip", "-display", display, "-quiet", "-selection", "clipboard", "-t", target, "-i")
 	cmd.Stdin = strings.NewReader(text)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	deadline := time.Now().Add(10 * time.Second)
-	for xclipOut() != want {
+	for xclipOut(display) != want {
 		if time.Now().After(deadline) {
 			t.Fatalf("xclip -o does not read %.40q after xclip -i", want)
 		}
@@ -37,7 +36,7 @@ func own(t *testing.T, text, target, want string) *exec.Cmd {
 // answering and then answers again.
 func TestClipboardReader(t *testing.T) {
 	dev := desktop(t)
-	display := os.Getenv("DISPLAY")
+	display := dev.display
 	var c clipReader
 	defer c.close()
 	if got, err := c.convert(display, time.Second); got != "" || err != nil {
@@ -57,26 +56,26 @@ func TestClipboardReader(t *testing.T) {
 		if tc.target == "STRING" {
 			xclipWant = tc.text // xclip prints the bytes as they are
 		}
-		own(t, tc.text, tc.target, xclipWant)
+		own(t, display, tc.text, tc.target, xclipWant)
 		got, err := c.convert(display, time.Second)
 		if got != tc.want || err != nil {
 			t.Errorf("%s: convert() = %.60q, %v; want %.60q, nil", tc.name, got, err, tc.want)
 		}
 		// The owner still answers (a transfer in pieces was finished).
-		if got := xclipOut(); got != xclipWant {
+		if got := xclipOut(display); got != xclipWant {
 			t.Errorf("%s: xclip -o after convert() = %.60q, want %.60q", tc.name, got, xclipWant)
 		}
 	}
 
 	// A frozen owner: nothing within the timeout; once it runs again, its
 	// late answer is not taken for the next request's.
-	owner := own(t, "before", "UTF8_STRING", "before")
+	owner := own(t, display, "before", "UTF8_STRING", "before")
 	owner.Process.Signal(syscall.SIGSTOP)
 	if got, err := c.convert(display, 300*time.Millisecond); got != "" || !errors.Is(err, errClipTimeout) {
 		t.Errorf("convert() from a stopped owner = %q, %v; want \"\", %v", got, err, errClipTimeout)
 	}
 	owner.Process.Signal(syscall.SIGCONT)
-	own(t, "after", "UTF8_STRING", "after")
+	own(t, display, "after", "UTF8_STRING", "after")
 	if got, err := c.convert(display, time.Second); got != "after" || err != nil {
 		t.Errorf("convert() after the owner changed = %q, %v; want \"after\", nil", got, err)
 	}
@@ -94,14 +93,13 @@ func TestClipboardReader(t *testing.T) {
 // BenchmarkClipboard: the observation's reader against xclip, with no
 // owner and with an owner (xclip serving a line of text).
 func BenchmarkClipboard(b *testing.B) {
-	desktop(b)
-	display := os.Getenv("DISPLAY")
+	display := desktop(b).display
 	var c clipReader
 	defer c.close()
 	run := func(b *testing.B, want string) {
 		b.Run("xclip", func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				if got := clipboard(); got != want {
+				if got := clipboard(display); got != want {
 					b.Fatalf("xclip -o = %q, want %q", got, want)
 				}
 			}
@@ -116,13 +114,13 @@ func BenchmarkClipboard(b *testing.B) {
 	}
 	b.Run("empty", func(b *testing.B) { run(b, "") })
 	b.Run("text", func(b *testing.B) {
-		cmd := exec.Command("xclip", "-quiet", "-selection", "clipboard", "-i")
+		cmd := exec.Command("xclip", "-display", display, "-quiet", "-selection", "clipboard", "-i")
 		cmd.Stdin = strings.NewReader("the quick brown fox")
 		if err := cmd.Start(); err != nil {
 			b.Fatal(err)
 		}
 		defer func() { cmd.Process.Kill(); cmd.Wait() }()
-		for deadline := time.Now().Add(10 * time.Second); clipboard() != "the quick brown fox"; time.Sleep(50 * time.Millisecond) {
+		for deadline := time.Now().Add(10 * time.Second); clipboard(display) != "the quick brown fox"; time.Sleep(50 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				b.Fatal("xclip -i did not take the clipboard")
 			}
@@ -134,4 +132,4 @@ func BenchmarkClipboard(b *testing.B) {
 // xclipOut is what `xclip -o` reads, waiting up to 5 s: the 2 MB transfer
 // in pieces took longer than clipboard()'s 500 ms in a suite run with the
 // machine's cores busy.
-func xclipOut() string { return clipboardWithin(5 * time.Second) }
+func xclipOut(display string) string { return clipboardWithin(display, 5*time.Second) }

@@ -472,10 +472,15 @@ func Load(stateDir, display string) (*Desktop, error) {
 	return parseRecord(display, string(b)), nil
 }
 
-// Apply sets the desktop's variables in this process, so robotgo, AT-SPI
-// and launched applications all use it.
+// Apply sets the desktop's session variables in this process (its D-Bus
+// session, runtime and XDG folders), so AT-SPI and launched applications
+// use them. Its display is not among them: a device is given its display
+// (New), and gives it to the programs it starts.
 func (d *Desktop) Apply() error {
 	for k, v := range d.Env {
+		if k == "DISPLAY" {
+			continue
+		}
 		if err := os.Setenv(k, v); err != nil {
 			return err
 		}

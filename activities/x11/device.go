@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -34,9 +33,11 @@ const (
 	OCRNever  = "never"  // OCR only on demand (select, screen_text checks)
 )
 
-// Device drives the X display named by $DISPLAY. Its files and the
-// programs a task runs to completion are the worker's host's own
-// (local.Files, local.Commands): the display is on this machine.
+// Device drives one X display, the one New was given: two devices of one
+// process drive two displays, each its own (the process's $DISPLAY is
+// not read). Its files and the programs a task runs to completion are the
+// worker's host's own (local.Files, local.Commands, with the device's
+// display in their environment): the display is on this machine.
 type Device struct {
 	local.Files
 	local.Commands
@@ -50,6 +51,7 @@ type Device struct {
 	// Confine, when set, wraps the command line of every application the
 	// device launches (TaskJail.Wrap in an overlay sandbox).
 	Confine func(argv []string) []string
+	display string // the X display (":3"), fixed at New
 	mu      sync.Mutex
 	tree    a11y
 	xu      *xgbutil.XUtil
@@ -101,24 +103,28 @@ func (d *Device) LastStats() ObserveStats {
 	return d.last
 }
 
-// New returns a device for the current $DISPLAY, after checking that an X
-// server answers there (robotgo's Xlib would end the process otherwise).
-func New() (*Device, error) {
-	display := os.Getenv("DISPLAY")
+// New returns a device for the X display display (":3"), after checking
+// that an X server answers there (robotgo's Xlib would end the process
+// otherwise). The programs it starts get display as $DISPLAY.
+func New(display string) (*Device, error) {
 	if display == "" {
-		return nil, errors.New("DISPLAY is not set: start a desktop with `pcflow desktop up` and pass --display :N")
+		return nil, errors.New("no display: start a desktop with `pcflow desktop up` and pass --display :N")
 	}
 	xu, err := connectDisplay(display)
 	if err != nil {
 		return nil, err
 	}
-	return &Device{OCRMode: OCRAuto, xu: xu, ocrNames: &ocrMemo{Max: ocrMemoSize}}, nil
+	env := []string{"DISPLAY=" + display}
+	return &Device{Commands: local.Commands{Env: env}, OCRMode: OCRAuto, display: display, xu: xu, ocrNames: &ocrMemo{Max: ocrMemoSize}}, nil
 }
+
+// Display is the X display the device drives (":3").
+func (d *Device) Display() string { return d.display }
 
 // Close releases the device's connections. Call it before the X server
 // goes away: Xlib ends the process on a connection whose server died.
 func (d *Device) Close() {
-	robotgo.CloseMainDisplay()
+	closeRobot(d.display)
 	d.tree.close()
 	d.shot.close()
 	d.clip.close()
@@ -136,7 +142,7 @@ func (d *Device) x() (*xgbutil.XUtil, error) {
 	if d.xu != nil {
 		return d.xu, nil
 	}
-	xu, err := connectDisplay(os.Getenv("DISPLAY"))
+	xu, err := connectDisplay(d.display)
 	if err != nil {
 		return nil, err
 	}
@@ -157,10 +163,12 @@ func (d *Device) ready(ctx context.Context) error {
 	return nil
 }
 
-// Capture takes a screenshot with the alpha channel fixed (robotgo returns
-// X's padding byte, 0 on a 24-bit display, as alpha).
-func Capture() (*image.RGBA, error) {
+// Capture takes a screenshot of display with the alpha channel fixed
+// (robotgo returns X's padding byte, 0 on a 24-bit display, as alpha).
+func Capture(display string) (*image.RGBA, error) {
+	release := robotOn(display)
 	img, err := robotgo.CaptureImg()
+	release()
 	if err != nil {
 		return nil, fmt.Errorf("screenshot: %w", err)
 	}
@@ -187,16 +195,16 @@ func (d *Device) Observe(ctx context.Context) (*screen.Screen, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := wmRunning(xu, os.Getenv("DISPLAY")); err != nil {
+	if err := wmRunning(xu, d.display); err != nil {
 		return nil, err
 	}
 	// The clipboard's owner answers in its own time: meanwhile the screen
 	// and the tree are read.
 	clip := make(chan string, 1)
-	go func() { clip <- d.clip.read(os.Getenv("DISPLAY")) }() // buffered: never waits for a reader
+	go func() { clip <- d.clip.read(d.display) }() // buffered: never waits for a reader
 	img, err := d.shot.grab(xu)
 	if errors.Is(err, errGrabFormat) {
-		img, err = Capture()
+		img, err = Capture(d.display)
 	}
 	if err != nil {
 		return nil, d.diagnose(ctx, err)

@@ -39,7 +39,7 @@ func TestGrabIsTheScreen(t *testing.T) {
 		if on, why := s.usesSHM(); !on {
 			t.Fatalf("the capture did not use shared memory on Xvfb: %v", why)
 		}
-		want, err := Capture()
+		want, err := Capture(dev.display)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,7 +154,7 @@ func BenchmarkCapture(b *testing.B) {
 	}
 	b.Run("robotgo", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if _, err := Capture(); err != nil {
+			if _, err := Capture(dev.display); err != nil {
 				b.Fatal(err)
 			}
 		}

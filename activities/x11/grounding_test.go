@@ -406,7 +406,7 @@ func TestGrounding(t *testing.T) {
 						names = append(names, e.Label())
 					}
 				}
-				shot(g.name + "-fail")
+				shot(dev, g.name+"-fail")
 				wins, _ := dev.Windows(context.Background())
 				t.Fatalf("%s: %q never appeared (tree: %s; not answering: %q; windows %q); the screen shows:\n%s", g.name, g.ready, dev.LastStats().TreeError, dev.LastStats().NotAnswering, wins, strings.Join(names, "\n"))
 			}
@@ -466,7 +466,7 @@ func TestGrounding(t *testing.T) {
 				stats = append(stats, fmt.Sprintf("%-28s elements %3d occluded %3d unnamed %2d → %2d (api %d, ocr %d)",
 					label, st.Elements, st.Occluded, st.Unnamed, st.StillUnnamed, st.Named, st.NamedByOCR))
 				if e == nil {
-					shot(g.name + "-" + r.target)
+					shot(dev, g.name+"-"+r.target)
 					t.Errorf("%s (%s) not found", label, r.role)
 					escape(dev)
 					continue
@@ -476,7 +476,7 @@ func TestGrounding(t *testing.T) {
 					continue
 				}
 				if err := r.effect(dev); err != nil {
-					shot(g.name + "-" + r.target + "-effect")
+					shot(dev, g.name+"-"+r.target+"-effect")
 					t.Errorf("%s: clicked at %v: %v", label, e.Box, err)
 					escape(dev)
 					continue
@@ -505,11 +505,11 @@ func escape(dev *Device) {
 }
 
 // shot saves the screen when SHOT is set, for looking at a failure.
-func shot(name string) {
+func shot(dev *Device, name string) {
 	if os.Getenv("SHOT") == "" {
 		return
 	}
-	img, err := Capture()
+	img, err := Capture(dev.display)
 	if err != nil {
 		return
 	}

@@ -110,9 +110,9 @@ func (d *Device) Check(ctx context.Context) (warning string, err error) {
 		return "", err
 	}
 	if err := alive(xu); err != nil {
-		return "", fmt.Errorf("display %s: %w answers any more (%v): the desktop was stopped; start it again", os.Getenv("DISPLAY"), ErrNoDisplay, err)
+		return "", fmt.Errorf("display %s: %w answers any more (%v): the desktop was stopped; start it again", d.display, ErrNoDisplay, err)
 	}
-	if err := wmRunning(xu, os.Getenv("DISPLAY")); err != nil {
+	if err := wmRunning(xu, d.display); err != nil {
 		return "", err
 	}
 	if err := a11yBus(); err != nil {

@@ -23,8 +23,7 @@ func freeDisplay(t *testing.T) string { return testdisplay.Reserve(t) }
 // TestNoXServer: a display with no X server is a clear error from New, not
 // a crash of the whole process in the screen-capture library.
 func TestNoXServer(t *testing.T) {
-	t.Setenv("DISPLAY", freeDisplay(t))
-	dev, err := New()
+	dev, err := New(freeDisplay(t))
 	if err == nil {
 		// Before the check, the first capture ended the process here.
 		_, err = dev.Observe(context.Background())
@@ -62,7 +61,7 @@ func TestDesktopHealth(t *testing.T) {
 	for k, v := range other.Env {
 		t.Setenv(k, v)
 	}
-	dev, err := New()
+	dev, err := New(d.Display)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func TestTaskJailOutlivesAReset(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("a network namespace of its own needs CAP_SYS_ADMIN")
 	}
-	desktop(t) // DISPLAY names the test's desktop, in this process's environment too
+	display := desktop(t).display
 	j, err := NewTaskJail("")
 	if err != nil {
 		t.Fatal(err)
@@ -44,12 +44,13 @@ func TestTaskJailOutlivesAReset(t *testing.T) {
 		t.Fatalf("a confined command before the reset: %v", err)
 	}
 	// A program of the task, then the reset's stop of the display's programs.
-	app := exec.Command("sleep", "600") // its environment names the display
+	app := exec.Command("sleep", "600")
+	app.Env = append(os.Environ(), "DISPLAY="+display) // a program of the display
 	if err := app.Start(); err != nil {
 		t.Fatal(err)
 	}
 	go app.Wait()
-	stopped := procs.TermApps(os.Getenv("DISPLAY"), 3*time.Second)
+	stopped := procs.TermApps(display, 3*time.Second)
 	if len(stopped) == 0 {
 		t.Fatalf("the reset stopped nothing, want the task's program (sleep %d)", app.Process.Pid)
 	}

@@ -277,7 +277,7 @@ func TestOCRReadsOnlyWhatChanged(t *testing.T) {
 	}
 	read := func() ([]screen.Word, int, image.Rectangle) {
 		t.Helper()
-		img, err := Capture()
+		img, err := Capture(dev.display)
 		if err != nil {
 			t.Fatal(err)
 		}

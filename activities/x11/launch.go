@@ -43,8 +43,9 @@ func (d *Device) Launch(ctx context.Context, argv []string) error {
 	}
 	cmd := exec.Command(run[0], run[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	// The desktop's variables, never the worker's credentials.
-	cmd.Env = activities.TaskEnv(os.Environ())
+	// The desktop's variables, never the worker's credentials; the
+	// device's display, whatever the worker's $DISPLAY.
+	cmd.Env = activities.TaskEnv(os.Environ(), "DISPLAY="+d.display)
 	if id := activities.LaunchedBy(ctx); id != "" {
 		// Marks the application (and what it starts) as the run's.
 		cmd.Env = append(cmd.Env, activities.RunEnv+"="+id)

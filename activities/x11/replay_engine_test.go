@@ -87,7 +87,7 @@ func TestReplayHandsOverOnARealRenameAndOtherValue(t *testing.T) {
 	env.Serve("desktop", acts, true)
 	run := func(id string, vars map[string]string, rp *workflows.Replay) *workflows.InstructionResult {
 		t.Helper()
-		defer StopApps(os.Getenv("DISPLAY"))
+		defer StopApps(dev.display)
 		dir := filepath.Join(t.TempDir(), id)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)

@@ -28,10 +28,7 @@ var _ activities.Resetter = (*Device)(nil)
 // refuses a display that is not a desktop pcflow started. Idempotent.
 func (d *Device) Reset(ctx context.Context) (*activities.ResetResult, error) {
 	res := &activities.ResetResult{}
-	display := os.Getenv("DISPLAY")
-	if display == "" {
-		return nil, &activities.RefusedError{Reason: "the device worker has no DISPLAY"}
-	}
+	display := d.display
 	if !OwnDesktop() {
 		// A person's own desktop: stopping every program on it would end
 		// their session, and XDG_CONFIG_HOME is their configuration.
@@ -60,7 +57,7 @@ func (d *Device) Reset(ctx context.Context) (*activities.ResetResult, error) {
 		res.Cleared = append(res.Cleared, d)
 	}
 	if _, err := exec.LookPath("xsel"); err == nil {
-		_ = exec.CommandContext(ctx, "xsel", "--clipboard", "--clear").Run()
+		_ = exec.CommandContext(ctx, "xsel", "--display", display, "--clipboard", "--clear").Run()
 	}
 	var wins []string
 	for end := time.Now().Add(5 * time.Second); ; {

@@ -26,10 +26,9 @@ func TestResetRefusesAForeignDesktop(t *testing.T) {
 	if err := os.WriteFile(keep, []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("DISPLAY", ":4711")
 	t.Setenv("XDG_RUNTIME_DIR", filepath.Join(home, "run-user-1000"))
 	t.Setenv("XDG_CONFIG_HOME", config)
-	_, err := (&activities.Activities{Device: &Device{}}).Reset(context.Background(), activities.ResetInput{Device: "office"})
+	_, err := (&activities.Activities{Device: &Device{display: ":4711"}}).Reset(context.Background(), activities.ResetInput{Device: "office"})
 	var appErr *temporal.ApplicationError
 	if !errors.As(err, &appErr) || !appErr.NonRetryable() || !strings.Contains(appErr.Message(), "not a desktop pcflow started") {
 		t.Fatalf("Reset on a foreign desktop = %v, want a non-retryable refusal", err)
@@ -43,13 +42,12 @@ func TestResetRefusesAForeignDesktop(t *testing.T) {
 // says why, instead of "windows still open" with none named.
 func TestResetSaysTheDisplayIsGone(t *testing.T) {
 	home := t.TempDir()
-	t.Setenv("DISPLAY", ":4712")
 	t.Setenv("XDG_RUNTIME_DIR", filepath.Join(home, "pcflow-xdg-4712"))
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
 	t.Setenv("XDG_CACHE_HOME", "")
 	t.Setenv(activities.ScratchEnv, "")
 	t.Setenv(ScratchBaseEnv, "")
-	_, err := (&activities.Activities{Device: &Device{}}).Reset(context.Background(), activities.ResetInput{Device: "office"})
+	_, err := (&activities.Activities{Device: &Device{display: ":4712"}}).Reset(context.Background(), activities.ResetInput{Device: "office"})
 	if err == nil || !strings.Contains(err.Error(), "list the windows: display :4712: no X server answers") {
 		t.Fatalf("Reset with the display gone = %v, want it to say the windows could not be listed and why", err)
 	}

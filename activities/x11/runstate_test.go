@@ -23,7 +23,7 @@ import (
 // its screen.
 func TestNextRunDoesNotRestoreTypedText(t *testing.T) {
 	dev := desktop(t)
-	display := os.Getenv("DISPLAY")
+	display := dev.display
 	t.Cleanup(func() { StopApps(display) })
 	ctx := context.Background()
 	const secret = "Marlin4481hunter"

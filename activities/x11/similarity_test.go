@@ -22,11 +22,11 @@ func TestSimilarityOfScreenshots(t *testing.T) {
 	// display goes: a connection left open to a display that went down
 	// ends the whole test binary at the next test's first X call ("X
 	// connection to :91 broken", a fresh-clone run of test.sh).
-	desktop(t)
+	display := desktop(t).display
 	dir := t.TempDir()
 	shot := func(name string) string {
 		t.Helper()
-		img, err := Capture()
+		img, err := Capture(display)
 		if err != nil {
 			t.Fatal(err)
 		}

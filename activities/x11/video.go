@@ -27,7 +27,7 @@ const videoMin = 3 * time.Second
 // before it is killed (the file stays playable either way).
 const videoStop = 10 * time.Second
 
-// Record records the display ($DISPLAY) into path until ctx ends, then
+// Record records the device's display into path until ctx ends, then
 // stops ffmpeg with SIGINT, which finishes the file, and returns. The file
 // is a fragmented MP4 (H.264, a keyframe and a fragment every two seconds):
 // its index (moov) is written first and every fragment carries its own, so
@@ -37,10 +37,7 @@ const videoStop = 10 * time.Second
 // recording, and an error when ffmpeg could not start or stopped by itself
 // (the X server went away); a missing ffmpeg is an *activities.RefusedError.
 func (d *Device) Record(ctx context.Context, path string, fps int) error {
-	display := os.Getenv("DISPLAY")
-	if display == "" {
-		return &activities.RefusedError{Reason: "cannot record video: DISPLAY is not set"}
-	}
+	display := d.display
 	bin, err := exec.LookPath("ffmpeg")
 	if err != nil {
 		return &activities.RefusedError{Reason: "cannot record video: ffmpeg is not installed on the device (apt-get install ffmpeg)"}

@@ -86,20 +86,20 @@ func TestRecordShortTask(t *testing.T) {
 func TestRecordKilledStillPlays(t *testing.T) {
 	needFFmpeg(t)
 	if os.Getenv("PCFLOW_VIDEO_HELPER") != "" {
-		dev, err := New()
+		dev, err := New(os.Getenv("PCFLOW_VIDEO_DISPLAY"))
 		if err != nil {
 			os.Exit(3)
 		}
 		dev.Record(context.Background(), os.Getenv("PCFLOW_VIDEO_HELPER"), 4)
 		os.Exit(0)
 	}
-	desktop(t)
+	display := desktop(t).display
 	dir := t.TempDir()
 
 	// The worker killed: a process recording, SIGKILLed after 5 s.
 	worker := filepath.Join(dir, "worker-killed.mp4")
 	c := exec.Command(os.Args[0], "-test.run", "^TestRecordKilledStillPlays$")
-	c.Env = append(os.Environ(), "PCFLOW_VIDEO_HELPER="+worker)
+	c.Env = append(os.Environ(), "PCFLOW_VIDEO_HELPER="+worker, "PCFLOW_VIDEO_DISPLAY="+display)
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestRecordKilledStillPlays(t *testing.T) {
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	done := make(chan error, 1)
-	go func() { done <- dev(t).Record(ctx, self, 4) }()
+	go func() { done <- dev(t, display).Record(ctx, self, 4) }()
 	waitRecorder(t, self)
 	time.Sleep(5 * time.Second)
 	pid := recorderOf(self)
@@ -136,9 +136,9 @@ func TestRecordKilledStillPlays(t *testing.T) {
 	}
 }
 
-// dev opens the device of the desktop the test started.
-func dev(t *testing.T) *Device {
-	d, err := New()
+// dev opens another device on the test's display.
+func dev(t *testing.T, display string) *Device {
+	d, err := New(display)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,9 @@ import (
 	"github.com/pcflow/pcflow/activities/screen"
 )
 
-// desktop starts a headless desktop for the test and points this process at it.
+// desktop starts a headless desktop for the test and a device on its
+// display, and points this process's session (its D-Bus, runtime
+// folder) at it, so that the programs the test starts find it too.
 func desktop(t testing.TB) *Device {
 	t.Helper()
 	d, err := Up(context.Background(), DesktopOptions{StateDir: t.TempDir()})
@@ -25,7 +27,7 @@ func desktop(t testing.TB) *Device {
 	for k, v := range d.Env {
 		t.Setenv(k, v)
 	}
-	dev, err := New()
+	dev, err := New(d.Display)
 	if err != nil {
 		t.Fatal(err)
 	}

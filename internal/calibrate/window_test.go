@@ -24,7 +24,7 @@ func TestWindowOnRealDisplay(t *testing.T) {
 	for k, v := range d.Env {
 		t.Setenv(k, v)
 	}
-	dev, err := x11.New()
+	dev, err := x11.New(d.Display)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestInputPrimitivesReachTheDisplay(t *testing.T) {
 	for k, v := range d.Env {
 		t.Setenv(k, v)
 	}
-	dev, err := x11.New()
+	dev, err := x11.New(d.Display)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestModifierHeldDuringClick(t *testing.T) {
 	for k, v := range d.Env {
 		t.Setenv(k, v)
 	}
-	dev, err := x11.New()
+	dev, err := x11.New(d.Display)
 	if err != nil {
 		t.Fatal(err)
 	}

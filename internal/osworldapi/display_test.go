@@ -28,7 +28,7 @@ func TestOnARealDesktop(t *testing.T) {
 	for k, v := range desk.Env {
 		t.Setenv(k, v)
 	}
-	dev, err := x11.New()
+	dev, err := x11.New(desk.Display)
 	if err != nil {
 		t.Fatal(err)
 	}

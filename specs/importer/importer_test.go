@@ -189,8 +189,8 @@ func TestImportOtherPlatforms(t *testing.T) {
 			if len(pl.Devices) != 1 || pl.Devices[0].Platform != tc.platform {
 				t.Errorf("%s: devices %+v, want one %s device", task.ID, pl.Devices, tc.platform)
 			}
-			if why := specs.Unrunnable(pl); !strings.Contains(why, "is "+tc.platform) {
-				t.Errorf("Unrunnable(%s) = %q, want it to name %s", task.ID, why, tc.platform)
+			if off := pl.OffPlatform(plan.PlatformLinux); len(off) != 1 || !strings.Contains(off[0], "is "+tc.platform) {
+				t.Errorf("OffPlatform(%s) = %q, want it to name %s", task.ID, off, tc.platform)
 			}
 			if task.Runnable {
 				t.Errorf("%s: runnable on linux", task.ID)

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -49,7 +50,7 @@ type Inside struct {
 // or an overlay sandbox, a restart after each reset, so that what the
 // task wrote anywhere goes with the old sandbox (overlay), or the
 // device's home folder is emptied in between (bind). Close releases it.
-func EnterSandbox(dev *x11.Device) (*Inside, error) {
+func EnterSandbox(dev activities.Device) (*Inside, error) {
 	if home := os.Getenv(TaskHomeEnv); home != "" {
 		for _, kv := range HomeEnv(home) {
 			k, v, _ := strings.Cut(kv, "=")
@@ -68,7 +69,12 @@ func EnterSandbox(dev *x11.Device) (*Inside, error) {
 			return nil, err
 		}
 		in.jail = jail
-		dev.Confine = jail.Wrap
+		x, ok := dev.(*x11.Device)
+		if !ok {
+			jail.Close()
+			return nil, fmt.Errorf("the overlay sandbox confines the programs of an X11 device only, not those of a %T", dev)
+		}
+		x.Confine = jail.Wrap
 		in.Tweak = append(in.Tweak, func(a *activities.Activities) { a.Confine = jail.Wrap })
 	}
 	if sandbox == RestartOverlay || sandbox == RestartBind {

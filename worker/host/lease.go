@@ -9,13 +9,15 @@ import (
 	"github.com/pcflow/pcflow/workflows"
 )
 
-// LeaseHolder names this process as the holder of device's lease.
-func LeaseHolder(device string) workflows.Holder {
+// LeaseHolder names this process as the holder of device's lease, a
+// device of platform ("" unknown) that is where ("display :3", "" not
+// said).
+func LeaseHolder(device, platform, where string) workflows.Holder {
 	host, _ := os.Hostname()
-	h := workflows.Holder{Host: host, PID: os.Getpid(), PIDNS: pidNS(), Owner: os.Getenv(LeaseOwnerEnv)}
+	h := workflows.Holder{Host: host, PID: os.Getpid(), PIDNS: pidNS(), Owner: os.Getenv(LeaseOwnerEnv), Platform: platform}
 	h.Who = fmt.Sprintf("the pcflow process %d on %s", h.PID, host)
-	if d := os.Getenv("DISPLAY"); d != "" {
-		h.Who += ", display " + d
+	if where != "" {
+		h.Who += ", " + where
 	}
 	if h.Owner != "" {
 		h.Who += ", for " + h.Owner

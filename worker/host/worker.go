@@ -28,9 +28,15 @@ type WorkerConfig struct {
 	Device string
 	// Physical is the device served: its queue is plan.DeviceQueue(Physical)
 	// ("" or no Dev: none).
-	Physical  string
-	Queue     string // the workflow queue ("": the shared one)
-	Dev       activities.Device
+	Physical string
+	Queue    string // the workflow queue ("": the shared one)
+	Dev      activities.Device
+	// Platform is Dev's platform (the one platform.Registry opened it
+	// as): advertised in its lease, and a task whose device names another
+	// is refused.
+	Platform string
+	// Where says where Dev is, for a person ("display :3").
+	Where     string
 	Model     agents.Config
 	Secrets   map[string]string
 	Logger    *slog.Logger
@@ -50,7 +56,7 @@ func StartWorker(c WorkerConfig) (*worker.Worker, error) {
 		return nil, fmt.Errorf("device name %q: %s", c.Device, plan.NameRule)
 	}
 	acts, err := worker.NewActivities(worker.ActivitiesConfig{
-		Device: c.Dev, Model: c.Model, ActionLog: filepath.Join(c.State, "actions", c.Device+".jsonl"),
+		Device: c.Dev, Platform: c.Platform, Model: c.Model, ActionLog: filepath.Join(c.State, "actions", c.Device+".jsonl"),
 		Artifacts: artifacts.Dir{Root: filepath.Join(c.State, "artifacts")}, Logger: c.Logger, Secrets: c.Secrets,
 		HostSecrets:     activities.HostSecrets(os.Environ()),
 		RecordExchanges: c.Record || os.Getenv("PCFLOW_RECORD") == "1", SettleDelay: 300 * time.Millisecond,
@@ -82,7 +88,7 @@ func StartWorker(c WorkerConfig) (*worker.Worker, error) {
 		// One process drives a device: a second worker for it (another
 		// display, another machine) is refused, naming the first.
 		lease, err := worker.HoldDevice(context.Background(), worker.LeaseOptions{Client: c.Client, Device: physical,
-			Holder: LeaseHolder(physical), Gone: LeaseHolderGone, Logger: c.Logger, Lost: w.Fail})
+			Holder: LeaseHolder(physical, c.Platform, c.Where), Gone: LeaseHolderGone, Logger: c.Logger, Lost: w.Fail})
 		if err != nil {
 			return nil, err
 		}

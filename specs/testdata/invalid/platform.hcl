@@ -1,0 +1,7 @@
+task "platform" {
+  instruction = "Look."
+
+  device "phone" {
+    platform = "ios"
+  }
+}
