@@ -88,7 +88,7 @@ type RequiresInput struct {
 func (a *Activities) Requires(ctx context.Context, in RequiresInput) error {
 	if have := a.platform(); in.Platform != "" && have != "" && in.Platform != have {
 		return temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("task %s names %s a %s device (platform = %q), but the worker serving it drives a %s device; serve %s with a pcflow worker on a %s machine, or correct the device's platform",
+			fmt.Sprintf("task %s: device %s is %s (platform = %q), but the worker serving it drives a device of platform %s; serve %s with a pcflow worker of platform %s, or correct the device's platform",
 				in.Task, in.Device, in.Platform, in.Platform, have, in.Device, in.Platform), ErrTypeMissing, nil)
 	}
 	if missing := MissingPrograms(in.Programs); len(missing) > 0 {

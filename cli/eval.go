@@ -19,6 +19,7 @@ import (
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/internal/report"
 	"github.com/pcflow/pcflow/specs/plan"
+	"github.com/pcflow/pcflow/worker"
 	"github.com/pcflow/pcflow/worker/host"
 	"github.com/pcflow/pcflow/workflows"
 )
@@ -376,7 +377,7 @@ Examples:
 		fmt.Fprintln(e.stderr, "pcflow eval:", err)
 		return 1
 	}
-	in := workflows.SuiteInput{Suite: st.name, Tasks: st.tasks, Plans: packed, Devices: rec.Devices, NoReset: !f.reset,
+	in := workflows.SuiteInput{Suite: st.name, Tasks: st.tasks, Plans: packed, Devices: rec.Devices, NoReset: !f.reset, Platforms: poolPlatforms(ctx, sess.eng, rec),
 		Options: workflows.Options{DeviceTimeout: f.devTO, Loop: f.loop, SearchAttributes: hasSearchAttributes(ctx, sess.eng.client), Approvers: who, Video: f.video}}
 	if f.replayRun != "" {
 		if in.Replays, err = suiteReplays(ctx, e, sess.eng.client, f.eng.state, f.replayRun, st); err != nil {
@@ -516,6 +517,21 @@ func checkPool(ctx context.Context, e *env, g *engine, devices []string, detach 
 		return 1
 	}
 	return -1
+}
+
+// poolPlatforms are the platforms of the suite's devices: the local
+// desktops are linux's; a pool device's is what its worker says in its
+// lease (left out when it says none: the suite then takes any task on it).
+func poolPlatforms(ctx context.Context, g *engine, rec suiteRecord) map[string]string {
+	out := map[string]string{}
+	for _, d := range rec.Devices {
+		if rec.Local {
+			out[d] = plan.PlatformLinux
+		} else if l, err := worker.LeaseOf(ctx, g.client, d); err == nil && l.Platform != "" {
+			out[d] = l.Platform
+		}
+	}
+	return out
 }
 
 // polled reports whether a live worker polls queue.

@@ -91,8 +91,8 @@ func TestOneHolderPerDevice(t *testing.T) {
 	if late || code != 1 || !strings.Contains(out, want) || !strings.Contains(out, "display "+w.display) || !strings.Contains(out, "Stop that process first") {
 		t.Fatalf("a second worker for device pa = %d (still serving after 90 s: %v), want exit 1 with %q, the first's display and how to free it:\n%s", code, late, want, out)
 	}
-	if got := holder().PID; got != first.Process.Pid {
-		t.Errorf("after the refusal the lease is held by pid %d, want the first worker %d", got, first.Process.Pid)
+	if got := holder(); got.PID != first.Process.Pid || got.Platform != "linux" {
+		t.Errorf("after the refusal the lease is held by pid %d of platform %q, want the first worker %d, which says its device is linux", got.PID, got.Platform, first.Process.Pid)
 	}
 
 	// A second eval on a pool device a running suite uses: refused.

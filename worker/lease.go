@@ -132,10 +132,17 @@ func (d *DeviceLease) acquire(ctx context.Context, force bool) (workflows.Lease,
 
 // current is the lease as its workflow knows it.
 func (d *DeviceLease) current(ctx context.Context) (workflows.Lease, error) {
+	return LeaseOf(ctx, d.o.Client, d.o.Device)
+}
+
+// LeaseOf reads device's lease: who holds it and the platform of the
+// device it serves (zero when free). A lease workflow nobody runs (no
+// worker of the device is up) is an error after 15 s at most.
+func LeaseOf(ctx context.Context, c client.Client, device string) (workflows.Lease, error) {
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	var l workflows.Lease
-	v, err := d.o.Client.QueryWorkflow(ctx, workflows.LeaseWorkflowID(d.o.Device), "", workflows.LeaseQuery)
+	v, err := c.QueryWorkflow(ctx, workflows.LeaseWorkflowID(device), "", workflows.LeaseQuery)
 	if err == nil {
 		err = v.Get(&l)
 	}

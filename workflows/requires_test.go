@@ -69,7 +69,7 @@ func TestUnitPlatformRefused(t *testing.T) {
 		errHas string
 		setups int
 	}{
-		{"linux", workflows.ReasonMissingRequirement, `device desktop: task t names desktop a windows device (platform = "windows"), but the worker serving it drives a linux device`, 0},
+		{"linux", workflows.ReasonMissingRequirement, `device desktop: task t: device desktop is windows (platform = "windows"), but the worker serving it drives a device of platform linux`, 0},
 		{"windows", workflows.ReasonSuccess, "", 1},
 		{"", workflows.ReasonSuccess, "", 1},
 	} {

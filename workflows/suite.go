@@ -38,7 +38,8 @@ type SuiteRestart struct {
 	Why  string   `json:"why"`
 }
 
-// ReasonMissingRequirement ends a task whose device lacks a program it needs.
+// ReasonMissingRequirement ends a task whose device lacks a program it
+// needs or is of another platform, or whose platform the pool lacks.
 const ReasonMissingRequirement = "missing_requirement"
 
 // Suite run statuses beyond the subtask ones.
@@ -84,7 +85,9 @@ type SuiteInput struct {
 	// Devices is the pool: physical device names, each served by a worker
 	// polling plan.DeviceQueue(name).
 	Devices []string `json:"devices"`
-	Options Options  `json:"options"`
+	// Platforms: the pool devices' platforms, as their workers say them.
+	Platforms map[string]string `json:"platforms,omitempty"`
+	Options   Options           `json:"options"`
 	// NoReset skips the reset between tasks.
 	NoReset bool `json:"no_reset,omitempty"`
 	// State is the progress a suite continued as new carries on; nil for
@@ -344,18 +347,21 @@ func SuiteWorkflow(ctx workflow.Context, in SuiteInput) (*SuiteResult, error) {
 			}
 			need := logicalDevices(p)
 			usable := len(live.Pool) - len(live.Removed)
+			lease, fits := in.pickDevices(live.Free, need, p) // free devices of need's platforms
 			switch {
 			case len(need) > usable:
 				r.Status, r.Reason = StatusFailed, ReasonDeviceError
 				r.Error = fmt.Sprintf("the task needs %d devices (%s) and the pool has %d working", len(need), strings.Join(need, ", "), usable)
 				r.Ended = workflow.Now(ctx)
 				continue
-			case live.Draining || len(need) > len(live.Free):
+			case in.unservedPlatform(&live, need, p) != "":
+				r.Status, r.Reason, r.Error, r.Ended = StatusFailed, ReasonMissingRequirement, in.unservedPlatform(&live, need, p), workflow.Now(ctx)
+				continue
+			case live.Draining || !fits:
 				still = append(still, i)
 				continue
 			}
-			lease := append([]string(nil), live.Free[:len(need)]...)
-			live.Free = live.Free[len(need):]
+			live.Free = slices.DeleteFunc(live.Free, func(d string) bool { return slices.Contains(lease, d) })
 			bind := map[string]string{}
 			for j, n := range need {
 				bind[n] = lease[j]
