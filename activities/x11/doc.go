@@ -6,8 +6,14 @@
 // dropped). It is the Linux platform: it builds on Linux only, and what
 // only Linux has lives here, not in package activities.
 //
+// A Device drives the display New was given, never $DISPLAY: two devices
+// of one process drive two displays, robotgo's one connection pointed at
+// each in turn (robot.go). The desktop's session (its D-Bus, XDG folders)
+// is still the process's (Desktop.Apply).
+//
 // Files: device.go (the Device, Observe; its files and the commands a
-// task runs are the host's: local.Files, local.Commands), act.go and input.go (actions),
+// task runs are the host's: local.Files, local.Commands), platform.go
+// (the linux platform's opener, Register), robot.go, act.go and input.go (actions),
 // wm.go (windows: titles, title bars, the active one, focus, the window
 // manager's upkeep), launch.go (programs),
 // ocr.go, atspi.go (the tree over D-Bus) and atspi_guard.go (no request
