@@ -1,6 +1,7 @@
 package x11
 
 import (
+	"bytes"
 	"context"
 	"slices"
 	"strings"
@@ -9,13 +10,15 @@ import (
 
 	"github.com/jezek/xgb/xproto"
 
+	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/screen"
 	"github.com/pcflow/pcflow/internal/testdisplay"
 )
 
 // TestTwoDevicesOnTwoDisplays: two devices of one process, on two
 // displays and with no $DISPLAY in the process, each see their own
-// screen (its size, its windows) and send their input to it, in turns.
+// screen (its size, its windows), run their commands on it and send
+// their input to it, in turns.
 func TestTwoDevicesOnTwoDisplays(t *testing.T) {
 	t.Setenv("DISPLAY", "")
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "") // no desktop's session: the screens alone
@@ -65,6 +68,18 @@ func TestTwoDevicesOnTwoDisplays(t *testing.T) {
 		has := slices.ContainsFunc(s.Windows, func(w string) bool { return strings.Contains(w, "only-on-b") })
 		if has != tc.xtermWin {
 			t.Errorf("Observe on %s: windows %q; xterm's listed = %v, want %v", tc.dev.Display(), s.Windows, has, tc.xtermWin)
+		}
+	}
+
+	// The programs each runs to completion (a setup command, a command
+	// check) are on its own display.
+	for _, dev := range []*Device{a, b} {
+		var out bytes.Buffer
+		if code, err := dev.Run(ctx, activities.Command{Argv: []string{"sh", "-c", "echo $DISPLAY"}, Stdout: &out}); code != 0 || err != nil {
+			t.Fatalf("a command on %s: %d, %v", dev.Display(), code, err)
+		}
+		if got := strings.TrimSpace(out.String()); got != dev.Display() {
+			t.Errorf("a command on %s sees DISPLAY=%q, want its device's", dev.Display(), got)
 		}
 	}
 
