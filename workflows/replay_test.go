@@ -104,3 +104,32 @@ func saveHistories(t *testing.T, env *enginetest.Env, ids ...string) {
 		}
 	}
 }
+
+// TestRecordPlatformHistory records a run whose workflow asks its device's
+// worker for the device's platform before setup (platformVersion), as
+// testdata/platform.json; the fixtures above are runs from before it.
+func TestRecordPlatformHistory(t *testing.T) {
+	if !*record {
+		t.Skip("pass -record to record histories")
+	}
+	env := enginetest.Start(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{
+		"x": {Steps: []scripted.Step{click("OK"), done(nil)}},
+	}})
+	acts := env.Activities(fakedevice.New("OK"), "desktop", env.ModelConfig())
+	acts.Platform = "linux"
+	env.Serve("desktop", acts, true)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := env.Run(ctx, "platform", mustPlan(t, `task "platform" {
+  device "desktop" {
+    platform = "linux"
+  }
+  subtask "x" {
+    instruction = "press OK"
+  }
+}`), workflows.Options{})
+	if err != nil || res.Reason != workflows.ReasonSuccess {
+		t.Fatalf("run = %+v, %v; want success", res, err)
+	}
+	saveHistories(t, env, "platform")
+}
