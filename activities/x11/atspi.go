@@ -81,6 +81,10 @@ type cacheItem struct {
 
 // a11y reads the accessibility tree of a desktop over AT-SPI2.
 type a11y struct {
+	// bus is the address of the desktop's D-Bus session, whose
+	// accessibility bus the tree is read from; "" is the process's
+	// $DBUS_SESSION_BUS_ADDRESS. Fixed before the first observation.
+	bus  string
 	mu   sync.Mutex
 	conn *dbus.Conn
 	// pending holds, by bus name, a request an application left
@@ -130,13 +134,21 @@ func (a *a11y) facts(conn bus, app objRef) appFacts {
 	return f
 }
 
+// sessionBus is the address of the D-Bus session the tree is read through.
+func (a *a11y) sessionBus() string {
+	if a.bus != "" {
+		return a.bus
+	}
+	return os.Getenv("DBUS_SESSION_BUS_ADDRESS")
+}
+
 func (a *a11y) connect() (*dbus.Conn, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.conn != nil && a.conn.Connected() {
 		return a.conn, nil
 	}
-	addr := os.Getenv("DBUS_SESSION_BUS_ADDRESS")
+	addr := a.sessionBus()
 	if addr == "" {
 		// Never autolaunch a bus: it would hijack the accessibility socket.
 		return nil, fmt.Errorf("DBUS_SESSION_BUS_ADDRESS is not set: start the desktop with `pcflow desktop up` and pass --display")

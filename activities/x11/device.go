@@ -118,6 +118,26 @@ func New(display string) (*Device, error) {
 	return &Device{Commands: local.Commands{Env: env}, OCRMode: OCRAuto, display: display, xu: xu, ocrNames: &ocrMemo{Max: ocrMemoSize}}, nil
 }
 
+// NewOn returns a device for desk's display that reads the accessibility
+// tree through desk's own D-Bus session, and gives the programs it starts
+// that session, whatever this process's $DBUS_SESSION_BUS_ADDRESS: two
+// devices of one process on two desktops each read their own.
+func NewOn(desk *Desktop) (*Device, error) {
+	d, err := New(desk.Display)
+	if err != nil {
+		return nil, err
+	}
+	if bus := desk.Env["DBUS_SESSION_BUS_ADDRESS"]; bus != "" {
+		d.tree.bus = bus
+		d.Commands.Env = append(d.Commands.Env, "DBUS_SESSION_BUS_ADDRESS="+bus)
+	}
+	return d, nil
+}
+
+// ownEnv is the device's own variables, given to every program it starts
+// after the worker's: its display, and its desktop's session bus.
+func (d *Device) ownEnv() []string { return d.Commands.Env }
+
 // Display is the X display the device drives (":3").
 func (d *Device) Display() string { return d.display }
 
@@ -229,7 +249,7 @@ func (d *Device) Observe(ctx context.Context) (*screen.Screen, error) {
 		// works through OCR: say so once, loudly.
 		st.TreeError = err.Error()
 		obs = &observation{}
-		if cerr := a11yBus(); cerr != nil {
+		if cerr := a11yBus(d.tree.sessionBus()); cerr != nil {
 			st.TreeError = cerr.Error()
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"os"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/jezek/xgb"
@@ -69,10 +68,9 @@ func wmRunning(xu *xgbutil.XUtil, display string) error {
 	return nil
 }
 
-// a11yBus checks that the accessibility bus of the session in
-// $DBUS_SESSION_BUS_ADDRESS answers and that accessibility is switched on.
-func a11yBus() error {
-	addr := os.Getenv("DBUS_SESSION_BUS_ADDRESS")
+// a11yBus checks that the accessibility bus of the D-Bus session at addr
+// answers and that accessibility is switched on.
+func a11yBus(addr string) error {
 	if addr == "" {
 		return fmt.Errorf("%w: DBUS_SESSION_BUS_ADDRESS is not set, so the desktop's D-Bus session is unknown: use a desktop from `pcflow desktop up` (its --display is enough), or export the session's address", ErrNoAccessibility)
 	}
@@ -115,7 +113,7 @@ func (d *Device) Check(ctx context.Context) (warning string, err error) {
 	if err := wmRunning(xu, d.display); err != nil {
 		return "", err
 	}
-	if err := a11yBus(); err != nil {
+	if err := a11yBus(d.tree.sessionBus()); err != nil {
 		return "warning: " + err.Error() + "; observations will have OCR text boxes only", nil
 	}
 	return "", nil

@@ -45,7 +45,7 @@ func (d *Device) Launch(ctx context.Context, argv []string) error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	// The desktop's variables, never the worker's credentials; the
 	// device's display, whatever the worker's $DISPLAY.
-	cmd.Env = activities.TaskEnv(os.Environ(), "DISPLAY="+d.display)
+	cmd.Env = activities.TaskEnv(os.Environ(), d.ownEnv()...)
 	if id := activities.LaunchedBy(ctx); id != "" {
 		// Marks the application (and what it starts) as the run's.
 		cmd.Env = append(cmd.Env, activities.RunEnv+"="+id)

@@ -22,13 +22,16 @@ func Open(ctx context.Context, o platform.Options) (platform.Device, error) {
 	if o.Address == "" {
 		return nil, fmt.Errorf("no display: pass --display :N (start a headless one with `pcflow desktop up`)")
 	}
+	var dev *Device
 	if desk, err := Load(o.State, o.Address); err == nil {
 		if err := desk.Apply(); err != nil {
 			return nil, err
 		}
-	}
-	dev, err := New(o.Address)
-	if err != nil {
+		dev, err = NewOn(desk)
+		if err != nil {
+			return nil, err
+		}
+	} else if dev, err = New(o.Address); err != nil {
 		return nil, err
 	}
 	switch o.OCR {

@@ -16,9 +16,9 @@ import (
 )
 
 // TestTwoDevicesOnTwoDisplays: two devices of one process, on two
-// displays and with no $DISPLAY in the process, each see their own
-// screen (its size, its windows), run their commands on it and send
-// their input to it, in turns.
+// desktops and with no $DISPLAY or D-Bus session in the process, each see
+// their own screen (its size, its windows, its accessibility tree), run
+// their commands on it and send their input to it, in turns.
 func TestTwoDevicesOnTwoDisplays(t *testing.T) {
 	t.Setenv("DISPLAY", "")
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "") // no desktop's session: the screens alone
@@ -30,7 +30,7 @@ func TestTwoDevicesOnTwoDisplays(t *testing.T) {
 			t.Fatalf("desktop: %v", err)
 		}
 		t.Cleanup(desk.Down)
-		dev, err := New(desk.Display)
+		dev, err := NewOn(desk)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,23 +40,41 @@ func TestTwoDevicesOnTwoDisplays(t *testing.T) {
 	}
 	a, b := open(800, 600), open(1024, 768)
 
-	// A window on b only, started by b.
-	if err := b.Launch(ctx, []string{"xterm", "-title", "only-on-b"}); err != nil {
+	// An application on b only, started by b: its window and its
+	// accessibility tree (read through b's own session bus).
+	if err := b.Launch(ctx, []string{"galculator"}); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		wins, err := b.Windows(ctx)
-		if err == nil && slices.ContainsFunc(wins, func(w string) bool { return strings.Contains(w, "only-on-b") }) {
+	buttons := func(s *screen.Screen) int {
+		n := 0
+		for _, e := range s.Elements {
+			if e.Source == "a11y" && e.Role == "toggle button" {
+				n++
+			}
+		}
+		return n
+	}
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		s, err := b.Observe(ctx)
+		if err == nil && buttons(s) >= 10 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("waited 30 s for xterm's window on b (%s): windows %q, %v", b.Display(), wins, err)
+			st := b.LastStats()
+			var roles []string
+			if s != nil {
+				for _, e := range s.Elements {
+					roles = append(roles, e.Source+":"+e.Role+":"+e.Name)
+				}
+				roles = append(roles, s.Windows...)
+			}
+			t.Fatalf("waited 60 s for galculator's buttons in b's (%s) accessibility tree: %v, tree error %q, %+v; elements %q", b.Display(), err, st.TreeError, st, roles)
 		}
 	}
 	for _, tc := range []struct {
-		dev      *Device
-		w, h     int
-		xtermWin bool
+		dev  *Device
+		w, h int
+		app  bool
 	}{{a, 800, 600, false}, {b, 1024, 768, true}} {
 		s, err := tc.dev.Observe(ctx)
 		if err != nil {
@@ -65,9 +83,9 @@ func TestTwoDevicesOnTwoDisplays(t *testing.T) {
 		if got := s.Image.Bounds().Size(); got.X != tc.w || got.Y != tc.h {
 			t.Errorf("Observe on %s: a %v screenshot, want its own screen's %dx%d", tc.dev.Display(), got, tc.w, tc.h)
 		}
-		has := slices.ContainsFunc(s.Windows, func(w string) bool { return strings.Contains(w, "only-on-b") })
-		if has != tc.xtermWin {
-			t.Errorf("Observe on %s: windows %q; xterm's listed = %v, want %v", tc.dev.Display(), s.Windows, has, tc.xtermWin)
+		has := slices.ContainsFunc(s.Windows, func(w string) bool { return strings.Contains(strings.ToLower(w), "galculator") })
+		if has != tc.app || (buttons(s) > 0) != tc.app {
+			t.Errorf("Observe on %s: windows %q, %d buttons in the tree; galculator's window listed = %v, want %v, and its buttons with it", tc.dev.Display(), s.Windows, buttons(s), has, tc.app)
 		}
 	}
 
