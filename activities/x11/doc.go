@@ -6,10 +6,11 @@
 // dropped). It is the Linux platform: it builds on Linux only, and what
 // only Linux has lives here, not in package activities.
 //
-// A Device drives the display New was given, never $DISPLAY: two devices
-// of one process drive two displays, robotgo's one connection pointed at
-// each in turn (robot.go). The desktop's session (its D-Bus, XDG folders)
-// is still the process's (Desktop.Apply).
+// A Device drives the display New was given, never $DISPLAY, and one made
+// by NewOn reads the tree through its desktop's own D-Bus session: two
+// devices of one process drive two desktops, robotgo's one connection
+// pointed at each in turn (robot.go). The desktop's XDG folders, which a
+// reset empties, are still the process's (Desktop.Apply).
 //
 // Files: device.go (the Device, Observe; its files and the commands a
 // task runs are the host's: local.Files, local.Commands), platform.go
