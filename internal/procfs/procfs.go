@@ -91,3 +91,13 @@ func Children(pid int) []int {
 	}
 	return out
 }
+
+// PIDNamespace names the PID namespace of a process (the target of
+// /proc/PID/ns/pid, "pid:[INODE]"); pid 0 is this process.
+func PIDNamespace(pid int) (string, error) {
+	p := "/proc/self/ns/pid"
+	if pid != 0 {
+		p = fmt.Sprintf("/proc/%d/ns/pid", pid)
+	}
+	return os.Readlink(p)
+}

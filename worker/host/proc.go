@@ -1,10 +1,12 @@
 package host
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
 	"syscall"
+	"time"
 
 	"github.com/pcflow/pcflow/internal/procfs"
 )
@@ -71,4 +73,51 @@ func descendsFromMe(pid int) bool {
 func parentOf(pid int) int {
 	st, _ := procfs.ReadStat(pid)
 	return st.Parent
+}
+
+// sandboxLeftovers lists the processes on display that live in another
+// PID namespace than this process's and are not zombies: on a device whose
+// sandbox ended (its worker killed), the task's applications the kernel
+// is still tearing down. Programs of the host on that display (its window
+// manager) share this process's namespace and are not listed.
+func sandboxLeftovers(display string) []int {
+	own, err := procfs.PIDNamespace(0)
+	if err != nil {
+		return nil
+	}
+	entry := []byte("DISPLAY=" + display + "\x00")
+	var out []int
+	for _, pid := range procfs.PIDs() {
+		ns, err := procfs.PIDNamespace(pid)
+		if err != nil || ns == own {
+			continue
+		}
+		env, err := procfs.Environ(pid)
+		if err != nil || !bytes.HasPrefix(env, entry) && !bytes.Contains(env, append([]byte{0}, entry...)) {
+			continue
+		}
+		if st, err := procfs.ReadStat(pid); err != nil || st.State == 'Z' {
+			continue
+		}
+		out = append(out, pid)
+	}
+	return out
+}
+
+// awaitSandboxGone waits, up to timeout, until no process of an ended
+// sandbox is left on display (killing what is), so that the next task's
+// setup does not find a window of the dead one still listed (and take it
+// for its own). It returns how many were left at the end.
+func awaitSandboxGone(display string, timeout time.Duration) int {
+	deadline := time.Now().Add(timeout)
+	for {
+		left := sandboxLeftovers(display)
+		if len(left) == 0 || time.Now().After(deadline) {
+			return len(left)
+		}
+		for _, pid := range left {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }

@@ -263,6 +263,15 @@ func (w *deviceWorker) supervise() {
 			if err := w.sandbox.Between(); err != nil {
 				fmt.Fprintf(w.logf, "pcflow eval: %v\n", err)
 			}
+			if w.sandbox.AppsGoWithWorker() {
+				w.mu.Unlock()
+				w.awaitGone()
+				w.mu.Lock()
+				if w.stopping {
+					w.mu.Unlock()
+					return
+				}
+			}
 		} else {
 			// Killed from inside (kill -9 -1), crashed, or gone with
 			// its display: the worker keeps no state, so a fresh one
@@ -274,6 +283,9 @@ func (w *deviceWorker) supervise() {
 				fmt.Fprintf(w.logf, "pcflow eval: the worker of %s ended (%v): starting it again (%d in %v)\n", w.name, err, n, crashWindow)
 			}
 			w.mu.Unlock()
+			if w.sandbox.AppsGoWithWorker() {
+				w.awaitGone()
+			}
 			if w.lost != nil && !revived && w.sandbox.AppsGoWithWorker() {
 				// A desktop brought back is told apart by the task itself
 				// (its run ends as "desktop lost" and starts again).
@@ -315,6 +327,15 @@ func (w *deviceWorker) supervise() {
 			// Stopped while the fresh sandbox started (a reset just
 			// before the suite ended): eval waited out the 30 s.
 		}
+	}
+}
+
+// awaitGone waits for the processes of the sandbox that ended to be gone
+// from the device's display (awaitSandboxGone), saying in the device's
+// log when some outlived the wait.
+func (w *deviceWorker) awaitGone() {
+	if n := awaitSandboxGone(w.display, 20*time.Second); n > 0 {
+		fmt.Fprintf(w.logf, "pcflow eval: %d process(es) of the ended sandbox of %s still run on %s after 20 s\n", n, w.name, w.display)
 	}
 }
 
