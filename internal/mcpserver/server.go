@@ -114,7 +114,15 @@ func (s *Server) newMCP() (*mcp.Server, *session) {
 	s.sessions[ss] = true
 	s.mu.Unlock()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "pcflow", Title: "pcflow devices", Version: s.o.Version},
-		&mcp.ServerOptions{Instructions: instructions, Logger: s.o.Logger})
+		&mcp.ServerOptions{Instructions: instructions, Logger: s.o.Logger,
+			// The session's leases end with it (the client closed it, or an
+			// HTTP session timed out).
+			InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) {
+				go func() {
+					_ = req.Session.Wait()
+					ss.release()
+				}()
+			}})
 	ss.addTools(srv)
 	return srv, ss
 }
@@ -163,11 +171,10 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, g httpguard.Gua
 // session is one MCP session: the devices it leased and what it saw of
 // them last.
 type session struct {
-	s     *Server
-	id    string
-	mu    sync.Mutex
-	done  bool
-	watch sync.Once
+	s    *Server
+	id   string
+	mu   sync.Mutex
+	done bool
 	// leases are the devices this session holds, by name.
 	leases map[string]*worker.DeviceLease
 	// seen is each device's last observation, whose element ids an act
@@ -209,14 +216,6 @@ func (ss *session) lease(ctx context.Context, req *mcp.CallToolRequest, device s
 	}
 	ss.leases[device] = l
 	ss.s.o.Logger.Info("mcp session leased a device", "session", ss.id, "device", device)
-	if req != nil && req.Session != nil {
-		ss.watch.Do(func() {
-			go func() {
-				_ = req.Session.Wait()
-				ss.release()
-			}()
-		})
-	}
 	return nil
 }
 
