@@ -45,7 +45,7 @@ allows. See docs/mcp.md.`)
 	fs.Var(&origins, "allow-origin", "let requests carry this Origin `URL` (scheme://host:port; repeatable); by default a request with any Origin is refused")
 	fs.Var(&hosts, "allow-host", "let requests name this host `NAME` in their Host header besides IP addresses and localhost (repeatable)")
 	policy := fs.String("policy", "", "the operator's policy `FILE` every act passes (default $"+specs.PolicyEnv+"); a confirm verdict refuses the act")
-	devTimeout := fs.Duration("device-timeout", time.Minute, "how long an act or observation waits for the device's worker before it says the device is offline")
+	devTimeout := fs.Duration("device-timeout", time.Minute, "the `DURATION` an act or observation waits for the device's worker before it says the device is offline")
 	rest, code := parseFlags(fs, args)
 	if code >= 0 {
 		return code
