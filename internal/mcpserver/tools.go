@@ -87,7 +87,12 @@ func (ss *session) devices(ctx context.Context, req *mcp.CallToolRequest, _ Devi
 		if !ok {
 			continue
 		}
-		l := currentLease(ctx, c, name)
+		// A holder polls its lease's queue while it holds it: a lease
+		// nobody polls is free (and a query to it would wait in vain).
+		var l workflows.Lease
+		if polled(ctx, c, workflows.LeaseQueue(name), enumspb.TASK_QUEUE_TYPE_WORKFLOW) {
+			l = currentLease(ctx, c, name)
+		}
 		if dev, ok := strings.CutPrefix(name, workflows.MCPLeaseDevice("")); ok {
 			d := get(dev)
 			if l.Token != "" && time.Now().Before(l.Expires) {
@@ -99,7 +104,7 @@ func (ss *session) devices(ctx context.Context, req *mcp.CallToolRequest, _ Devi
 		if l.Token != "" && time.Now().Before(l.Expires) {
 			d.Worker = l.Who
 		}
-		d.Online = polled(ctx, c, plan.DeviceQueue(name))
+		d.Online = polled(ctx, c, plan.DeviceQueue(name), enumspb.TASK_QUEUE_TYPE_ACTIVITY)
 	}
 	ss.mu.Lock()
 	for name := range ss.leases {
@@ -129,11 +134,11 @@ func currentLease(ctx context.Context, c client.Client, name string) workflows.L
 // pollerFresh is how recently a worker must have polled to count as live.
 const pollerFresh = 70 * time.Second
 
-// polled says whether a live worker polls the activity queue.
-func polled(ctx context.Context, c client.Client, queue string) bool {
+// polled says whether a live worker polls queue's tasks of kind.
+func polled(ctx context.Context, c client.Client, queue string, kind enumspb.TaskQueueType) bool {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	d, err := c.DescribeTaskQueue(ctx, queue, enumspb.TASK_QUEUE_TYPE_ACTIVITY)
+	d, err := c.DescribeTaskQueue(ctx, queue, kind)
 	if err != nil {
 		return false
 	}
