@@ -45,6 +45,8 @@ allows. See docs/mcp.md.`)
 	fs.Var(&origins, "allow-origin", "let requests carry this Origin `URL` (scheme://host:port; repeatable); by default a request with any Origin is refused")
 	fs.Var(&hosts, "allow-host", "let requests name this host `NAME` in their Host header besides IP addresses and localhost (repeatable)")
 	policy := fs.String("policy", "", "the operator's policy `FILE` every act passes (default $"+specs.PolicyEnv+"); a confirm verdict refuses the act")
+	tasks := fs.String("tasks", "", "also offer the tools run (a task file of `DIR`, by name, started as pcflow run --detach starts it), status and history")
+	approve := fs.Bool("allow-approve", false, "with --tasks, also offer the approve tool: the MCP client may then approve or reject what a policy's confirm rules leave to a person")
 	devTimeout := fs.Duration("device-timeout", time.Minute, "the `DURATION` an act or observation waits for the device's worker before it says the device is offline")
 	rest, code := parseFlags(fs, args)
 	if code >= 0 {
@@ -53,6 +55,16 @@ allows. See docs/mcp.md.`)
 	if len(rest) > 0 {
 		fmt.Fprintf(e.stderr, "pcflow mcp: unexpected argument %q (see pcflow mcp --help)\n", rest[0])
 		return 2
+	}
+	if *approve && *tasks == "" {
+		fmt.Fprintln(e.stderr, "pcflow mcp: --allow-approve needs --tasks DIR (the approve tool goes with the run tools)")
+		return 2
+	}
+	if *tasks != "" {
+		if fi, err := os.Stat(*tasks); err != nil || !fi.IsDir() {
+			fmt.Fprintf(e.stderr, "pcflow mcp: --tasks %s: not a folder of task files\n", *tasks)
+			return 2
+		}
 	}
 	op, files, diags := specs.OperatorPolicy(*policy, e.environ)
 	_ = specs.WriteDiagnostics(e.stderr, files, diags, false)
@@ -86,8 +98,13 @@ allows. See docs/mcp.md.`)
 		return 1
 	}
 	defer closeLog()
-	s, err := mcpserver.New(mcpserver.Options{Client: g.client, Artifacts: artifacts.Dir{Root: filepath.Join(ef.state, "artifacts")},
-		Policy: op, Holder: host.LeaseHolder, Gone: host.LeaseHolderGone, DeviceTimeout: *devTimeout, Version: version, Logger: logger})
+	o := mcpserver.Options{Client: g.client, Artifacts: artifacts.Dir{Root: filepath.Join(ef.state, "artifacts")},
+		Policy: op, Holder: host.LeaseHolder, Gone: host.LeaseHolderGone, DeviceTimeout: *devTimeout, Version: version, Logger: logger}
+	if *tasks != "" {
+		abs, _ := filepath.Abs(*tasks)
+		o.Runs, o.Approve = mcpRuns{e: e, g: g, state: ef.state, tasks: abs, policy: *policy, timeout: *devTimeout}, *approve
+	}
+	s, err := mcpserver.New(o)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "pcflow mcp:", err)
 		return 1

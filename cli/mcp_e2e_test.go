@@ -29,24 +29,27 @@ import (
 
 // mcpDevice starts a Temporal server and a worker for device "desk" on
 // a desktop of its own, and returns the world and the server's address.
-func mcpDevice(t *testing.T) (*world, string) {
+func mcpDevice(t *testing.T) (*world, string) { return mcpDeviceNamed(t, "desk") }
+
+// mcpDeviceNamed is mcpDevice for a device of another name.
+func mcpDeviceNamed(t *testing.T, name string) (*world, string) {
 	t.Helper()
 	w := newWorldOn(t, testdisplay.Reserve(t))
 	var srvOut, wOut syncBuffer
 	w.startBG(&srvOut, "server", "--state", w.state, "--port", fmt.Sprint(w.port), "--ui-port", "0")
 	waitPort(t, w.port)
 	addr := fmt.Sprintf("127.0.0.1:%d", w.port)
-	w.startBG(&wOut, "worker", "--device", "desk", "--display", w.display, "--script", "cli/testdata/person.script.json",
+	w.startBG(&wOut, "worker", "--device", name, "--display", w.display, "--script", "cli/testdata/person.script.json",
 		"--temporal", addr, "--state", w.state, "--no-view")
-	waitFor(t, "the worker of device desk to serve it", func() bool { return strings.Contains(wOut.String(), "worker for device desk on display") })
+	waitFor(t, "the worker of device "+name+" to serve it", func() bool { return strings.Contains(wOut.String(), "worker for device "+name+" on display") })
 	return w, addr
 }
 
 // mcpStdio starts `pcflow mcp` for the test's MCP client, over its
 // standard input and output (the SDK's CommandTransport).
-func (w *world) mcpStdio(addr string) (*mcp.ClientSession, *exec.Cmd, *syncBuffer) {
+func (w *world) mcpStdio(addr string, extra ...string) (*mcp.ClientSession, *exec.Cmd, *syncBuffer) {
 	w.t.Helper()
-	cmd := w.cmd("mcp", "--temporal", addr, "--state", w.state)
+	cmd := w.cmd(append([]string{"mcp", "--temporal", addr, "--state", w.state}, extra...)...)
 	var stderr syncBuffer
 	cmd.Stderr = &stderr
 	c := mcp.NewClient(&mcp.Implementation{Name: "pcflow-test", Version: "1"}, nil)
@@ -420,4 +423,51 @@ func TestMCPHTTPRefusesStrangers(t *testing.T) {
 		_, e := callTool(t, b, "act", unseen, nil)
 		return strings.Contains(e, "this session has not observed desk yet")
 	})
+}
+
+// TestMCPRunsATask (issue 41): an MCP client starts a pcflow run of a
+// task file from the folder pcflow mcp offers (--tasks), follows it with
+// status, approves the action its policy makes wait for a person
+// (--allow-approve), and reads its history; the run succeeds with the
+// product. A task file outside the folder is refused.
+func TestMCPRunsATask(t *testing.T) {
+	w, addr := mcpDeviceNamed(t, "desktop")
+	tasks := t.TempDir()
+	if err := copyFile("testdata/person.hcl", filepath.Join(tasks, "person.hcl")); err != nil {
+		t.Fatal(err)
+	}
+	cs, _, stderr := w.mcpStdio(addr, "--tasks", tasks, "--allow-approve")
+	defer func() {
+		if t.Failed() {
+			t.Logf("pcflow mcp:\n%s", stderr.String())
+		}
+	}()
+	if _, e := callTool(t, cs, "run", map[string]any{"task_file": "../person.hcl"}, nil); !strings.Contains(e, "without a folder") {
+		t.Errorf("run of ../person.hcl: error %q, want it refused as outside the folder", e)
+	}
+	var st mcpserver.RunStarted
+	if _, e := callTool(t, cs, "run", map[string]any{"task_file": "person.hcl", "run_id": "mcp-person"}, &st); e != "" || st.ID != "mcp-person" || strings.Join(st.Devices, ",") != "desktop" {
+		t.Fatalf("run person.hcl = %+v, %q; want run mcp-person on desktop", st, e)
+	}
+	status := func() string {
+		var r mcpserver.TextResult
+		if _, e := callTool(t, cs, "status", map[string]any{"run_id": "mcp-person"}, &r); e != "" {
+			t.Fatalf("status: %s", e)
+		}
+		return r.Text
+	}
+	var s string
+	waitFor(t, "the run to wait for the approval of =", func() bool { s = status(); return strings.Contains(s, "pcflow approve mcp-person") })
+	var ap mcpserver.TextResult
+	if _, e := callTool(t, cs, "approve", map[string]any{"run_id": "mcp-person"}, &ap); e != "" || !strings.Contains(ap.Text, "approved") {
+		t.Fatalf("approve = %+v, %q; want approved\nstatus:\n%s", ap, e, s)
+	}
+	waitFor(t, "the run to succeed", func() bool { s = status(); return strings.Contains(s, "SUCCEEDED") })
+	if !strings.Contains(s, "84") {
+		t.Errorf("status of the ended run = %q, want the product 84", s)
+	}
+	var h mcpserver.TextResult
+	if _, e := callTool(t, cs, "history", map[string]any{"run_id": "mcp-person"}, &h); e != "" || !strings.Contains(h.Text, "approved") {
+		t.Errorf("history = %q, %q; want the steps with the approval", h.Text, e)
+	}
 }

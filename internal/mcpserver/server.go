@@ -46,6 +46,11 @@ type Options struct {
 	DeviceTimeout time.Duration
 	// LeaseTTL overrides worker.LeaseTTL (tests).
 	LeaseTTL time.Duration
+	// Runs, when set, offers the run, status and history tools.
+	Runs Runs
+	// Approve also offers the approve tool (with Runs): an MCP client may
+	// then decide what a policy's confirm rules leave to a person.
+	Approve bool
 	// Version is pcflow's, told to clients.
 	Version string
 	// Logger logs each tool call's outcome (never a token or a secret).
@@ -124,6 +129,9 @@ func (s *Server) newMCP() (*mcp.Server, *session) {
 				}()
 			}})
 	ss.addTools(srv)
+	if s.o.Runs != nil {
+		ss.addRunTools(srv)
+	}
 	return srv, ss
 }
 
