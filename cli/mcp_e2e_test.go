@@ -134,6 +134,7 @@ func element(o mcpserver.ObserveResult, role, name string) (mcpserver.Element, b
 // temporary folder; the file holds the line. Each act is a workflow whose
 // Act ran once on the device's worker (its action log).
 func TestMCPEditsAndSavesInMousepad(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports
 	w, addr := mcpDevice(t)
 	cs, _, stderr := w.mcpStdio(addr)
 	defer func() {
@@ -233,6 +234,7 @@ func TestMCPEditsAndSavesInMousepad(t *testing.T) {
 // act runs on the device. The same request_id for another action is
 // refused.
 func TestMCPActOnceAcrossRestart(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports
 	w, addr := mcpDevice(t)
 	cs, cmd, _ := w.mcpStdio(addr)
 	click := map[string]any{"device": "desk", "request_id": "click-once", "kind": "click", "x": 700, "y": 450}
@@ -314,6 +316,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // naming the first until the first ends. A non-loopback address needs
 // --allow-remote.
 func TestMCPHTTPRefusesStrangers(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports
 	state := t.TempDir()
 	w := &world{t: t, state: state, port: freePort(t)}
 	if code, out := w.pcflow("mcp", "--http", "0.0.0.0:0", "--state", state, "--port", fmt.Sprint(w.port)); code != 1 || !strings.Contains(out, "--allow-remote") {
@@ -411,7 +414,7 @@ func TestMCPHTTPRefusesStrangers(t *testing.T) {
 	}
 	b := connect("client-b")
 	defer b.Close()
-	if _, e := callTool(t, b, "act", unseen, nil); !strings.Contains(e, "device desk is leased to another MCP session") || !strings.Contains(e, "of the MCP client client-a") {
+	if _, e := callTool(t, b, "act", unseen, nil); !strings.Contains(e, "device desk is leased to another MCP session") || !strings.Contains(e, `of the MCP client "client-a"`) {
 		t.Errorf("a second session's act on desk: error %q, want it refused naming client-a's session", e)
 	}
 	var devs mcpserver.DevicesResult
@@ -431,6 +434,7 @@ func TestMCPHTTPRefusesStrangers(t *testing.T) {
 // (--allow-approve), and reads its history; the run succeeds with the
 // product. A task file outside the folder is refused.
 func TestMCPRunsATask(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports
 	w, addr := mcpDeviceNamed(t, "desktop")
 	tasks := t.TempDir()
 	if err := copyFile("testdata/person.hcl", filepath.Join(tasks, "person.hcl")); err != nil {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/internal/httpguard"
+	"github.com/pcflow/pcflow/internal/text"
 	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/worker"
 	"github.com/pcflow/pcflow/workflows"
@@ -209,7 +210,8 @@ func (ss *session) lease(ctx context.Context, req *mcp.CallToolRequest, device s
 	client := "an MCP client"
 	if req != nil && req.Session != nil {
 		if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil && p.ClientInfo.Name != "" {
-			client = "the MCP client " + p.ClientInfo.Name
+			// The client names itself: shown to others, never as it is.
+			client = fmt.Sprintf("the MCP client %q", text.Trunc(text.Printable(p.ClientInfo.Name), 60))
 		}
 	}
 	h.Who = fmt.Sprintf("MCP session %s of %s, served by pcflow mcp (pid %d on %s)", ss.id, client, h.PID, h.Host)
