@@ -12,6 +12,7 @@ import (
 	"github.com/pcflow/pcflow/activities/artifacts"
 	"github.com/pcflow/pcflow/internal/httpguard"
 	"github.com/pcflow/pcflow/internal/mcpserver"
+	"github.com/pcflow/pcflow/internal/signing"
 	"github.com/pcflow/pcflow/specs"
 	"github.com/pcflow/pcflow/worker/host"
 )
@@ -44,7 +45,7 @@ allows. See docs/mcp.md.`)
 	var origins, hosts multiFlag
 	fs.Var(&origins, "allow-origin", "let requests carry this Origin `URL` (scheme://host:port; repeatable); by default a request with any Origin is refused")
 	fs.Var(&hosts, "allow-host", "let requests name this host `NAME` in their Host header besides IP addresses and localhost (repeatable)")
-	policy := fs.String("policy", "", "the operator's policy `FILE` every act passes (default $"+specs.PolicyEnv+"); a confirm verdict refuses the act")
+	policy := fs.String("policy", "", "the operator's policy `FILE` every act passes (default $"+specs.PolicyEnv+"); an act a confirm rule holds waits for pcflow approve of its workflow")
 	tasks := fs.String("tasks", "", "also offer the tools run (a task file of `DIR`, by name, started as pcflow run --detach starts it), status and history")
 	approve := fs.Bool("allow-approve", false, "with --tasks, also offer the approve tool: the MCP client may then approve or reject what a policy's confirm rules leave to a person")
 	devTimeout := fs.Duration("device-timeout", time.Minute, "the `DURATION` an act or observation waits for the device's worker before it says the device is offline")
@@ -98,7 +99,12 @@ allows. See docs/mcp.md.`)
 		return 1
 	}
 	defer closeLog()
-	o := mcpserver.Options{Client: g.client, Artifacts: artifacts.Dir{Root: filepath.Join(ef.state, "artifacts")},
+	key, err := signing.LoadOrCreate(ef.state)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "pcflow mcp:", err)
+		return 1
+	}
+	o := mcpserver.Options{Client: g.client, DecisionKey: key, Artifacts: artifacts.Dir{Root: filepath.Join(ef.state, "artifacts")},
 		Policy: op, Holder: host.LeaseHolder, Gone: host.LeaseHolderGone, DeviceTimeout: *devTimeout, Version: version, Logger: logger}
 	if *tasks != "" {
 		abs, _ := filepath.Abs(*tasks)

@@ -231,8 +231,9 @@ func TestMCPEditsAndSavesInMousepad(t *testing.T) {
 // exactly once. A click acted, then pcflow mcp killed and started again:
 // the same call returns the recorded result and the device's action log
 // shows the click started once. The same with pcflow mcp killed while the
-// act runs on the device. The same request_id for another action is
-// refused.
+// act runs on the device. An act the operator's policy makes wait for a
+// person runs once pcflow approve approves its workflow. The same
+// request_id for another action is refused.
 func TestMCPActOnceAcrossRestart(t *testing.T) {
 	t.Parallel() // its own desktop, state folder and ports
 	w, addr := mcpDevice(t)
@@ -275,7 +276,17 @@ func TestMCPActOnceAcrossRestart(t *testing.T) {
 	cmd.Process.Kill()
 	cs.Close()
 
-	cs2, _, stderr := w.mcpStdio(addr)
+	policy := filepath.Join(t.TempDir(), "policy.hcl")
+	if err := os.WriteFile(policy, []byte(`policy {
+  rule "double clicks need a person" {
+    kinds    = ["double_click"]
+    decision = "confirm"
+  }
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cs2, _, stderr := w.mcpStdio(addr, "--policy", policy)
 	var again mcpserver.ActResult
 	if _, e := callTool(t, cs2, "act", click, &again); e != "" || !again.Recorded || again.Outcome != activities.OutcomeDone || again.ActionID != first.ActionID {
 		t.Fatalf("the same act after a restart = %+v, %q; want the recorded result of %+v\n%s", again, e, first, stderr.String())
@@ -289,6 +300,28 @@ func TestMCPActOnceAcrossRestart(t *testing.T) {
 			t.Errorf("the action log shows request %s started %d and finished %d times, want once each", id, s, f)
 		}
 	}
+
+	// A confirm rule holds an act until a person approves its workflow.
+	dbl := map[string]any{"device": "desk", "request_id": "dbl-1", "kind": "double_click", "x": 700, "y": 450}
+	var held mcpserver.ActResult
+	wid := workflows.MCPActWorkflowID("desk", "dbl-1")
+	if _, e := callTool(t, cs2, "act", dbl, &held); e != "" || held.Outcome != mcpserver.OutcomeWaitingApproval || !strings.Contains(held.Error, "pcflow approve "+wid) {
+		t.Fatalf("a double click under a confirm rule = %+v, %q; want it waiting for pcflow approve %s", held, e, wid)
+	}
+	if s, _ := startedOf("dbl-1"); s != 0 {
+		t.Errorf("the double click started %d times before its approval, want none", s)
+	}
+	if code, out := w.pcflow("approve", wid, "--temporal", addr, "--state", w.state); code != 0 {
+		t.Fatalf("pcflow approve %s = %d:\n%s", wid, code, out)
+	}
+	var approved mcpserver.ActResult
+	if _, e := callTool(t, cs2, "act", dbl, &approved); e != "" || approved.Outcome != activities.OutcomeDone || !strings.Contains(approved.Person, "approved") {
+		t.Errorf("the double click asked again after its approval = %+v, %q; want done, approved by a person", approved, e)
+	}
+	if s, f := startedOf("dbl-1"); s != 1 || f != 1 {
+		t.Errorf("the approved double click started %d and finished %d times, want once each", s, f)
+	}
+
 	other := map[string]any{"device": "desk", "request_id": "click-once", "kind": "click", "x": 10, "y": 10}
 	if _, e := callTool(t, cs2, "act", other, nil); !strings.Contains(e, "request_id click-once was used on device desk for another action") {
 		t.Errorf("the request id of the click for another click: error %q, want it refused as used for another action", e)

@@ -1,7 +1,6 @@
 package workflows
 
 import (
-	"fmt"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -49,6 +48,10 @@ type MCPActInput struct {
 	// Session names the MCP session that asked (for history and the
 	// action's summary).
 	Session string `json:"session,omitempty"`
+	// Approvers are who may approve an act a confirm rule holds
+	// (Options.Approvers; empty: anyone who reaches the server, with a
+	// signature of the state folder's key).
+	Approvers []string `json:"approvers,omitempty"`
 	// Asked is the client's arguments as it gave them (without the
 	// request id): a later call with the same request id and other
 	// arguments is refused, not answered with this one's result.
@@ -67,41 +70,75 @@ type MCPActResult struct {
 	// ActionID is the action's id in the device's action log.
 	ActionID string `json:"action_id"`
 	Summary  string `json:"summary"`
+	// Person says who approved or rejected it, when a confirm rule asked.
+	Person string `json:"person,omitempty"`
 }
 
-// MCPOutcomeDenied is the outcome of an action the policy refused.
+// MCPOutcomeDenied is the outcome of an action the policy refused, or a
+// person rejected (or nobody approved in time).
 const MCPOutcomeDenied = "denied"
 
 // MCPActionID is the action log's id of an MCP request.
 func MCPActionID(request string) string { return "mcp." + request }
 
+// MCPApprovalTimeout is how long an act a policy's confirm rule holds
+// waits for a person when the rule gives no timeout.
+const MCPApprovalTimeout = 10 * time.Minute
+
+// MCPActSubtask is the name an act's approval is found under
+// (pcflow approve WORKFLOW_ID): the act answers the progress query both as
+// a run (its one subtask, itself) and as that subtask.
+const MCPActSubtask = "act"
+
+// MCPActLive is an act's answer to ProgressQuery: a Live whose one child is
+// the act itself, and the SubtaskLive fields of that child, so that
+// internal/control finds what the act waits for as a run's subtask's.
+type MCPActLive struct {
+	Live
+	Subtask  string   `json:"subtask"`
+	Device   string   `json:"device"`
+	Step     int      `json:"step"`
+	MaxSteps int      `json:"max_steps"`
+	Waiting  *Waiting `json:"waiting,omitempty"`
+}
+
 // MCPActWorkflow runs one action of an MCP client: the operator's policy
-// decides first (deny and confirm refuse it: no person is asked on this
-// path yet), then the Act activity on the device's queue.
+// decides first — deny refuses it, confirm waits for a person's pcflow
+// approve (or reject) of this workflow, at most the rule's timeout
+// (MCPApprovalTimeout), as a run's subtask waits — then the Act activity
+// runs it on the device's queue.
 func MCPActWorkflow(ctx workflow.Context, in MCPActInput) (MCPActResult, error) {
 	res := MCPActResult{ActionID: MCPActionID(in.RequestID), Summary: in.Action.Summary()}
 	pol, err := in.Policy.Compile()
 	if err != nil {
 		return res, temporal.NewNonRetryableApplicationError("the policy: "+err.Error(), "PolicyInvalid", nil)
 	}
-	v := pol.Decide(factsOf(in.Action, in.Device))
-	if v.Decision != plan.PolicyAllow {
-		rule := v.Rule
-		if rule == "" {
-			rule = "default"
-		}
-		res.Outcome = MCPOutcomeDenied
-		res.Error = fmt.Sprintf("the policy's rule %q (%s) says %s", rule, v.Source, v.Decision)
-		if v.Decision == plan.PolicyConfirm {
-			res.Error += ": it needs a person's approval, which an MCP act does not wait for; it was not run"
-		} else {
-			res.Error += "; it was not run"
-		}
-		if v.Message != "" {
-			res.Error += " (" + v.Message + ")"
-		}
+	live := &SubtaskLive{Subtask: MCPActSubtask, Device: in.Device, Step: 1, MaxSteps: 1, Phase: "acting"}
+	id := workflow.GetInfo(ctx).WorkflowExecution.ID
+	p := &person{hold: &Hold{}, approvers: in.Approvers, where: func() string { return "the act " + res.Summary + " is " + live.Phase }}
+	if _, err := p.register(ctx); err != nil {
+		return res, err
+	}
+	err = workflow.SetQueryHandler(ctx, ProgressQuery, func() (MCPActLive, error) {
+		return MCPActLive{Live: Live{Task: "mcp act", Phase: live.Phase, Subtasks: map[string]string{MCPActSubtask: StatusRunning},
+			Children: map[string]string{MCPActSubtask: id}}, Subtask: live.Subtask, Device: live.Device, Step: live.Step,
+			MaxSteps: live.MaxSteps, Waiting: live.Waiting}, nil
+	})
+	if err != nil {
+		return res, err
+	}
+	now := workflow.Now(ctx)
+	r, err := p.gate(ctx, live, pol, in.Action, factsOf(in.Action, in.Device), nil,
+		approvalRequest{id: "approval-" + in.RequestID, action: res.Summary, step: 1}, now.Add(MCPApprovalTimeout))
+	if err != nil {
+		return res, err
+	}
+	res.Person = r.person
+	if !r.run {
+		res.Outcome, res.Error = MCPOutcomeDenied, r.reason
 		return res, nil
 	}
+	live.Phase = "acting"
 	ctx = workflow.WithActivityOptions(ctx, mcpDeviceOptions(in.Device, in.DeviceTimeout, "mcp "+in.Session+": "+in.Action.Summary()))
 	var out activities.ActResult
 	if err := workflow.ExecuteActivity(ctx, a.Act, activities.ActInput{ID: res.ActionID, Action: in.Action}).Get(ctx, &out); err != nil {

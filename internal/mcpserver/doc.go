@@ -15,7 +15,9 @@
 //     killed and started again — returns the recorded result and never
 //     acts twice. The action itself is the Act activity on the device's
 //     queue: the device's action log records it, the operator's policy
-//     decides it first, secrets are substituted on the device and
+//     decides it first (a confirm rule holds it until pcflow approve
+//     decides its workflow; the client is told so and asks again),
+//     secrets are substituted on the device and
 //     redacted from what comes back. The same request_id with other
 //     arguments is refused.
 //   - A device is leased to one MCP session at a time (worker.HoldDevice

@@ -32,7 +32,7 @@ func engine(t testing.TB) (*enginetest.Env, *fakedevice.Device, *Server) {
 	e := enginetest.Start(t, scripted.Script{})
 	dev := fakedevice.New("OK", "Cancel")
 	e.Serve("desk", e.Activities(dev, "desk", e.ModelConfig()), false)
-	s, err := New(Options{Client: e.Client, Artifacts: e.Artifacts})
+	s, err := New(Options{Client: e.Client, Artifacts: e.Artifacts, DecisionKey: e.DecisionKey})
 	if err != nil {
 		t.Fatal(err)
 	}

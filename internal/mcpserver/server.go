@@ -15,10 +15,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/internal/httpguard"
+	"github.com/pcflow/pcflow/internal/signing"
 	"github.com/pcflow/pcflow/internal/text"
 	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/worker"
@@ -47,6 +49,10 @@ type Options struct {
 	DeviceTimeout time.Duration
 	// LeaseTTL overrides worker.LeaseTTL (tests).
 	LeaseTTL time.Duration
+	// DecisionKey checks the signature of an approval of an act a
+	// confirm rule holds (worker.DecisionInterceptor): the state folder's
+	// key (signing.LoadOrCreate). Required.
+	DecisionKey signing.Key
 	// Runs, when set, offers the run, status and history tools.
 	Runs Runs
 	// Approve also offers the approve tool (with Runs): an MCP client may
@@ -83,7 +89,11 @@ func New(o Options) (*Server, error) {
 	if _, err := o.Policy.Compile(); err != nil {
 		return nil, fmt.Errorf("mcp server: the policy: %w", err)
 	}
-	w := sdkworker.New(o.Client, workflows.MCPQueue, sdkworker.Options{})
+	if len(o.DecisionKey) == 0 {
+		return nil, errors.New("mcp server: a key to check who approves is required (DecisionKey)")
+	}
+	w := sdkworker.New(o.Client, workflows.MCPQueue, sdkworker.Options{
+		Interceptors: []interceptor.WorkerInterceptor{&worker.DecisionInterceptor{Key: o.DecisionKey}}})
 	worker.RegisterMCP(w)
 	if err := w.Start(); err != nil {
 		return nil, fmt.Errorf("mcp server: the worker of queue %s: %w", workflows.MCPQueue, err)

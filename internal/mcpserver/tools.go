@@ -261,7 +261,7 @@ type ActArgs struct {
 type ActResult struct {
 	// Outcome is done, error (the device refused), unknown (the worker
 	// stopped while it ran: not repeated) or denied (the policy).
-	Outcome string `json:"outcome" jsonschema:"done, error (the device refused it), unknown (its worker stopped while it ran; not repeated) or denied (the operator's policy; not run)"`
+	Outcome string `json:"outcome" jsonschema:"done, error (the device refused it), unknown (its worker stopped while it ran; not repeated), denied (the operator's policy or a person; not run) or waiting_approval (a person must approve it first: call act again with the same request_id later)"`
 	Note    string `json:"note,omitempty"`
 	Error   string `json:"error,omitempty"`
 	// Summary is the action in one line.
@@ -270,6 +270,8 @@ type ActResult struct {
 	ActionID string `json:"action_id"`
 	// Workflow is the act's workflow id.
 	Workflow string `json:"workflow"`
+	// Person says who approved or rejected it (a confirm rule asked).
+	Person string `json:"person,omitempty"`
 	// Recorded says an earlier call with this request_id ran it: this is
 	// its result.
 	Recorded bool `json:"recorded" jsonschema:"true: an earlier call with this request_id ran the action; this is its recorded result"`
@@ -323,7 +325,7 @@ func (ss *session) act(ctx context.Context, req *mcp.CallToolRequest, in ActArgs
 	asked.RequestID = ""
 	b, _ := json.Marshal(asked)
 	id := workflows.MCPActWorkflowID(in.Device, in.RequestID)
-	out.Workflow = id
+	out.Workflow, out.ActionID = id, workflows.MCPActionID(in.RequestID)
 	c := ss.s.o.Client
 	// A request already made is answered from its workflow, before the
 	// action is read again: its element ids were those of an observation
@@ -361,8 +363,8 @@ func (ss *session) act(ctx context.Context, req *mcp.CallToolRequest, in ActArgs
 	if err != nil {
 		return nil, out, fmt.Errorf("act %s: %w", in.Device, err)
 	}
-	var r workflows.MCPActResult
-	if err := run.Get(ctx, &r); err != nil {
+	r, err := ss.result(ctx, id, run.GetRunID())
+	if err != nil {
 		return nil, out, fmt.Errorf("act %s (request %s, workflow %s): %w", in.Device, in.RequestID, id, deviceErr(err, in.Device))
 	}
 	ss.s.o.Logger.Info("mcp act", "session", ss.id, "device", in.Device, "request_id", in.RequestID, "kind", in.Kind, "outcome", r.Outcome)
@@ -380,17 +382,69 @@ func (ss *session) recorded(ctx context.Context, id, runID, asked string, in Act
 	if first.Asked != asked {
 		return nil, out, fmt.Errorf("request_id %s was used on device %s for another action (%s): give each action a new request_id, and the same one only to retry the same call", in.RequestID, in.Device, first.Action.Summary())
 	}
-	var r workflows.MCPActResult
-	if err := c.GetWorkflow(ctx, id, runID).Get(ctx, &r); err != nil {
+	r, err := ss.result(ctx, id, runID)
+	if err != nil {
 		return nil, out, fmt.Errorf("act %s (request %s, workflow %s): %w", in.Device, in.RequestID, id, deviceErr(err, in.Device))
 	}
 	ss.s.o.Logger.Info("mcp act answered from its record", "session", ss.id, "device", in.Device, "request_id", in.RequestID, "outcome", r.Outcome)
 	return nil, fill(out, r, true), nil
 }
 
+// OutcomeWaitingApproval is an act's outcome while a policy's confirm
+// rule holds it for a person.
+const OutcomeWaitingApproval = "waiting_approval"
+
+// result waits for an act workflow's result; while the act waits for a
+// person's approval, it answers that (Outcome OutcomeWaitingApproval)
+// instead of blocking the client.
+func (ss *session) result(ctx context.Context, id, runID string) (workflows.MCPActResult, error) {
+	c := ss.s.o.Client
+	for {
+		var r workflows.MCPActResult
+		wctx, cancel := context.WithTimeout(ctx, time.Second)
+		err := c.GetWorkflow(wctx, id, runID).Get(wctx, &r)
+		timedOut := wctx.Err() != nil
+		cancel()
+		switch {
+		case err == nil:
+			return r, nil
+		case ctx.Err() != nil:
+			return r, ctx.Err()
+		case !timedOut:
+			return r, err
+		}
+		if w := actWaiting(ctx, c, id); w != nil && w.Kind == workflows.WaitApproval {
+			rule := w.Rule
+			return workflows.MCPActResult{Outcome: OutcomeWaitingApproval, Summary: w.Action,
+				Error: fmt.Sprintf("a person must approve it first (%s), until %s: pcflow approve %s (or pcflow reject %s); then call act again with the same request_id for its result",
+					rule, w.Deadline.UTC().Format(time.RFC3339), id, id)}, nil
+		}
+	}
+}
+
+// actWaiting is what an act workflow waits for (nil: nothing, or it does
+// not answer).
+func actWaiting(ctx context.Context, c client.Client, id string) *workflows.Waiting {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	v, err := c.QueryWorkflow(ctx, id, "", workflows.ProgressQuery)
+	if err != nil {
+		return nil
+	}
+	var l workflows.MCPActLive
+	if v.Get(&l) != nil {
+		return nil
+	}
+	return l.Waiting
+}
+
 // fill copies the workflow's result into the tool's.
 func fill(out ActResult, r workflows.MCPActResult, recorded bool) ActResult {
-	out.Outcome, out.Note, out.Error, out.Summary, out.ActionID, out.Recorded = r.Outcome, r.Note, r.Error, r.Summary, r.ActionID, recorded
+	out.Outcome, out.Note, out.Error, out.Summary, out.Person = r.Outcome, r.Note, r.Error, r.Summary, r.Person
+	if r.ActionID != "" {
+		out.ActionID = r.ActionID
+	}
+	out.Recorded = recorded && r.Outcome != OutcomeWaitingApproval
 	return out
 }
 
