@@ -29,17 +29,20 @@ import (
 
 // mcpDevice starts a Temporal server and a worker for device "desk" on
 // a desktop of its own, and returns the world and the server's address.
-func mcpDevice(t *testing.T) (*world, string) { return mcpDeviceNamed(t, "desk") }
+func mcpDevice(t *testing.T) (*world, string) {
+	return mcpDeviceNamed(t, "desk", "cli/testdata/person.script.json")
+}
 
-// mcpDeviceNamed is mcpDevice for a device of another name.
-func mcpDeviceNamed(t *testing.T, name string) (*world, string) {
+// mcpDeviceNamed is mcpDevice for a device of another name, its worker's
+// model playing script.
+func mcpDeviceNamed(t *testing.T, name, script string) (*world, string) {
 	t.Helper()
 	w := newWorldOn(t, testdisplay.Reserve(t))
 	var srvOut, wOut syncBuffer
 	w.startBG(&srvOut, "server", "--state", w.state, "--port", fmt.Sprint(w.port), "--ui-port", "0")
 	waitPort(t, w.port)
 	addr := fmt.Sprintf("127.0.0.1:%d", w.port)
-	w.startBG(&wOut, "worker", "--device", name, "--display", w.display, "--script", "cli/testdata/person.script.json",
+	w.startBG(&wOut, "worker", "--device", name, "--display", w.display, "--script", script,
 		"--temporal", addr, "--state", w.state, "--no-view")
 	waitFor(t, "the worker of device "+name+" to serve it", func() bool { return strings.Contains(wOut.String(), "worker for device "+name+" on display") })
 	return w, addr
@@ -468,7 +471,24 @@ func TestMCPHTTPRefusesStrangers(t *testing.T) {
 // product. A task file outside the folder is refused.
 func TestMCPRunsATask(t *testing.T) {
 	t.Parallel() // its own desktop, state folder and ports
-	w, addr := mcpDeviceNamed(t, "desktop")
+	// The person task's script, and the Manager's answer for an
+	// instruction: one subtask that waits and is done.
+	b, err := os.ReadFile("testdata/person.script.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var script map[string]map[string]any
+	if err := json.Unmarshal(b, &script); err != nil {
+		t.Fatal(err)
+	}
+	script["manager"] = map[string]any{"subtasks": []map[string]any{{"name": "pause", "instruction": "Wait a second, then finish."}}}
+	script["subtasks"]["pause"] = map[string]any{"steps": []map[string]any{{"action": "wait", "args": map[string]any{"seconds": 1}}, {"action": "done"}}}
+	scriptPath := filepath.Join(t.TempDir(), "mcp.script.json")
+	b, _ = json.Marshal(script)
+	if err := os.WriteFile(scriptPath, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, addr := mcpDeviceNamed(t, "desktop", scriptPath)
 	tasks := t.TempDir()
 	if err := copyFile("testdata/person.hcl", filepath.Join(tasks, "person.hcl")); err != nil {
 		t.Fatal(err)
@@ -506,5 +526,23 @@ func TestMCPRunsATask(t *testing.T) {
 	var h mcpserver.TextResult
 	if _, e := callTool(t, cs, "history", map[string]any{"run_id": "mcp-person"}, &h); e != "" || !strings.Contains(h.Text, "approved") {
 		t.Errorf("history = %q, %q; want the steps with the approval", h.Text, e)
+	}
+
+	// An instruction in words: a task of its own, which the Manager
+	// decomposes; its text is never read as an expression.
+	instr := `Wait a second, then finish. Keep "${var.nothing}" and %{ if true }this%{ endif } as written.`
+	if _, e := callTool(t, cs, "run", map[string]any{"instruction": instr, "device": "desktop", "run_id": "mcp-words"}, &st); e != "" || st.Task != "mcp_instruction" {
+		t.Fatalf("run of an instruction = %+v, %q; want run mcp-words of task mcp_instruction", st, e)
+	}
+	waitFor(t, "the instruction's run to succeed", func() bool {
+		var r mcpserver.TextResult
+		if _, e := callTool(t, cs, "status", map[string]any{"run_id": "mcp-words"}, &r); e != "" {
+			t.Fatalf("status: %s", e)
+		}
+		s = r.Text
+		return strings.Contains(s, "SUCCEEDED") || strings.Contains(s, "FAILED")
+	})
+	if !strings.Contains(s, "SUCCEEDED") {
+		t.Errorf("the instruction's run = %q, want it succeeded", s)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/zclconf/go-cty/cty"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
@@ -21,6 +23,7 @@ import (
 	"github.com/pcflow/pcflow/internal/signing"
 	"github.com/pcflow/pcflow/internal/text"
 	"github.com/pcflow/pcflow/specs"
+	"github.com/pcflow/pcflow/specs/plan"
 	"github.com/pcflow/pcflow/workflows"
 )
 
@@ -87,18 +90,25 @@ func (r mcpRuns) taskNames() string {
 // as pcflow run --detach does.
 func (r mcpRuns) Start(ctx context.Context, req mcpserver.RunRequest, lease func([]string) error) (mcpserver.RunStarted, error) {
 	var st mcpserver.RunStarted
-	path, err := r.taskPath(req.TaskFile)
-	if err != nil {
-		return st, err
-	}
 	vf := varFlags{policy: r.policy}
 	for k, v := range req.Vars {
 		vf.vars = append(vf.vars, k+"="+v)
 	}
 	e, _, errb := r.capture()
-	res := loadSpec(e, path, &vf)
-	if res == nil {
-		return st, fmt.Errorf("task file %s:\n%s", req.TaskFile, errb.String())
+	var res *specs.Result
+	if req.Instruction != "" {
+		var err error
+		if res, err = instructionTask(e, req.Instruction, req.Device, &vf); err != nil {
+			return st, err
+		}
+	} else {
+		path, err := r.taskPath(req.TaskFile)
+		if err != nil {
+			return st, err
+		}
+		if res = loadSpec(e, path, &vf); res == nil {
+			return st, fmt.Errorf("task file %s:\n%s", req.TaskFile, errb.String())
+		}
 	}
 	if len(res.Plan.Secrets) > 0 {
 		return st, fmt.Errorf("task %s has sensitive variables (%s): an MCP client does not give secrets; run it with pcflow run, or give them to the device's worker (pcflow worker --secrets-from)", res.Plan.Task, strings.Join(res.Plan.Secrets, ", "))
@@ -133,6 +143,34 @@ func (r mcpRuns) Start(ctx context.Context, req mcpserver.RunRequest, lease func
 		return st, fmt.Errorf("run %s started, but no worker runs workflows on queue %s: start pcflow worker --device %s (without --workflows=false)", st.ID, workflows.TaskQueue, st.Devices[0])
 	}
 	return st, nil
+}
+
+// instructionTask is a task of one free-text instruction on device
+// (default desktop), which the Manager agent decomposes at run time, as a
+// task file holding only its instruction is.
+func instructionTask(e *env, instruction, device string, vf *varFlags) (*specs.Result, error) {
+	if device == "" {
+		device = "desktop"
+	}
+	if !plan.ValidName(device) {
+		return nil, fmt.Errorf("device %q is not a device name", device)
+	}
+	f := hclwrite.NewEmptyFile()
+	b := f.Body().AppendNewBlock("task", []string{"mcp_instruction"}).Body()
+	// A literal: the text is the instruction, never an expression.
+	b.SetAttributeRaw("instruction", hclwrite.TokensForValue(cty.StringVal(instruction)))
+	b.AppendNewBlock("device", []string{device})
+	o, err := vf.options(e)
+	if err != nil {
+		return nil, err
+	}
+	res, diags := specs.Parse("instruction.hcl", f.Bytes(), o)
+	if diags.HasErrors() {
+		var out bytes.Buffer
+		_ = specs.WriteDiagnostics(&out, res.Files, diags, false)
+		return nil, fmt.Errorf("the instruction as a task:\n%s", out.String())
+	}
+	return res, nil
 }
 
 // Status is pcflow status RUN's output.

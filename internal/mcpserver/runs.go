@@ -30,6 +30,9 @@ type RunRequest struct {
 	// TaskFile is a task file's name in the folder pcflow mcp offers
 	// (--tasks DIR).
 	TaskFile string
+	// Instruction, instead of TaskFile, is a free-text task the Manager
+	// agent decomposes at run time, on Device.
+	Instruction, Device string
 	// Vars are the task's variables, by name.
 	Vars map[string]string
 	// ID is the run's id (empty: the task's name and the time).
@@ -45,7 +48,9 @@ type RunStarted struct {
 
 // RunArgs are the run tool's arguments.
 type RunArgs struct {
-	TaskFile string            `json:"task_file" jsonschema:"a task file's name in the folder pcflow mcp offers (--tasks), e.g. editor.hcl"`
+	TaskFile    string `json:"task_file,omitempty" jsonschema:"a task file's name in the folder pcflow mcp offers (--tasks), e.g. editor.hcl"`
+	Instruction string `json:"instruction,omitempty" jsonschema:"instead of task_file: a task in words, which pcflow's Manager agent decomposes into subtasks at run time"`
+	Device      string `json:"device,omitempty" jsonschema:"with instruction: the device it runs on (default desktop)"`
 	Vars     map[string]string `json:"vars,omitempty" jsonschema:"the task's variables, NAME: VALUE"`
 	RunID    string            `json:"run_id,omitempty" jsonschema:"the run's id (default: the task's name and the time)"`
 }
@@ -75,12 +80,15 @@ var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,200}$`)
 func (ss *session) addRunTools(srv *mcp.Server) {
 	r := ss.s.o.Runs
 	mcp.AddTool(srv, &mcp.Tool{Name: "run", Title: "Run a task",
-		Description: "Start a pcflow run of a task file from the folder pcflow mcp offers; it runs durably on the Temporal server (pcflow's own agent loop, on its devices, which this session leases). Follow it with status and history."},
+		Description: "Start a pcflow run of a task file from the folder pcflow mcp offers, or of an instruction in words (the Manager agent decomposes it); it runs durably on the Temporal server (pcflow's own agent loop, on its devices, which this session leases). Follow it with status and history."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in RunArgs) (*mcp.CallToolResult, RunStarted, error) {
 			if in.RunID != "" && !runIDPattern.MatchString(in.RunID) {
 				return nil, RunStarted{}, fmt.Errorf("run_id %q: give letters, digits, '.', '_', ':' or '-'", in.RunID)
 			}
-			st, err := r.Start(ctx, RunRequest{TaskFile: in.TaskFile, Vars: in.Vars, ID: in.RunID}, func(devices []string) error {
+			if (in.TaskFile == "") == (in.Instruction == "") {
+				return nil, RunStarted{}, fmt.Errorf("give task_file or instruction, one of them")
+			}
+			st, err := r.Start(ctx, RunRequest{TaskFile: in.TaskFile, Instruction: in.Instruction, Device: in.Device, Vars: in.Vars, ID: in.RunID}, func(devices []string) error {
 				for _, d := range devices {
 					if err := ss.lease(ctx, req, d); err != nil {
 						return err
