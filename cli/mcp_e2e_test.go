@@ -373,11 +373,9 @@ func TestMCPHTTPRefusesStrangers(t *testing.T) {
 	port := freePort(t)
 	var out syncBuffer
 	w.startBG(&out, "mcp", "--http", fmt.Sprintf("127.0.0.1:%d", port), "--state", state, "--port", fmt.Sprint(w.port), "--policy", policy)
-	waitPort(t, port)
 	tokenPath := filepath.Join(state, "mcp-token")
-	if !strings.Contains(out.String(), "the bearer token in "+tokenPath) {
-		t.Errorf("pcflow mcp said %q, want where its token is (%s)", out.String(), tokenPath)
-	}
+	waitFor(t, "pcflow mcp to say where its token is ("+tokenPath+")", func() bool { return strings.Contains(out.String(), "the bearer token in "+tokenPath) })
+	waitPort(t, port)
 	tok, err := os.ReadFile(tokenPath)
 	if err != nil {
 		t.Fatal(err)
