@@ -16,8 +16,8 @@ import (
 	"github.com/pcflow/pcflow/activities/screen"
 	"github.com/pcflow/pcflow/internal/control"
 	"github.com/pcflow/pcflow/internal/enginetest"
-	pcworker "github.com/pcflow/pcflow/worker"
 	"github.com/pcflow/pcflow/specs/plan"
+	pcworker "github.com/pcflow/pcflow/worker"
 	"github.com/pcflow/pcflow/workflows"
 )
 

@@ -48,11 +48,11 @@ type RunStarted struct {
 
 // RunArgs are the run tool's arguments.
 type RunArgs struct {
-	TaskFile    string `json:"task_file,omitempty" jsonschema:"a task file's name in the folder pcflow mcp offers (--tasks), e.g. editor.hcl"`
-	Instruction string `json:"instruction,omitempty" jsonschema:"instead of task_file: a task in words, which pcflow's Manager agent decomposes into subtasks at run time"`
-	Device      string `json:"device,omitempty" jsonschema:"with instruction: the device it runs on (default desktop)"`
-	Vars     map[string]string `json:"vars,omitempty" jsonschema:"the task's variables, NAME: VALUE"`
-	RunID    string            `json:"run_id,omitempty" jsonschema:"the run's id (default: the task's name and the time)"`
+	TaskFile    string            `json:"task_file,omitempty" jsonschema:"a task file's name in the folder pcflow mcp offers (--tasks), e.g. editor.hcl"`
+	Instruction string            `json:"instruction,omitempty" jsonschema:"instead of task_file: a task in words, which pcflow's Manager agent decomposes into subtasks at run time"`
+	Device      string            `json:"device,omitempty" jsonschema:"with instruction: the device it runs on (default desktop)"`
+	Vars        map[string]string `json:"vars,omitempty" jsonschema:"the task's variables, NAME: VALUE"`
+	RunID       string            `json:"run_id,omitempty" jsonschema:"the run's id (default: the task's name and the time)"`
 }
 
 // RunIDArgs name a run.
