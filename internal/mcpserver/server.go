@@ -126,14 +126,12 @@ func (s *Server) newMCP() (*mcp.Server, *session) {
 	id := make([]byte, 4)
 	_, _ = rand.Read(id)
 	ss := &session{s: s, id: hex.EncodeToString(id), leases: map[string]*worker.DeviceLease{}, seen: map[string]observation{}}
-	s.mu.Lock()
-	s.sessions[ss] = true
-	s.mu.Unlock()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "pcflow", Title: "pcflow devices", Version: s.o.Version},
 		&mcp.ServerOptions{Instructions: instructions, Logger: s.o.Logger,
 			// The session's leases end with it (the client closed it, or an
 			// HTTP session timed out).
 			InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) {
+				s.track(ss)
 				go func() {
 					_ = req.Session.Wait()
 					ss.release()
@@ -144,6 +142,13 @@ func (s *Server) newMCP() (*mcp.Server, *session) {
 		ss.addRunTools(srv)
 	}
 	return srv, ss
+}
+
+// track counts ss among the live sessions, whose leases Close ends.
+func (s *Server) track(ss *session) {
+	s.mu.Lock()
+	s.sessions[ss] = true
+	s.mu.Unlock()
 }
 
 // ServeStdio serves one session over in and out (a client's pipes) until
@@ -215,6 +220,7 @@ func (ss *session) lease(ctx context.Context, req *mcp.CallToolRequest, device s
 	if _, ok := ss.leases[device]; ok {
 		return nil
 	}
+	ss.s.track(ss)
 	h := ss.s.o.Holder(device)
 	h.Owner = "" // no other process takes an MCP session's lease over
 	client := "an MCP client"
