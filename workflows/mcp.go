@@ -45,6 +45,10 @@ type MCPActInput struct {
 	// Policy is the operator's policy (pcflow mcp --policy, $PCFLOW_POLICY);
 	// nil allows every action.
 	Policy *plan.Policy `json:"policy,omitempty"`
+	// Facts are what the policy sees of the action on the session's last
+	// observation (activities.ActionFacts: the window and application in
+	// front, the element); nil: the action's own facts only.
+	Facts *plan.ActionFacts `json:"facts,omitempty"`
 	// Session names the MCP session that asked (for history and the
 	// action's summary).
 	Session string `json:"session,omitempty"`
@@ -127,8 +131,13 @@ func MCPActWorkflow(ctx workflow.Context, in MCPActInput) (MCPActResult, error) 
 	if err != nil {
 		return res, err
 	}
+	facts := factsOf(in.Action, in.Device)
+	if in.Facts != nil {
+		facts = *in.Facts
+		facts.Device = in.Device
+	}
 	now := workflow.Now(ctx)
-	r, err := p.gate(ctx, live, pol, in.Action, factsOf(in.Action, in.Device), nil,
+	r, err := p.gate(ctx, live, pol, in.Action, facts, nil,
 		approvalRequest{id: "approval-" + in.RequestID, action: res.Summary, step: 1}, now.Add(MCPApprovalTimeout))
 	if err != nil {
 		return res, err

@@ -189,3 +189,32 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r.Header.Set("Authorization", "Bearer "+b.token)
 	return http.DefaultTransport.RoundTrip(r)
 }
+
+// TestPolicySeesTheObservedWindow: the operator's policy decides an act on
+// what the session last observed (the window in front, the element), as
+// it decides a run's step on what Decide saw.
+func TestPolicySeesTheObservedWindow(t *testing.T) {
+	e, dev, _ := engine(t)
+	pol := &plan.Policy{Source: "test", Rules: []plan.PolicyRule{{Name: "not_in_fake_app", Window: "^Fake App$", Target: "^Cancel$", Decision: plan.PolicyDeny, Message: "no cancelling"}}}
+	s, err := New(Options{Client: e.Client, Artifacts: e.Artifacts, DecisionKey: e.DecisionKey, Policy: pol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	cs := connect(t, s)
+	var o ObserveResult
+	if e := call(t, cs, "observe", map[string]any{"device": "desk"}, &o); e != "" {
+		t.Fatal(e)
+	}
+	var r ActResult
+	if e := call(t, cs, "act", map[string]any{"device": "desk", "request_id": "cancel-2", "kind": "click", "element": 2}, &r); e != "" ||
+		r.Outcome != workflows.MCPOutcomeDenied || !strings.Contains(r.Error, "no cancelling") {
+		t.Fatalf("a click on Cancel in Fake App = %+v, %q; want denied by the window's rule", r, e)
+	}
+	if e := call(t, cs, "act", map[string]any{"device": "desk", "request_id": "ok-2", "kind": "click", "element": 1}, &r); e != "" || r.Outcome != activities.OutcomeDone {
+		t.Fatalf("a click on OK = %+v, %q; want done", r, e)
+	}
+	if got := dev.Actions(); len(got) != 1 || got[0].X != o.Elements[0].X+o.Elements[0].W/2 {
+		t.Errorf("the device did %+v, want only the click on OK", got)
+	}
+}

@@ -179,6 +179,9 @@ type ObserveResult struct {
 
 // observation is what the session keeps of a device's last observation.
 type observation struct {
+	// screen is the observation without its pixels, for the policy's
+	// facts.
+	screen   *screen.Screen
 	elements []screen.Element
 	w, h     int
 }
@@ -201,7 +204,7 @@ func (ss *session) observe(ctx context.Context, req *mcp.CallToolRequest, in Obs
 	if err := run.Get(ctx, &obs); err != nil {
 		return nil, out, fmt.Errorf("observe %s: %w", in.Device, deviceErr(err, in.Device))
 	}
-	els, err := activities.LoadElements(ss.s.o.Artifacts, obs)
+	scr, err := activities.LoadScreen(ss.s.o.Artifacts, obs)
 	if err != nil {
 		return nil, out, fmt.Errorf("observe %s: its element list: %w (pcflow mcp reads observations from the state folder the device's worker writes: give it the same --state, on the same machine)", in.Device, err)
 	}
@@ -216,7 +219,8 @@ func (ss *session) observe(ctx context.Context, req *mcp.CallToolRequest, in Obs
 		}
 	}
 	ss.mu.Lock()
-	ss.seen[in.Device] = observation{elements: els, w: obs.Width, h: obs.Height}
+	els := scr.Elements
+	ss.seen[in.Device] = observation{screen: scr, elements: els, w: obs.Width, h: obs.Height}
 	ss.mu.Unlock()
 	out.Width, out.Height, out.ActiveWindow, out.Windows = obs.Width, obs.Height, obs.ActiveWindow, obs.Windows
 	var list strings.Builder
@@ -348,6 +352,13 @@ func (ss *session) act(ctx context.Context, req *mcp.CallToolRequest, in ActArgs
 	if err != nil {
 		return nil, out, fmt.Errorf("act %s: %w", in.Device, err)
 	}
+	// The policy sees the action on the screen it was chosen on, as a
+	// run's Decide has it see: the window, the application, the element.
+	var facts *plan.ActionFacts
+	if observed {
+		f := activities.ActionFacts(last.screen, nil, action)[0]
+		facts = &f
+	}
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: id, TaskQueue: workflows.MCPQueue,
 		WorkflowIDReusePolicy:                    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
@@ -355,7 +366,7 @@ func (ss *session) act(ctx context.Context, req *mcp.CallToolRequest, in ActArgs
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
 		StaticSummary:                            "MCP session " + ss.id + ": " + action.Summary(),
 	}, workflows.MCPActWorkflowName, workflows.MCPActInput{Device: in.Device, RequestID: in.RequestID, Action: action,
-		Policy: ss.s.o.Policy, Session: ss.id, Asked: string(b), DeviceTimeout: ss.s.o.DeviceTimeout})
+		Policy: ss.s.o.Policy, Facts: facts, Session: ss.id, Asked: string(b), DeviceTimeout: ss.s.o.DeviceTimeout})
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &started) {
 		return ss.recorded(ctx, id, started.RunId, string(b), in, out)
