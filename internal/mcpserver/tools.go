@@ -414,7 +414,9 @@ func (ss *session) result(ctx context.Context, id, runID string) (workflows.MCPA
 		var r workflows.MCPActResult
 		wctx, cancel := context.WithTimeout(ctx, time.Second)
 		err := c.GetWorkflow(wctx, id, runID).Get(wctx, &r)
-		timedOut := wctx.Err() != nil
+		// The server may end the long poll a moment before wctx does.
+		var de *serviceerror.DeadlineExceeded
+		timedOut := wctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &de)
 		cancel()
 		switch {
 		case err == nil:
