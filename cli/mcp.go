@@ -15,6 +15,7 @@ import (
 	"github.com/pcflow/pcflow/internal/signing"
 	"github.com/pcflow/pcflow/specs"
 	"github.com/pcflow/pcflow/worker/host"
+	"github.com/pcflow/pcflow/workflows"
 )
 
 // MCP token: $PCFLOW_MCP_TOKEN, --token-file, or the state folder's file.
@@ -105,7 +106,7 @@ allows. See docs/mcp.md.`)
 		return 1
 	}
 	o := mcpserver.Options{Client: g.client, DecisionKey: key, Artifacts: artifacts.Dir{Root: filepath.Join(ef.state, "artifacts")},
-		Policy: op, Holder: host.LeaseHolder, Gone: host.LeaseHolderGone, DeviceTimeout: *devTimeout, Version: version, Logger: logger}
+		Policy: op, Holder: func(d string) workflows.Holder { return host.LeaseHolder(d, "", "") }, Gone: host.LeaseHolderGone, DeviceTimeout: *devTimeout, Version: version, Logger: logger}
 	if *tasks != "" {
 		abs, _ := filepath.Abs(*tasks)
 		o.Runs, o.Approve = mcpRuns{e: e, g: g, state: ef.state, tasks: abs, policy: *policy, timeout: *devTimeout}, *approve

@@ -157,8 +157,8 @@ func TestMCPEditsAndSavesInMousepad(t *testing.T) {
 		t.Errorf("tools = %s, want act,devices,observe", got)
 	}
 	var devs mcpserver.DevicesResult
-	if _, e := callTool(t, cs, "devices", map[string]any{}, &devs); e != "" || len(devs.Devices) != 1 || devs.Devices[0].Name != "desk" || !devs.Devices[0].Online {
-		t.Fatalf("devices = %+v, %q; want desk, online", devs, e)
+	if _, e := callTool(t, cs, "devices", map[string]any{}, &devs); e != "" || len(devs.Devices) != 1 || devs.Devices[0].Name != "desk" || !devs.Devices[0].Online || devs.Devices[0].Platform != "linux" {
+		t.Fatalf("devices = %+v, %q; want desk, online, linux", devs, e)
 	}
 
 	mustAct(t, cs, map[string]any{"request_id": "open-mousepad", "kind": "open_app", "app": "mousepad"})

@@ -113,9 +113,6 @@ func (r mcpRuns) Start(ctx context.Context, req mcpserver.RunRequest, lease func
 	if len(res.Plan.Secrets) > 0 {
 		return st, fmt.Errorf("task %s has sensitive variables (%s): an MCP client does not give secrets; run it with pcflow run, or give them to the device's worker (pcflow worker --secrets-from)", res.Plan.Task, strings.Join(res.Plan.Secrets, ", "))
 	}
-	if why := specs.Unrunnable(res.Plan); why != "" {
-		return st, fmt.Errorf("%s: %s", req.TaskFile, why)
-	}
 	p := *res.Plan
 	st.Task = p.Task
 	for _, d := range p.Devices {

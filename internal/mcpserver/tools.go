@@ -51,6 +51,8 @@ type Device struct {
 	Online bool `json:"online" jsonschema:"a worker serves the device now"`
 	// Worker is who holds the device worker's lease.
 	Worker string `json:"worker,omitempty" jsonschema:"the process that serves the device"`
+	// Platform is the device's platform, as its worker says.
+	Platform string `json:"platform,omitempty" jsonschema:"the device's platform (linux, windows, macos), as its worker says"`
 	// LeasedBy is the MCP session that holds the device, if any.
 	LeasedBy string `json:"leased_by,omitempty" jsonschema:"the MCP session that has leased the device, if any"`
 	// Yours says this session holds it.
@@ -102,7 +104,7 @@ func (ss *session) devices(ctx context.Context, req *mcp.CallToolRequest, _ Devi
 		}
 		d := get(name)
 		if l.Token != "" && time.Now().Before(l.Expires) {
-			d.Worker = l.Who
+			d.Worker, d.Platform = l.Who, l.Platform
 		}
 		d.Online = polled(ctx, c, plan.DeviceQueue(name), enumspb.TASK_QUEUE_TYPE_ACTIVITY)
 	}
