@@ -213,6 +213,19 @@ func RecordedExpect(els []screen.Element, window string) ReplayExpect {
 	return x
 }
 
+// LoadScreen reads a stored observation as the screen it was, without
+// its pixels: elements, words, clipboard, the application in front, the
+// windows.
+func LoadScreen(store ArtifactStore, obs screen.Observation) (*screen.Screen, error) {
+	a := &Activities{Artifacts: store}
+	_, f, err := a.loadObservation(screen.Observation{Elements: obs.Elements})
+	if err != nil {
+		return nil, err
+	}
+	return &screen.Screen{Elements: f.Elements, Words: f.Words, Clipboard: f.Clipboard, App: f.App,
+		ActiveWindow: obs.ActiveWindow, Windows: obs.Windows}, nil
+}
+
 // LoadElements reads a stored observation's element list.
 func LoadElements(store ArtifactStore, obs screen.Observation) ([]screen.Element, error) {
 	a := &Activities{Artifacts: store}

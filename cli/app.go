@@ -46,6 +46,7 @@ func commands() []command {
 		{"reject", "RUN [--reason TEXT]", "refuse the action a run waits for approval of", cmdReject},
 		{"answer", "RUN TEXT", "answer the question a run's agent asked", cmdAnswer},
 		{"worker", "--device NAME [flags]", "serve one device (and the workflows) for a Temporal server", cmdWorker},
+		{"mcp", "[--http ADDR] [flags]", "serve the devices to MCP clients: observe and act, durable and exactly once", cmdMCP},
 		{"server", "[flags]", "run the embedded Temporal server and Web UI alone", cmdServer},
 		{"desktop", "up|down [--display :N]", "start or stop a headless X desktop with accessibility", cmdDesktop},
 		{"model", "serve --script FILE", "serve the scripted OpenAI-compatible model", cmdModel},

@@ -36,7 +36,13 @@ func cmdStatus(ctx context.Context, e *env, args []string) int {
 	if len(ids) == 0 {
 		return listRuns(ctx, e, g, *limit, listQuery(*task, *state))
 	}
-	id := ids[0]
+	return runStatus(ctx, e, g, ids[0], artifacts.Dir{Root: filepath.Join(ef.state, "artifacts")})
+}
+
+// runStatus prints one run's status: while it runs, its live progress;
+// once ended, its result (pcflow status RUN, and the MCP server's status
+// tool).
+func runStatus(ctx context.Context, e *env, g *engine, id string, store artifacts.Dir) int {
 	c := g.client
 	desc, err := c.DescribeWorkflowExecution(ctx, id, "")
 	if err != nil {
@@ -50,7 +56,7 @@ func cmdStatus(ctx context.Context, e *env, args []string) int {
 	st := desc.WorkflowExecutionInfo.Status
 	fmt.Fprintf(e.stdout, "run %s: %s\n", id, statusName(st))
 	if st == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-		return showLive(ctx, e, g, id, artifacts.Dir{Root: filepath.Join(ef.state, "artifacts")})
+		return showLive(ctx, e, g, id, store)
 	}
 	t, err := readRun(ctx, c, id, false)
 	if err != nil {

@@ -73,6 +73,13 @@ func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(workflows.SuiteWorkflow, workflow.RegisterOptions{Name: workflows.SuiteWorkflowName})
 }
 
+// RegisterMCP registers the MCP server's workflows (pcflow mcp polls
+// their queue, workflows.MCPQueue).
+func RegisterMCP(r sdkworker.WorkflowRegistry) {
+	r.RegisterWorkflowWithOptions(workflows.MCPActWorkflow, workflow.RegisterOptions{Name: workflows.MCPActWorkflowName})
+	r.RegisterWorkflowWithOptions(workflows.MCPObserveWorkflow, workflow.RegisterOptions{Name: workflows.MCPObserveWorkflowName})
+}
+
 // RegisterSharedActivities registers the text-only model activities.
 func RegisterSharedActivities(r sdkworker.ActivityRegistry, a *activities.Activities) {
 	r.RegisterActivityWithOptions(a.Progress, activity.RegisterOptions{Name: activities.ProgressName})

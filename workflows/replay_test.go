@@ -35,6 +35,7 @@ func TestReplay(t *testing.T) {
 	}
 	r := worker.NewWorkflowReplayer()
 	pcworker.RegisterWorkflows(r)
+	pcworker.RegisterMCP(r)
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			fh, err := os.Open(f)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -172,6 +173,29 @@ type rawArgs struct {
 	Reason    string         `json:"reason"`
 	Target    string         `json:"target"`
 	To        string         `json:"to"`
+}
+
+// BuildAction validates an action given as the Decision tool's kind and
+// JSON arguments, in screen pixels, on a screen of w×h whose numbered
+// elements are els: the checks a Decision answer passes (the MCP server's
+// act, internal/mcpserver). A target named by description is refused
+// (nothing grounds it here), and so is a point off the screen.
+func BuildAction(kind string, args json.RawMessage, els []screen.Element, w, h int) (screen.Action, error) {
+	if _, ok := screen.Lookup(kind); !ok {
+		return screen.Action{}, fmt.Errorf("unknown action kind %q; the kinds are %s", kind, strings.Join(screen.Kinds(), ", "))
+	}
+	toScreen := func(x, y float64) (int, int, error) {
+		px, py := int(math.Round(x)), int(math.Round(y))
+		if w > 0 && h > 0 && (px < 0 || py < 0 || px >= w || py >= h) {
+			return 0, 0, fmt.Errorf("point (%d, %d) is off the %dx%d screen", px, py, w, h)
+		}
+		return px, py, nil
+	}
+	a, err := buildAction(kind, args, agent.DecisionInput{Elements: els}, toScreen, nil)
+	if err == nil && len(a.Grounded) > 0 {
+		err = fmt.Errorf("%s names its target by description (%q): give an element id of the last observation, or x and y", kind, a.Grounded[0].Describe)
+	}
+	return a, err
 }
 
 // buildAction validates the model's tool call and maps it to screen space.

@@ -2,8 +2,6 @@ package osworldapi
 
 import (
 	"context"
-	"crypto/subtle"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,12 +9,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/pcflow/pcflow/activities"
+	"github.com/pcflow/pcflow/internal/httpguard"
 )
 
 // Options configure a Server.
@@ -54,8 +51,8 @@ func Listen(addr string, o Options) (*Server, error) {
 	if o.Device == nil {
 		return nil, errors.New("osworld api: no device")
 	}
-	if len(o.Token) < 16 {
-		return nil, errors.New("osworld api: the token must be at least 16 characters")
+	if len(o.Token) < httpguard.MinToken {
+		return nil, fmt.Errorf("osworld api: the token must be at least %d characters", httpguard.MinToken)
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -117,68 +114,13 @@ func (s *Server) Handler() http.Handler {
 	return s.guard(mux)
 }
 
-// guard checks Host, Origin and the token before any route.
+// guard checks Host, Origin and the token before any route (the
+// checks every pcflow server shares, internal/httpguard); the token may
+// also come as basic credentials, the one way an unmodified OSWorld
+// client sends one.
 func (s *Server) guard(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.hostAllowed(r.Host) {
-			s.o.Logger.Warn("osworld api refused a host", "host", r.Host, "path", r.URL.Path)
-			refuse(w, http.StatusMisdirectedRequest, fmt.Sprintf("host %q is not this server's (DNS rebinding?); address it as %s", r.Host, s.Addr()))
-			return
-		}
-		if o := r.Header.Get("Origin"); o != "" && !slices.Contains(s.o.AllowedOrigins, o) {
-			s.o.Logger.Warn("osworld api refused an origin", "origin", o, "path", r.URL.Path)
-			refuse(w, http.StatusForbidden, fmt.Sprintf("origin %q is not allowed: a web page may not drive this device", o))
-			return
-		}
-		if !s.authorized(r) {
-			s.o.Logger.Warn("osworld api refused a request without the token", "path", r.URL.Path)
-			w.Header().Set("WWW-Authenticate", `Basic realm="pcflow", charset="UTF-8"`)
-			refuse(w, http.StatusUnauthorized, "the token is missing or wrong: send Authorization: Bearer TOKEN, or use http://pcflow:TOKEN@HOST:PORT")
-			return
-		}
-		r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
-		next.ServeHTTP(w, r)
-	})
-}
-
-// authorized says whether r carries the token, as a bearer token or as
-// the password of basic credentials.
-func (s *Server) authorized(r *http.Request) bool {
-	h := r.Header.Get("Authorization")
-	var got string
-	switch {
-	case strings.HasPrefix(h, "Bearer "):
-		got = strings.TrimPrefix(h, "Bearer ")
-	case strings.HasPrefix(h, "Basic "):
-		b, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(h, "Basic "))
-		if err != nil {
-			return false
-		}
-		_, got, _ = strings.Cut(string(b), ":")
-	default:
-		return false
-	}
-	return subtle.ConstantTimeCompare([]byte(got), []byte(s.o.Token)) == 1
-}
-
-// hostAllowed says whether a request's Host names this server: an
-// address (a name an attacker controls is what DNS rebinding needs),
-// localhost, or an allowed host name.
-func (s *Server) hostAllowed(hostport string) bool {
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
-	}
-	host = strings.ToLower(strings.Trim(host, "[]"))
-	if host == "localhost" || net.ParseIP(host) != nil {
-		return true
-	}
-	for _, a := range s.o.AllowedHosts {
-		if strings.EqualFold(a, host) {
-			return true
-		}
-	}
-	return false
+	return httpguard.Guard{Name: "osworld api", Token: s.o.Token, Basic: true, AllowedHosts: s.o.AllowedHosts,
+		AllowedOrigins: s.o.AllowedOrigins, Addr: s.Addr(), Refuse: refuse, Logger: s.o.Logger}.Wrap(next)
 }
 
 // refuse answers with OSWorld's error shape and the reason.
