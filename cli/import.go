@@ -41,7 +41,7 @@ func cmdImport(ctx context.Context, e *env, args []string) int {
 	files := fs.String("files", "", "`DIR`, the local cache of the tasks' downloads, as a path on the devices (default /srv/pcflow-files/BENCHMARK; the overlay sandbox shows /srv)")
 	quiet := fs.Bool("quiet", false, "print the summary only, not a line per task")
 	fetch := fs.Bool("fetch", false, "download the files the tasks need into the --files cache (where the network allows), recording their SHA-256")
-	fetchTimeout := fs.Duration("fetch-timeout", 10*time.Minute, "with --fetch: the longest one file's download may take")
+	fetchTimeout := fs.Duration("fetch-timeout", 10*time.Minute, "with --fetch: the longest `DURATION` one file's download may take")
 	pos, code := parseFlags(fs, args)
 	if code >= 0 {
 		return code
