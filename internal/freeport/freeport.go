@@ -1,15 +1,21 @@
 // Package freeport picks TCP ports for servers pcflow starts: below Linux's
 // ephemeral range, so an outgoing connection never takes one between the
-// check and the bind, and never twice in one process, so servers started
-// side by side do not pick the same one.
+// check and the bind, and never twice on one machine while the process
+// that picked it runs (a lock file per port, held by that process), so
+// servers started side by side, in one process or in several, do not pick
+// the same one.
 package freeport
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
+
+	"github.com/pcflow/pcflow/internal/proclock"
 )
 
 // Free reports whether host:port can be listened on.
@@ -38,7 +44,30 @@ const (
 var (
 	portsMu sync.Mutex
 	given   = map[int]bool{}
+	held    []*os.File // the lock files of the ports given, open for the process's life
 )
+
+// reserve takes port's lock file for this process, reporting false when
+// another process holds it (it picked that port and may not have bound it
+// yet: two embedded servers starting at once chose the same port for a
+// service, and the second failed "address already in use"). Where no lock
+// file can be made, the port is taken as reserved.
+func reserve(port int) bool {
+	dir := filepath.Join(os.TempDir(), "pcflow-ports")
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return true
+	}
+	f, err := os.OpenFile(filepath.Join(dir, strconv.Itoa(port)+".lock"), os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		return true
+	}
+	if err := proclock.TryLock(f); err != nil {
+		f.Close()
+		return false
+	}
+	held = append(held, f)
+	return true
+}
 
 // Pick returns a port on ip that nothing listens on and that this
 // process has not handed out before.
@@ -52,7 +81,7 @@ func pick(ip string, low, high int) (int, error) {
 	defer portsMu.Unlock()
 	for range 200 {
 		p := low + rand.IntN(high-low+1)
-		if given[p] || !Free(ip, p) {
+		if given[p] || !Free(ip, p) || !reserve(p) {
 			continue
 		}
 		given[p] = true
