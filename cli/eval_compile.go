@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -179,7 +180,7 @@ func compileSuite(e *env, args []string, f *evalFlags) (*compiledSuite, int) {
 					continue
 				}
 				cs.repro.Files[script] = hashFile(script)
-				if err := mergeScript(merged, s, script, owner); err != nil {
+				if err := mergeScript(merged, s, script, p.Instruction, owner); err != nil {
 					fmt.Fprintf(e.stderr, "pcflow eval: %v\n", err)
 					failed = true
 					continue
@@ -268,7 +269,7 @@ func keep(t specs.SuiteTask, filter []string) bool {
 
 // mergeScript adds s's subtasks to m; two scripts may not answer the same
 // subtask differently (the scripted model tells requests apart by subtask).
-func mergeScript(m *scripted.Script, s scripted.Script, file string, owner map[string]string) error {
+func mergeScript(m *scripted.Script, s scripted.Script, file, instruction string, owner map[string]string) error {
 	for name, sub := range s.Subtasks {
 		if prev, ok := m.Subtasks[name]; ok && !reflect.DeepEqual(prev, sub) {
 			return fmt.Errorf("%s and %s both script a subtask called %q differently; the scripted model tells subtasks apart by name, so rename one of them", owner[name], file, name)
@@ -277,10 +278,24 @@ func mergeScript(m *scripted.Script, s scripted.Script, file string, owner map[s
 		owner[name] = file
 	}
 	if len(s.Manager) > 0 {
-		if len(m.Manager) > 0 && string(m.Manager) != string(s.Manager) {
-			return fmt.Errorf("%s: a second free-text task with its own Manager answer; a scripted suite holds one", file)
+		// Each free-text task's Manager answer, by its instruction (the
+		// Manager's request carries it); the first also answers any other.
+		if m.Managers == nil {
+			m.Managers = map[string]json.RawMessage{}
 		}
-		m.Manager = s.Manager
+		if prev, ok := m.Managers[instruction]; ok && string(prev) != string(s.Manager) {
+			return fmt.Errorf("%s: two free-text tasks with the instruction %q answer the Manager differently; the scripted model tells them apart by instruction", file, text.Trunc(instruction, 60))
+		}
+		m.Managers[instruction] = s.Manager
+		if len(m.Manager) == 0 {
+			m.Manager = s.Manager
+		}
+	}
+	for k, v := range s.Managers {
+		if m.Managers == nil {
+			m.Managers = map[string]json.RawMessage{}
+		}
+		m.Managers[k] = v
 	}
 	m.Faults = append(m.Faults, s.Faults...)
 	if s.LatencyMS > m.LatencyMS {

@@ -186,7 +186,16 @@ func (c *setupConv) convert(steps []step) {
 			c.window = re
 			// Shift alone types nothing: the press brings the window to
 			// the front, as activate_window does.
-			c.add("activate_window", "press {", "  window = "+quote(re), "  keys   = [\"shift\"]", "}")
+			lines := []string{"press {", "  window = " + quote(re), "  keys   = [\"shift\"]", "}"}
+			if c.kind == "setup" {
+				// The benchmark's harness activates a window its launch
+				// just opened: wait for it first (a first start of
+				// LibreOffice's profile shows a splash for a minute on a
+				// loaded machine). After the agent a window it closed is
+				// skipped instead.
+				lines = append([]string{"wait_for_window = " + quote(re), "wait_timeout    = \"3m\""}, lines...)
+			}
+			c.add("activate_window", lines...)
 		case "close_window":
 			re, ok := c.windowRegex(p, i, s.Type)
 			if !ok {

@@ -50,6 +50,11 @@ type Script struct {
 	Subtasks map[string]SubtaskScript `json:"subtasks"`
 	// Manager is the plan_subtasks answer for free-text instructions.
 	Manager json.RawMessage `json:"manager,omitempty"`
+	// Managers are plan_subtasks answers by the task's instruction, as the
+	// Manager's request carries it: a suite of free-text tasks (an
+	// imported benchmark's) holds one per task (eval merges the tasks'
+	// Manager answers here). An instruction not among them gets Manager.
+	Managers map[string]json.RawMessage `json:"managers,omitempty"`
 	Faults  []Fault         `json:"faults,omitempty"`
 	// Judges decide judge checks, by the check's name (see evaluate.go).
 	Judges map[string]JudgeScript `json:"judges,omitempty"`

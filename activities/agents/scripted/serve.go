@@ -292,11 +292,15 @@ func (s *Server) answer(ctx context.Context, rec Request, req openai.ChatComplet
 		}
 		return 200, resp
 	case agent.RoleManager:
-		if len(s.script.Manager) == 0 {
+		answer := s.script.Manager
+		if m, ok := s.script.Managers[rec.Turn.Instruction]; ok {
+			answer = m
+		}
+		if len(answer) == 0 {
 			return 200, toolAnswer(rec, "", nil, "The script has no manager answer.", fault)
 		}
 		var args map[string]any
-		_ = json.Unmarshal(s.script.Manager, &args)
+		_ = json.Unmarshal(answer, &args)
 		return 200, roleAnswer(rec, "plan_subtasks", args, fault)
 	}
 	return 400, errBody(400, "the scripted model cannot tell which agent this request is for")
