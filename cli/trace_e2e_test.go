@@ -1,0 +1,192 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pcflow/pcflow/activities/agents/scripted"
+	"github.com/pcflow/pcflow/internal/testdisplay"
+	"github.com/pcflow/pcflow/internal/tracing/otlptest"
+)
+
+// The secret of TestTracesOfARun: typed by placeholder, repeated by the
+// model in its thoughts.
+const traceSecret = "otter-9132-plinth"
+
+const tracedTask = `variable "token" {
+  sensitive = true
+}
+
+task "traced" {
+  max_steps = 6
+  loop      = "sequential"
+  device "desktop" {}
+
+  setup "editor" {
+    launch          = ["mousepad"]
+    wait_for_window = "Mousepad"
+  }
+
+  subtask "first" {
+    instruction = "Type the token ${var.token} into the editor."
+  }
+
+  subtask "second" {
+    depends_on  = [subtask.first]
+    instruction = "Type a friendly greeting after the token."
+  }
+}
+`
+
+// TestTracesOfARun runs a two-subtask task on a real desktop (Mousepad,
+// the embedded Temporal server, the scripted model over HTTP) with
+// --otel-endpoint pointing at an OTLP/HTTP receiver in this test (the real
+// exporter, the real wire protocol: otlptest decodes OpenTelemetry's
+// protobuf), and reads the trace: one trace id for the run; the run's
+// span, two subtask spans under it, the steps' activity spans under each
+// subtask (naming subtask and step), and under the steps the model calls'
+// spans with the model, its tokens and Reflection's verdict. No attribute,
+// event or status anywhere holds the sensitive variable's value, the text
+// of an instruction or what the model said.
+func TestTracesOfARun(t *testing.T) {
+	t.Parallel() // its own desktop, state folder and ports (see newWorld)
+	w := newWorldOn(t, testdisplay.Reserve(t))
+	rcv := otlptest.Start(t)
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "traced.hcl")
+	if err := os.WriteFile(spec, []byte(tracedTask), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	thought := "The editor shows " + traceSecret + " now."
+	model := scripted.New(scripted.Script{Subtasks: map[string]scripted.SubtaskScript{
+		"first": {Steps: []scripted.Step{
+			{Thought: "Type the token.", Action: "type", Role: "text", Args: map[string]any{"text": "{{secret.token}}"}},
+			{Thought: thought, Action: "done"},
+		}},
+		"second": {Steps: []scripted.Step{
+			{Thought: "Greet.", Action: "type", Role: "text", Args: map[string]any{"text": " hello there"}},
+			{Thought: "Greeted after " + traceSecret + ".", Action: "done"},
+		}},
+	}})
+	if err := model.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	c := w.cmd(w.flags("run", spec, "--display", w.display, "--id", "traced", "--otel-endpoint", rcv.URL)...)
+	c.Env = append(c.Env, "OPENAI_BASE_URL="+model.URL, "OPENAI_API_KEY=test", "PCFLOW_MODEL=scripted", "PCFLOW_MODEL_SCRIPTED=1",
+		"PCFLOW_VAR_token="+traceSecret)
+	out, _ := c.CombinedOutput()
+	if code := c.ProcessState.ExitCode(); code != 0 || !strings.Contains(string(out), "SUCCEEDED") {
+		t.Fatalf("pcflow run --otel-endpoint = %d, want 0 (SUCCEEDED):\n%s", code, out)
+	}
+
+	// The run's process sends its last spans before it exits; the
+	// receiver may still be decoding them.
+	const runSpan = "RunWorkflow:InstructionWorkflow"
+	spans := rcv.WaitFor(t, 30*time.Second, "the run's span and two subtask spans", func(ss []otlptest.Span) bool {
+		return len(named(ss, runSpan)) == 1 && len(named(ss, "RunWorkflow:SubtaskWorkflow")) == 2
+	})
+	tree := otlptest.TreeOf(spans)
+	run := named(spans, runSpan)[0]
+	if run.Attrs["temporalWorkflowID"] != "traced" || run.Resource["service.name"] != "pcflow" || run.Resource["pcflow.process"] != "run" {
+		t.Errorf("the run's span = %+v, want workflow traced, service pcflow, process run", run)
+	}
+	// One trace: every span of the run's workflows, activities and
+	// model calls carries the run's trace id.
+	for _, s := range spans {
+		wid := s.Attrs["temporalWorkflowID"]
+		if (wid == "traced" || strings.HasPrefix(wid, "traced/") || strings.HasPrefix(s.Name, "model ")) && s.TraceID != run.TraceID {
+			t.Errorf("span %s (%s) is in trace %s, want the run's %s", s.Name, wid, s.TraceID, run.TraceID)
+		}
+	}
+
+	subtasks := map[string]bool{}
+	for _, sub := range named(spans, "RunWorkflow:SubtaskWorkflow") {
+		name := strings.TrimPrefix(sub.Attrs["temporalWorkflowID"], "traced/")
+		subtasks[name] = true
+		if p, ok := tree.Ancestor(sub, runSpan); !ok || p.SpanID != run.SpanID {
+			t.Errorf("subtask %s's span is not under the run's span (parent %s)", name, sub.ParentID)
+		}
+		// Each step's activities, named by subtask and step.
+		for act, least := range map[string]int{"RunActivity:Decide": 2, "RunActivity:Act": 1, "RunActivity:Reflect": 1, "RunActivity:Progress": 1} {
+			got := tree.Below(sub, act)
+			if len(got) < least {
+				t.Errorf("subtask %s has %d %s spans, want at least %d", name, len(got), act, least)
+			}
+			for _, a := range got {
+				if act != "RunActivity:Act" && (a.Attrs["pcflow.subtask"] != name || a.Attrs["pcflow.step"] == "") {
+					t.Errorf("%s under subtask %s names subtask %q, step %q", act, name, a.Attrs["pcflow.subtask"], a.Attrs["pcflow.step"])
+				}
+				if act == "RunActivity:Act" && a.Attrs["pcflow.action"] != "type" {
+					t.Errorf("%s under subtask %s: pcflow.action = %q, want type", act, name, a.Attrs["pcflow.action"])
+				}
+			}
+		}
+		// The model calls, each under its step's activity.
+		for act, call := range map[string]string{"RunActivity:Decide": "model decision", "RunActivity:Reflect": "model reflection", "RunActivity:Progress": "model progress"} {
+			calls := tree.Below(sub, call)
+			if len(calls) == 0 {
+				t.Errorf("subtask %s has no %q span", name, call)
+			}
+			for _, m := range calls {
+				if p := tree.ByID[m.ParentID]; p.Name != act {
+					t.Errorf("%q under subtask %s is under %q, want %q", call, name, p.Name, act)
+				}
+				in, _ := strconv.Atoi(m.Attrs["gen_ai.usage.input_tokens"])
+				outTok, _ := strconv.Atoi(m.Attrs["gen_ai.usage.output_tokens"])
+				if m.Attrs["gen_ai.request.model"] != "scripted" || in <= 0 || outTok <= 0 || m.Attrs["pcflow.model.calls"] != "1" {
+					t.Errorf("%q under subtask %s: attributes %v, want model scripted, its tokens and one request", call, name, m.Attrs)
+				}
+				if call == "model reflection" && m.Attrs["pcflow.verdict"] == "" {
+					t.Errorf("%q under subtask %s has no verdict: %v", call, name, m.Attrs)
+				}
+			}
+		}
+	}
+	if !subtasks["first"] || !subtasks["second"] {
+		t.Errorf("the subtask spans are for %v, want first and second", keys(subtasks))
+	}
+
+	// Nothing that must stay out: the secret (in every form the secrets
+	// test looks for), an instruction, what the model thought.
+	never := append(leakForms(traceSecret), "Type the token", "friendly greeting", "The editor shows", "Greeted after")
+	for _, s := range spans {
+		var all bytes.Buffer
+		fmt.Fprintf(&all, "%s %s %v %v", s.Name, s.StatusMessage, s.Attrs, s.Resource)
+		for _, e := range s.Events {
+			fmt.Fprintf(&all, " %s %v", e.Name, e.Attrs)
+		}
+		for _, f := range never {
+			if strings.Contains(all.String(), f) {
+				t.Errorf("span %s holds %q: %s", s.Name, f, all.String())
+			}
+		}
+	}
+}
+
+// named returns the spans called name.
+func named(spans []otlptest.Span, name string) []otlptest.Span {
+	var out []otlptest.Span
+	for _, s := range spans {
+		if s.Name == name {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func keys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

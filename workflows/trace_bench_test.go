@@ -1,0 +1,80 @@
+package workflows_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/pcflow/pcflow/activities/agents/scripted"
+	"github.com/pcflow/pcflow/activities/fakedevice"
+	"github.com/pcflow/pcflow/internal/enginetest"
+	"github.com/pcflow/pcflow/internal/tracing"
+	"github.com/pcflow/pcflow/internal/tracing/otlptest"
+	"github.com/pcflow/pcflow/workflows"
+)
+
+// BenchmarkTracing runs the 20-step subtask of BenchmarkDurableVsInProcess
+// (scripted model at PCFLOW_BENCH_LATENCY_MS, default 1000) on two engines
+// side by side, one without tracing and one sending its spans over
+// OTLP/HTTP to a receiver in this process (internal/tracing/otlptest),
+// alternating runs so that both see the same load. It reports the wall
+// time of a run of each, the overhead of tracing in percent and the spans
+// a run sent.
+func BenchmarkTracing(b *testing.B) {
+	latency := benchLatency()
+	const steps = 20
+	var script []scripted.Step
+	for i := 0; i < steps-1; i++ {
+		script = append(script, click("A"))
+	}
+	script = append(script, done(nil))
+	sc := scripted.Script{LatencyMS: latency, Subtasks: map[string]scripted.SubtaskScript{"s": {Steps: script}}}
+	rcv := otlptest.Start(b)
+	tr, err := tracing.Start(context.Background(), tracing.Options{Endpoint: rcv.URL, Process: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { tr.Shutdown(10 * time.Second) })
+	envs := map[string]*enginetest.Env{
+		"off": enginetest.Start(b, sc),
+		"on":  enginetest.StartWith(b, sc, enginetest.Options{Interceptors: tr.ClientInterceptors()}),
+	}
+	for name, env := range envs {
+		env.Serve("desktop", env.Activities(fakedevice.New("A", "B"), "desktop-"+name, env.ModelConfig()), true)
+	}
+	p := mustPlan(b, fmt.Sprintf(`task "bench" {
+  max_steps = %d
+  timeout   = "1h"
+  loop      = "sequential"
+  subtask "s" {
+    instruction = "click A"
+  }
+}`, steps+5))
+	wall := map[string]time.Duration{}
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		order := []string{"off", "on"}
+		if i%2 == 1 {
+			order = []string{"on", "off"}
+		}
+		for _, name := range order {
+			start := time.Now()
+			res, err := envs[name].Run(ctx, fmt.Sprintf("bench-%s-%d", name, i), p, workflows.Options{})
+			if err != nil || res.Reason != workflows.ReasonSuccess {
+				b.Fatalf("run with tracing %s: %v %+v", name, err, res)
+			}
+			wall[name] += time.Since(start)
+		}
+	}
+	b.StopTimer()
+	if err := tr.Shutdown(10 * time.Second); err != nil {
+		b.Fatal(err)
+	}
+	n := float64(b.N)
+	b.ReportMetric(wall["off"].Seconds()/n, "s/run-off")
+	b.ReportMetric(wall["on"].Seconds()/n, "s/run-on")
+	b.ReportMetric(100*(float64(wall["on"])/float64(wall["off"])-1), "%overhead")
+	b.ReportMetric(float64(len(rcv.Spans()))/n, "spans/run")
+}
