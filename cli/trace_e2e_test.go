@@ -11,9 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/agents/scripted"
 	"github.com/pcflow/pcflow/internal/testdisplay"
 	"github.com/pcflow/pcflow/internal/tracing/otlptest"
+	"github.com/pcflow/pcflow/workflows"
 )
 
 // The secret of TestTracesOfARun: typed by placeholder, repeated by the
@@ -89,9 +91,9 @@ func TestTracesOfARun(t *testing.T) {
 
 	// The run's process sends its last spans before it exits; the
 	// receiver may still be decoding them.
-	const runSpan = "RunWorkflow:InstructionWorkflow"
+	runSpan, subSpan := "RunWorkflow:"+workflows.InstructionWorkflowName, "RunWorkflow:"+workflows.SubtaskWorkflowName
 	spans := rcv.WaitFor(t, 30*time.Second, "the run's span and two subtask spans", func(ss []otlptest.Span) bool {
-		return len(named(ss, runSpan)) == 1 && len(named(ss, "RunWorkflow:SubtaskWorkflow")) == 2
+		return len(named(ss, runSpan)) == 1 && len(named(ss, subSpan)) == 2
 	})
 	tree := otlptest.TreeOf(spans)
 	run := named(spans, runSpan)[0]
@@ -108,36 +110,37 @@ func TestTracesOfARun(t *testing.T) {
 	}
 
 	subtasks := map[string]bool{}
-	for _, sub := range named(spans, "RunWorkflow:SubtaskWorkflow") {
+	for _, sub := range named(spans, subSpan) {
 		name := strings.TrimPrefix(sub.Attrs["temporalWorkflowID"], "traced/")
 		subtasks[name] = true
 		if p, ok := tree.Ancestor(sub, runSpan); !ok || p.SpanID != run.SpanID {
 			t.Errorf("subtask %s's span is not under the run's span (parent %s)", name, sub.ParentID)
 		}
 		// Each step's activities, named by subtask and step.
-		for act, least := range map[string]int{"RunActivity:Decide": 2, "RunActivity:Act": 1, "RunActivity:Reflect": 1, "RunActivity:Progress": 1} {
-			got := tree.Below(sub, act)
+		decide, act, reflect, progress := "RunActivity:"+activities.DecideName, "RunActivity:"+activities.ActName, "RunActivity:"+activities.ReflectName, "RunActivity:"+activities.ProgressName
+		for kind, least := range map[string]int{decide: 2, act: 1, reflect: 1, progress: 1} {
+			got := tree.Below(sub, kind)
 			if len(got) < least {
-				t.Errorf("subtask %s has %d %s spans, want at least %d", name, len(got), act, least)
+				t.Errorf("subtask %s has %d %s spans, want at least %d", name, len(got), kind, least)
 			}
 			for _, a := range got {
-				if act != "RunActivity:Act" && (a.Attrs["pcflow.subtask"] != name || a.Attrs["pcflow.step"] == "") {
-					t.Errorf("%s under subtask %s names subtask %q, step %q", act, name, a.Attrs["pcflow.subtask"], a.Attrs["pcflow.step"])
+				if kind != act && (a.Attrs["pcflow.subtask"] != name || a.Attrs["pcflow.step"] == "") {
+					t.Errorf("%s under subtask %s names subtask %q, step %q", kind, name, a.Attrs["pcflow.subtask"], a.Attrs["pcflow.step"])
 				}
-				if act == "RunActivity:Act" && a.Attrs["pcflow.action"] != "type" {
-					t.Errorf("%s under subtask %s: pcflow.action = %q, want type", act, name, a.Attrs["pcflow.action"])
+				if kind == act && a.Attrs["pcflow.action"] != "type" {
+					t.Errorf("%s under subtask %s: pcflow.action = %q, want type", kind, name, a.Attrs["pcflow.action"])
 				}
 			}
 		}
 		// The model calls, each under its step's activity.
-		for act, call := range map[string]string{"RunActivity:Decide": "model decision", "RunActivity:Reflect": "model reflection", "RunActivity:Progress": "model progress"} {
+		for kind, call := range map[string]string{decide: "model decision", reflect: "model reflection", progress: "model progress"} {
 			calls := tree.Below(sub, call)
 			if len(calls) == 0 {
 				t.Errorf("subtask %s has no %q span", name, call)
 			}
 			for _, m := range calls {
-				if p := tree.ByID[m.ParentID]; p.Name != act {
-					t.Errorf("%q under subtask %s is under %q, want %q", call, name, p.Name, act)
+				if p := tree.ByID[m.ParentID]; p.Name != kind {
+					t.Errorf("%q under subtask %s is under %q, want %q", call, name, p.Name, kind)
 				}
 				in, _ := strconv.Atoi(m.Attrs["gen_ai.usage.input_tokens"])
 				outTok, _ := strconv.Atoi(m.Attrs["gen_ai.usage.output_tokens"])
@@ -171,11 +174,14 @@ func TestTracesOfARun(t *testing.T) {
 	}
 }
 
-// named returns the spans called name.
+// named returns the spans called name, one per span id (a span sent
+// twice, by two processes that replayed a workflow, is one).
 func named(spans []otlptest.Span, name string) []otlptest.Span {
 	var out []otlptest.Span
+	seen := map[string]bool{}
 	for _, s := range spans {
-		if s.Name == name {
+		if s.Name == name && !seen[s.SpanID] {
+			seen[s.SpanID] = true
 			out = append(out, s)
 		}
 	}

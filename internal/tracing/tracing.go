@@ -111,9 +111,12 @@ func Start(ctx context.Context, o Options) (*Tracing, error) {
 	if err != nil {
 		return nil, fmt.Errorf("trace resource: %w", err)
 	}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+	// A workflow replayed is one span still (replay.go).
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(newOnceSent(sdktrace.NewBatchSpanProcessor(exp))),
+		sdktrace.WithIDGenerator(ids{}), sdktrace.WithResource(res))
 	ic, err := temporalotel.NewTracingInterceptor(temporalotel.TracerOptions{
-		Tracer: tp.Tracer(TracerName),
+		Tracer:      tp.Tracer(TracerName),
+		SpanStarter: startSpan,
 		// pcflow's progress display queries its runs twice a second:
 		// those would be most of the spans, and say nothing of the run.
 		DisableQueryTracing: true,

@@ -4,6 +4,11 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 )
 
 func TestEndpoint(t *testing.T) {
@@ -42,5 +47,40 @@ func TestOffSetsNothing(t *testing.T) {
 	tr, err := Start(context.Background(), Options{Getenv: func(string) string { return "" }})
 	if err != nil || tr.On() || tr.ClientInterceptors() != nil || tr.Shutdown(0) != nil {
 		t.Fatalf("Start without an endpoint = %+v, %v; want tracing off", tr, err)
+	}
+}
+
+// TestReplayedWorkflowIsOneSpan: the RunWorkflow spans of two executions
+// of one workflow (a replay) get one id and are sent once; other spans
+// keep ids of their own.
+func TestReplayedWorkflowIsOneSpan(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(newOnceSent(sdktrace.NewSimpleSpanProcessor(exp))), sdktrace.WithIDGenerator(ids{}))
+	tr := tp.Tracer("test")
+	ctx, parent := tr.Start(context.Background(), "StartWorkflow:pcflow.Instruction")
+	at := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	var got []trace.SpanID
+	for range 2 {
+		s := startSpan(ctx, tr, "RunWorkflow:pcflow.Instruction", trace.WithTimestamp(at))
+		got = append(got, s.SpanContext().SpanID())
+		s.End()
+	}
+	other := startSpan(ctx, tr, "RunWorkflow:pcflow.Instruction", trace.WithTimestamp(at.Add(time.Second)))
+	other.End()
+	a := startSpan(ctx, tr, "RunActivity:Decide")
+	b := startSpan(ctx, tr, "RunActivity:Decide")
+	a.End()
+	b.End()
+	parent.End()
+	if got[0] != got[1] || got[0] == other.SpanContext().SpanID() || a.SpanContext().SpanID() == b.SpanContext().SpanID() {
+		t.Errorf("span ids: replayed %v, a later run %v, two activities %v %v; want the replays alike, the rest apart",
+			got, other.SpanContext().SpanID(), a.SpanContext().SpanID(), b.SpanContext().SpanID())
+	}
+	names := map[string]int{}
+	for _, s := range exp.GetSpans() {
+		names[s.Name]++
+	}
+	if names["RunWorkflow:pcflow.Instruction"] != 2 || names["RunActivity:Decide"] != 2 || names["StartWorkflow:pcflow.Instruction"] != 1 {
+		t.Errorf("spans sent: %v; want the replayed run once, the later run, two activities and the start", names)
 	}
 }

@@ -201,10 +201,27 @@ func (r *Receiver) WaitFor(t testing.TB, d time.Duration, what string, ok func([
 			return spans
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("waited %v for %s; the receiver has %d spans from %d requests (rejected: %v)", d, what, len(spans), r.Requests(), r.Rejected())
+			t.Fatalf("waited %v for %s; the receiver has %d spans from %d requests (rejected: %v): %s", d, what, len(spans), r.Requests(), r.Rejected(), Names(spans))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// Names counts the spans by name: "name ×n, …", sorted.
+func Names(spans []Span) string {
+	n := map[string]int{}
+	for _, s := range spans {
+		n[s.Name]++
+	}
+	names := make([]string, 0, len(n))
+	for k := range n {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for i, k := range names {
+		names[i] = fmt.Sprintf("%s ×%d", k, n[k])
+	}
+	return strings.Join(names, ", ")
 }
 
 // Tree is a trace's spans by id, and their children, for walking.
