@@ -19,6 +19,8 @@ import (
 	"github.com/pcflow/pcflow/activities/agents/scripted"
 	"github.com/pcflow/pcflow/activities/fakedevice"
 	"github.com/pcflow/pcflow/internal/enginetest"
+	"github.com/pcflow/pcflow/internal/tracing"
+	"github.com/pcflow/pcflow/internal/tracing/otlptest"
 	pcworker "github.com/pcflow/pcflow/worker"
 	"github.com/pcflow/pcflow/workflows"
 )
@@ -27,36 +29,59 @@ var record = flag.Bool("record", false, "record new histories into testdata/")
 
 // TestReplay replays histories recorded from real runs against the current
 // workflow code: a change that would break running workflows fails here
-// (guard it with workflow.GetVersion).
+// (guard it with workflow.GetVersion). Each replays with tracing too
+// (internal/tracing): its interceptor must not change a command.
 func TestReplay(t *testing.T) {
 	files, _ := filepath.Glob("testdata/*.json")
 	if len(files) == 0 {
 		t.Fatal("no recorded histories in testdata/ (go test ./workflows -run TestRecordHistories -record)")
 	}
-	r := worker.NewWorkflowReplayer()
-	pcworker.RegisterWorkflows(r)
-	pcworker.RegisterMCP(r)
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			fh, err := os.Open(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer fh.Close()
-			h, err := client.HistoryFromJSON(fh, client.HistoryJSONOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			// Child ids derive from the parent's: replay under the recorded id.
-			id := strings.ReplaceAll(strings.TrimSuffix(filepath.Base(f), ".json"), "_", "/")
-			err = r.ReplayWorkflowHistoryWithOptions(nil, h, worker.ReplayWorkflowHistoryOptions{
-				OriginalExecution: workflow.Execution{ID: id, RunID: "replay"},
-			})
-			if err != nil {
-				t.Errorf("replay %s: %v", f, err)
-			}
-		})
+	tr, err := tracing.Start(context.Background(), tracing.Options{Endpoint: otlptest.Start(t).URL})
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer tr.Shutdown(5 * time.Second)
+	plain := worker.NewWorkflowReplayer()
+	traced, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{Interceptors: tr.WorkerInterceptors()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []worker.WorkflowReplayer{plain, traced} {
+		pcworker.RegisterWorkflows(r)
+		pcworker.RegisterMCP(r)
+	}
+	for _, f := range files {
+		for _, r := range []worker.WorkflowReplayer{plain, traced} {
+			replayFile(t, r, f, r == traced)
+		}
+	}
+}
+
+// replayFile replays the history in f with r.
+func replayFile(t *testing.T, r worker.WorkflowReplayer, f string, traced bool) {
+	name := filepath.Base(f)
+	if traced {
+		name += "/traced"
+	}
+	t.Run(name, func(t *testing.T) {
+		fh, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fh.Close()
+		h, err := client.HistoryFromJSON(fh, client.HistoryJSONOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Child ids derive from the parent's: replay under the recorded id.
+		id := strings.ReplaceAll(strings.TrimSuffix(filepath.Base(f), ".json"), "_", "/")
+		err = r.ReplayWorkflowHistoryWithOptions(nil, h, worker.ReplayWorkflowHistoryOptions{
+			OriginalExecution: workflow.Execution{ID: id, RunID: "replay"},
+		})
+		if err != nil {
+			t.Errorf("replay %s: %v", f, err)
+		}
+	})
 }
 
 // TestRecordHistories runs real workflows on the embedded server and saves

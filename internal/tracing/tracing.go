@@ -148,6 +148,15 @@ func (t *Tracing) ClientInterceptors() []interceptor.ClientInterceptor {
 	return []interceptor.ClientInterceptor{t.interceptor}
 }
 
+// WorkerInterceptors are the same interceptor for a worker (or a
+// replayer) not made from a traced client: none when off.
+func (t *Tracing) WorkerInterceptors() []interceptor.WorkerInterceptor {
+	if !t.On() {
+		return nil
+	}
+	return []interceptor.WorkerInterceptor{t.interceptor}
+}
+
 // Shutdown sends the spans not yet sent and stops; it waits at most
 // timeout for the receiver.
 func (t *Tracing) Shutdown(timeout time.Duration) error {
