@@ -1,8 +1,11 @@
+//go:build unix
+
 package workflows_test
 
 import (
 	"context"
 	"fmt"
+	"syscall"
 	"testing"
 	"time"
 
@@ -14,13 +17,22 @@ import (
 	"github.com/pcflow/pcflow/workflows"
 )
 
+// cpuTime is the CPU time this process has used (user and system).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // BenchmarkTracing runs the 20-step subtask of BenchmarkDurableVsInProcess
 // (scripted model at PCFLOW_BENCH_LATENCY_MS, default 1000) on two engines
 // side by side, one without tracing and one sending its spans over
 // OTLP/HTTP to a receiver in this process (internal/tracing/otlptest),
 // alternating runs so that both see the same load. It reports the wall
-// time of a run of each, the overhead of tracing in percent and the spans
-// a run sent.
+// time of a run of each, the overhead of tracing in percent, the process's
+// CPU time during a run of each and the spans a run sent.
 func BenchmarkTracing(b *testing.B) {
 	latency := benchLatency()
 	const steps = 20
@@ -51,7 +63,7 @@ func BenchmarkTracing(b *testing.B) {
     instruction = "click A"
   }
 }`, steps+5))
-	wall := map[string]time.Duration{}
+	wall, cpu := map[string]time.Duration{}, map[string]time.Duration{}
 	ctx := context.Background()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -60,12 +72,13 @@ func BenchmarkTracing(b *testing.B) {
 			order = []string{"on", "off"}
 		}
 		for _, name := range order {
-			start := time.Now()
+			start, startCPU := time.Now(), cpuTime()
 			res, err := envs[name].Run(ctx, fmt.Sprintf("bench-%s-%d", name, i), p, workflows.Options{})
 			if err != nil || res.Reason != workflows.ReasonSuccess {
 				b.Fatalf("run with tracing %s: %v %+v", name, err, res)
 			}
 			wall[name] += time.Since(start)
+			cpu[name] += cpuTime() - startCPU
 		}
 	}
 	b.StopTimer()
@@ -76,5 +89,9 @@ func BenchmarkTracing(b *testing.B) {
 	b.ReportMetric(wall["off"].Seconds()/n, "s/run-off")
 	b.ReportMetric(wall["on"].Seconds()/n, "s/run-on")
 	b.ReportMetric(100*(float64(wall["on"])/float64(wall["off"])-1), "%overhead")
+	// The whole process's CPU (both servers, workers, model, receiver)
+	// while each run went on: what tracing costs when the machine is busy.
+	b.ReportMetric(cpu["off"].Seconds()/n, "cpu-s/run-off")
+	b.ReportMetric(cpu["on"].Seconds()/n, "cpu-s/run-on")
 	b.ReportMetric(float64(len(rcv.Spans()))/n, "spans/run")
 }
