@@ -77,7 +77,13 @@ func (f *engineFlags) register(fs *flag.FlagSet, e *env, ui bool) {
 
 // tracingOptions are the options of this command's tracing.
 func (f *engineFlags) tracingOptions(e *env) tracing.Options {
-	return tracing.Options{Endpoint: f.otel, Getenv: e.getenv, Process: f.process}
+	return tracing.Options{Endpoint: f.otel, Getenv: e.getenv, Process: f.process, Report: func(err error) {
+		if err == nil {
+			fmt.Fprintln(e.stderr, "pcflow: traces: sending spans again")
+			return
+		}
+		fmt.Fprintf(e.stderr, "pcflow: traces: %v\n", err)
+	}}
 }
 
 // traceEnv adds --otel-endpoint to the environment of a pcflow process

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -37,6 +38,9 @@ type Options struct {
 	// Process names the pcflow command in the spans' resource
 	// (pcflow.process: run, worker, eval).
 	Process string
+	// Report hears that spans could not be sent (once, until a batch is
+	// sent again, which it hears as nil); nil: nobody is told.
+	Report func(error)
 }
 
 // Tracing is a process's tracing: off (the zero value, or nil), or a
@@ -96,7 +100,7 @@ func Start(ctx context.Context, o Options) (*Tracing, error) {
 		return nil, fmt.Errorf("trace resource: %w", err)
 	}
 	// A workflow replayed is one span still (replay.go).
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(newOnceSent(sdktrace.NewBatchSpanProcessor(exp))),
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(newOnceSent(sdktrace.NewBatchSpanProcessor(&reporting{SpanExporter: exp, url: endpoint, report: o.Report}))),
 		sdktrace.WithIDGenerator(ids{}), sdktrace.WithResource(res))
 	ic, err := temporalotel.NewTracingInterceptor(temporalotel.TracerOptions{
 		Tracer:      tp.Tracer(TracerName),
@@ -110,6 +114,36 @@ func Start(ctx context.Context, o Options) (*Tracing, error) {
 		return nil, fmt.Errorf("Temporal tracing interceptor: %w", err)
 	}
 	return &Tracing{provider: tp, interceptor: ic, url: endpoint}, nil
+}
+
+// reporting tells Report when spans cannot be sent, instead of
+// OpenTelemetry's global error handler (which would print every failed
+// batch), and once per outage.
+type reporting struct {
+	sdktrace.SpanExporter
+	url     string
+	report  func(error)
+	mu      sync.Mutex
+	failing bool
+}
+
+func (r *reporting) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	err := r.SpanExporter.ExportSpans(ctx, spans)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case err != nil && !r.failing:
+		r.failing = true
+		if r.report != nil {
+			r.report(fmt.Errorf("cannot send spans to %s (%w): spans are dropped until it answers; start the receiver or fix --otel-endpoint / $%s", r.url, err, EnvEndpoint))
+		}
+	case err == nil && r.failing:
+		r.failing = false
+		if r.report != nil {
+			r.report(nil)
+		}
+	}
+	return nil
 }
 
 // On reports whether spans are sent.

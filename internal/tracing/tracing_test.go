@@ -2,7 +2,10 @@ package tracing
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -117,5 +120,39 @@ func BenchmarkSpan(b *testing.B) {
 	b.StopTimer()
 	if got := len(rcv.Spans()); got != b.N+1 {
 		b.Fatalf("the receiver has %d spans, want %d", got, b.N+1)
+	}
+}
+
+// TestReceiverThatRefusesIsReportedOnce: a receiver that refuses every
+// batch is reported once, with its URL and what to do, and no run waits
+// on it.
+func TestReceiverThatRefusesIsReportedOnce(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "no", http.StatusBadRequest) // not retried
+	}))
+	defer srv.Close()
+	var mu sync.Mutex
+	var reports []error
+	tr, err := Start(context.Background(), Options{Endpoint: srv.URL, Report: func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		reports = append(reports, err)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tracer := tr.provider.Tracer("test")
+	for range 3 {
+		_, s := tracer.Start(context.Background(), "RunActivity:Decide")
+		s.End()
+		tr.provider.ForceFlush(context.Background())
+	}
+	if err := tr.Shutdown(5 * time.Second); err != nil {
+		t.Fatalf("Shutdown = %v, want nil: the failure was reported already", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(reports) != 1 || reports[0] == nil || !strings.Contains(reports[0].Error(), srv.URL+"/v1/traces") || !strings.Contains(reports[0].Error(), "--otel-endpoint") {
+		t.Fatalf("reports = %v, want one naming %s/v1/traces and the flag", reports, srv.URL)
 	}
 }
