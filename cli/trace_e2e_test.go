@@ -196,3 +196,20 @@ func keys(m map[string]bool) []string {
 	sort.Strings(out)
 	return out
 }
+
+// TestTraceEnvForDeviceWorkers: eval's device workers are told
+// --otel-endpoint by the variable that says the same, which replaces the
+// ones they would otherwise inherit; without the flag their environment
+// is left as it is.
+func TestTraceEnvForDeviceWorkers(t *testing.T) {
+	environ := []string{"DISPLAY=:7", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=http://old:4318/v1/traces", "OTEL_EXPORTER_OTLP_ENDPOINT=http://old:4318"}
+	f := engineFlags{otel: "http://collector:4318"}
+	got := f.traceEnv(environ)
+	want := []string{"DISPLAY=:7", "OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("traceEnv with --otel-endpoint = %q, want %q", got, want)
+	}
+	if got := (&engineFlags{}).traceEnv(environ); strings.Join(got, " ") != strings.Join(environ, " ") {
+		t.Errorf("traceEnv without the flag = %q, want %q", got, environ)
+	}
+}
