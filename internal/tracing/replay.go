@@ -28,7 +28,8 @@ const runWorkflowPrefix = "RunWorkflow:"
 type seedKey struct{}
 
 // startSpan is the interceptor's SpanStarter: a RunWorkflow span gets its
-// id from its seed (ids).
+// id from its seed (ids); every span records an error by its kind only
+// (kindOnly).
 func startSpan(ctx context.Context, t trace.Tracer, name string, opts ...trace.SpanStartOption) trace.Span {
 	if strings.HasPrefix(name, runWorkflowPrefix) {
 		if parent := trace.SpanContextFromContext(ctx); parent.IsValid() {
@@ -38,7 +39,7 @@ func startSpan(ctx context.Context, t trace.Tracer, name string, opts ...trace.S
 		}
 	}
 	_, span := t.Start(ctx, name, opts...)
-	return span
+	return &kindOnly{Span: span}
 }
 
 // ids is the tracer provider's id generator: random ids, but a span id

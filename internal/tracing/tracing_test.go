@@ -2,6 +2,7 @@ package tracing
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,9 +11,11 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/pcflow/pcflow/internal/tracing/otlptest"
 )
@@ -154,5 +157,27 @@ func TestReceiverThatRefusesIsReportedOnce(t *testing.T) {
 	defer mu.Unlock()
 	if len(reports) != 1 || reports[0] == nil || !strings.Contains(reports[0].Error(), srv.URL+"/v1/traces") || !strings.Contains(reports[0].Error(), "--otel-endpoint") {
 		t.Fatalf("reports = %v, want one naming %s/v1/traces and the flag", reports, srv.URL)
+	}
+}
+
+// TestErrorsByKindOnly: a span of the interceptor that ends with an error
+// records the error's type, never its message (which can quote a model's
+// answer).
+func TestErrorsByKindOnly(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	s := startSpan(context.Background(), tp.Tracer("test"), "RunActivity:Decide")
+	err := temporal.NewApplicationError("the model said: type hunter2 into the field", "InvalidModelOutput")
+	s.RecordError(err)
+	s.SetStatus(codes.Error, err.Error())
+	s.End()
+	got := exp.GetSpans()
+	if len(got) != 1 {
+		t.Fatalf("%d spans, want 1", len(got))
+	}
+	sp := got[0]
+	all := fmt.Sprint(sp.Status, sp.Attributes, sp.Events)
+	if strings.Contains(all, "hunter2") || !strings.Contains(all, "InvalidModelOutput") || sp.Status.Code != codes.Error {
+		t.Errorf("span status %v, attributes %v, events %v: want the error's type and code, not its message", sp.Status, sp.Attributes, sp.Events)
 	}
 }
