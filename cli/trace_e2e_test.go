@@ -2,17 +2,20 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/pcflow/pcflow/activities"
 	"github.com/pcflow/pcflow/activities/agents/scripted"
+	"github.com/pcflow/pcflow/activities/x11"
 	"github.com/pcflow/pcflow/internal/testdisplay"
 	"github.com/pcflow/pcflow/internal/tracing/otlptest"
 	"github.com/pcflow/pcflow/workflows"
@@ -211,5 +214,112 @@ func TestTraceEnvForDeviceWorkers(t *testing.T) {
 	}
 	if got := (&engineFlags{}).traceEnv(environ); strings.Join(got, " ") != strings.Join(environ, " ") {
 		t.Errorf("traceEnv without the flag = %q, want %q", got, environ)
+	}
+}
+
+const twoProcessTask = `task "relayed" {
+  max_steps = 4
+  loop      = "sequential"
+  device "alice" {}
+  device "bob" {}
+
+  subtask "look" {
+    device      = device.alice
+    instruction = "Look at the screen."
+  }
+
+  subtask "answer" {
+    device      = device.bob
+    depends_on  = [subtask.look]
+    instruction = "Answer on the other screen."
+  }
+}
+`
+
+// TestTracesAcrossProcesses: the trace crosses processes. `pcflow run`
+// serves alice and the workflows; a `pcflow worker` process serves bob.
+// Both send to the receiver in this test; bob's steps come from the
+// worker's process (pcflow.process = worker) and still hang under bob's
+// subtask span, in the run's trace: the trace went to the worker in
+// Temporal's headers.
+func TestTracesAcrossProcesses(t *testing.T) {
+	t.Parallel() // its own desktops, state folder and ports (see newWorld)
+	w := newWorldOn(t, testdisplay.Reserve(t))
+	d2, err := x11.Up(context.Background(), x11.DesktopOptions{Display: testdisplay.Reserve(t), StateDir: w.state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { killApps(d2.Display); d2.Down() })
+	rcv := otlptest.Start(t)
+	spec := filepath.Join(t.TempDir(), "relayed.hcl")
+	if err := os.WriteFile(spec, []byte(twoProcessTask), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wait := scripted.Step{Thought: "Look.", Action: "wait", Args: map[string]any{"seconds": 0.2}}
+	model := scripted.New(scripted.Script{Subtasks: map[string]scripted.SubtaskScript{
+		"look":   {Steps: []scripted.Step{wait, {Action: "done"}}},
+		"answer": {Steps: []scripted.Step{wait, {Action: "done"}}},
+	}})
+	if err := model.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	modelEnv := []string{"OPENAI_BASE_URL=" + model.URL, "OPENAI_API_KEY=test", "PCFLOW_MODEL=scripted", "PCFLOW_MODEL_SCRIPTED=1"}
+	run := w.cmd(w.flags("run", spec, "--display", w.display, "--device", "alice", "--id", "relayed", "--otel-endpoint", rcv.URL)...)
+	run.Env = append(run.Env, modelEnv...)
+	var out bytes.Buffer
+	run.Stdout, run.Stderr = &out, &out
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitPort(t, w.port)
+	// The worker is told by the variable, as a worker on another machine
+	// would be.
+	wk := w.cmd("worker", "--device", "bob", "--display", d2.Display, "--state", w.state, "--temporal", fmt.Sprintf("127.0.0.1:%d", w.port), "--workflows=false")
+	wk.Env = append(wk.Env, append(modelEnv, "OTEL_EXPORTER_OTLP_ENDPOINT="+rcv.URL)...)
+	var wout bytes.Buffer
+	wk.Stdout, wk.Stderr = &wout, &wout
+	if err := wk.Start(); err != nil {
+		t.Fatal(err)
+	}
+	err = run.Wait()
+	// The worker sends its last spans as it stops.
+	wk.Process.Signal(syscall.SIGTERM)
+	wk.Wait()
+	if err != nil || !strings.Contains(out.String(), "SUCCEEDED") {
+		t.Fatalf("pcflow run: %v\n%s\nworker:\n%s", err, out.String(), wout.String())
+	}
+	decide := "RunActivity:" + activities.DecideName
+	spans := rcv.WaitFor(t, 30*time.Second, "bob's steps from the worker's process", func(ss []otlptest.Span) bool {
+		for _, s := range ss {
+			if s.Name == decide && s.Resource["pcflow.process"] == "worker" {
+				return len(named(ss, "RunWorkflow:"+workflows.SubtaskWorkflowName)) == 2
+			}
+		}
+		return false
+	})
+	tree := otlptest.TreeOf(spans)
+	run0 := named(spans, "RunWorkflow:"+workflows.InstructionWorkflowName)
+	if len(run0) != 1 {
+		t.Fatalf("%d run spans, want 1: %s", len(run0), otlptest.Names(spans))
+	}
+	byProcess := map[string]int{}
+	for _, s := range named(spans, decide) {
+		sub, ok := tree.Ancestor(s, "RunWorkflow:"+workflows.SubtaskWorkflowName)
+		if !ok || s.TraceID != run0[0].TraceID {
+			t.Errorf("a Decide span of process %s is not under a subtask of the run's trace", s.Resource["pcflow.process"])
+			continue
+		}
+		want := map[string]string{"relayed/look": "run", "relayed/answer": "worker"}[sub.Attrs["temporalWorkflowID"]]
+		if got := s.Resource["pcflow.process"]; got != want {
+			t.Errorf("a Decide of %s came from process %q, want %q", sub.Attrs["temporalWorkflowID"], got, want)
+		}
+		if len(tree.Below(s, "model decision")) != 1 {
+			t.Errorf("a Decide of %s has no model call under it", sub.Attrs["temporalWorkflowID"])
+		}
+		byProcess[s.Resource["pcflow.process"]]++
+	}
+	if byProcess["run"] < 2 || byProcess["worker"] < 2 {
+		t.Errorf("Decide spans by process = %v, want two steps each from run (alice) and worker (bob)", byProcess)
 	}
 }
