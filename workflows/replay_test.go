@@ -106,6 +106,44 @@ func TestRecordHistories(t *testing.T) {
 	saveHistories(t, env, "relay", workflows.ChildID("relay", "a"), workflows.ChildID("relay", "c"))
 }
 
+// TestRecordTracedHistory records a run made with tracing on (its
+// workflows' and activities' headers carry the trace), so that TestReplay
+// replays such a history without tracing as well as with it.
+func TestRecordTracedHistory(t *testing.T) {
+	if !*record {
+		t.Skip("pass -record to record histories")
+	}
+	tr, err := tracing.Start(context.Background(), tracing.Options{Endpoint: otlptest.Start(t).URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Shutdown(5 * time.Second)
+	env := enginetest.StartWith(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{
+		"s": {Steps: []scripted.Step{click("A"), done(nil)}},
+	}}, enginetest.Options{Interceptors: tr.ClientInterceptors()})
+	env.Serve("desktop", env.Activities(fakedevice.New("A", "B"), "desktop", env.ModelConfig()), true)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p := mustPlan(t, `task "traced" {
+  max_steps = 5
+  subtask "s" {
+    instruction = "click A"
+  }
+}`)
+	if _, err := env.Run(ctx, "traced", p, workflows.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	it := env.Client.GetWorkflowHistory(ctx, "traced", "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	first, err := it.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := first.GetWorkflowExecutionStartedEventAttributes().GetHeader().GetFields()["_tracer-data"]; !ok {
+		t.Fatal("the run's start carries no trace header: it was not traced")
+	}
+	saveHistories(t, env, "traced", workflows.ChildID("traced", "s"))
+}
+
 // saveHistories writes the workflows' histories into testdata/.
 func saveHistories(t *testing.T, env *enginetest.Env, ids ...string) {
 	t.Helper()
