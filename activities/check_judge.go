@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/pcflow/pcflow/activities/agent"
 	"github.com/pcflow/pcflow/activities/screen"
 	"github.com/pcflow/pcflow/internal/text"
@@ -104,7 +106,13 @@ func (a *Activities) checkJudge(ctx context.Context, in CheckInput, c conditions
 	var exchanges []string
 	ji.Record = a.recorder(&exchanges)
 	u := screen.Usage{}
-	jm, err := judge.Judge(ctx, ji, &u)
+	jctx, call := startModelCall(ctx, "judge", &u)
+	jm, err := judge.Judge(jctx, ji, &u)
+	if err == nil {
+		call.end(nil, attribute.String(AttrVerdict, map[bool]string{true: "pass", false: "fail"}[jm.Pass]))
+	} else {
+		call.end(err)
+	}
 	r := &CheckResult{Usage: &u, Exchanges: exchanges}
 	if err != nil {
 		var api *agent.APIError

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.temporal.io/sdk/activity"
 
 	"github.com/pcflow/pcflow/activities/agent"
@@ -82,7 +83,9 @@ func (a *Activities) Decide(ctx context.Context, in DecideInput) (*DecideResult,
 	if err != nil {
 		return nil, err
 	}
-	d, err := model.Decide(ctx, agent.DecisionInput{
+	stepSpan(ctx, in.Turn.Goal.Subtask, in.Turn.Step)
+	mctx, call := startModelCall(ctx, "decision", &res.Usage)
+	d, err := model.Decide(mctx, agent.DecisionInput{
 		Turn: in.Turn, ActiveWindow: s.ActiveWindow, Windows: s.Windows, Clipboard: s.Clipboard,
 		Elements: s.Elements, Image: ann, Screenshot: s.Image, Locate: locate, Record: a.recorder(&res.Exchanges),
 		Acknowledged: in.Acknowledged, Zoom: zoom, InvalidBudget: in.InvalidBudget,
@@ -91,6 +94,7 @@ func (a *Activities) Decide(ctx context.Context, in DecideInput) (*DecideResult,
 		res.Thought, res.Action, res.Invalid, res.Errors, res.PromptBytes = d.Thought, d.Action, d.Invalid, d.Errors, d.Prompt
 		res.Batch, res.SafetyChecks = d.Batch, d.SafetyChecks
 	}
+	call.end(err, attribute.String(AttrAction, res.Action.Kind), attribute.Int(AttrInvalid, res.Invalid))
 	if err := a.finish(m, &res.Usage, err); err != nil {
 		return res, err
 	}
@@ -114,6 +118,7 @@ type ActResult struct {
 // Act executes an action at most once per id (see the package doc).
 func (a *Activities) Act(ctx context.Context, in ActInput) (*ActResult, error) {
 	defer heartbeat(ctx)()
+	actSpan(ctx, in.Action.Kind)
 	// The log answers for this run only: the same action id in a later run
 	// of a reused workflow id is a new action.
 	run := ""
@@ -220,12 +225,19 @@ func (a *Activities) Reflect(ctx context.Context, in ReflectInput) (*ReflectResu
 	if err != nil {
 		return nil, err
 	}
-	r, err := model.Reflect(ctx, agent.ReflectionInput{
+	stepSpan(ctx, in.Subtask, in.Step)
+	mctx, call := startModelCall(ctx, "reflection", &res.Usage)
+	r, err := model.Reflect(mctx, agent.ReflectionInput{
 		Subtask: in.Subtask, Instruction: in.Instruction, Action: in.Action.Summary(), Thought: in.Thought,
 		Note: note, Step: in.Step, BeforeWindow: in.Before.ActiveWindow, AfterWindow: after.ActiveWindow,
 		Before: before.Elements, After: after.Elements, BeforeImage: beforeImg, AfterImage: afterImg,
 		Record: a.recorder(&res.Exchanges),
 	}, &res.Usage)
+	if r != nil {
+		call.end(err, attribute.String(AttrVerdict, r.Verdict))
+	} else {
+		call.end(err)
+	}
 	if err := a.finish(m, &res.Usage, err); err != nil {
 		return res, err
 	}

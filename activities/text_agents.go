@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/pcflow/pcflow/activities/agent"
@@ -42,7 +43,10 @@ func (a *Activities) Progress(ctx context.Context, in ProgressInput) (*ProgressR
 	if err != nil {
 		return nil, err
 	}
-	p, err := model.UpdateProgress(ctx, agent.ProgressInput{Turn: in.Turn, Outcome: in.Outcome, Record: a.recorder(&res.Exchanges)}, &res.Usage)
+	stepSpan(ctx, in.Turn.Goal.Subtask, in.Turn.Step)
+	mctx, call := startModelCall(ctx, "progress", &res.Usage)
+	p, err := model.UpdateProgress(mctx, agent.ProgressInput{Turn: in.Turn, Outcome: in.Outcome, Record: a.recorder(&res.Exchanges)}, &res.Usage)
+	call.end(err)
 	if err := a.finish(m, &res.Usage, err); err != nil {
 		return res, err
 	}
@@ -114,13 +118,15 @@ func (a *Activities) Manage(ctx context.Context, in ManageInput) (*ManageResult,
 	if err != nil {
 		return nil, err
 	}
-	p, err := model.Manage(ctx, agent.ManagerInput{
+	mctx, call := startModelCall(ctx, "manager", &res.Usage)
+	p, err := model.Manage(mctx, agent.ManagerInput{
 		Instruction: in.Instruction, Devices: devs, Knowledge: in.Knowledge, Validate: validate,
 		Record: a.recorder(&res.Exchanges),
 	}, &res.Usage)
 	if p != nil {
 		res.Invalid = p.Invalid
 	}
+	call.end(err, attribute.Int(AttrInvalid, res.Invalid))
 	if err := a.finish(m, &res.Usage, err); err != nil {
 		return res, err
 	}

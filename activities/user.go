@@ -55,8 +55,11 @@ func (a *Activities) AnswerAsUser(ctx context.Context, in UserInput) (*UserResul
 	if !ok {
 		return nil, temporal.NewNonRetryableApplicationError("this worker's model cannot play a simulated user", agent.ErrTypeModelRequest, nil)
 	}
-	rep, err := um.AnswerAsUser(ctx, agent.UserInput{Subtask: in.Subtask, Step: in.Step, Persona: in.Persona, Question: in.Question,
+	stepSpan(ctx, in.Subtask, in.Step)
+	uctx, call := startModelCall(ctx, "user", &res.Usage)
+	rep, err := um.AnswerAsUser(uctx, agent.UserInput{Subtask: in.Subtask, Step: in.Step, Persona: in.Persona, Question: in.Question,
 		Action: in.Action, Rule: in.Rule, Message: in.Message, Answers: in.Answers, Record: a.recorder(&res.Exchanges)}, &res.Usage)
+	call.end(err)
 	if err := a.finish(m, &res.Usage, err); err != nil {
 		return res, err
 	}

@@ -25,6 +25,7 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 
 	"github.com/pcflow/pcflow/internal/proclock"
+	"github.com/pcflow/pcflow/internal/tracing"
 	"github.com/pcflow/pcflow/internal/tserver"
 	"github.com/pcflow/pcflow/worker/host"
 	"github.com/pcflow/pcflow/workflows"
@@ -51,6 +52,11 @@ type engineFlags struct {
 	uiPort   int
 	uiIP     string
 	tls      tlsFlags
+	// otel is --otel-endpoint: where the spans of a command that starts
+	// work go (internal/tracing).
+	otel string
+	// process names the command in its spans' resource.
+	process string
 }
 
 // register registers the flags; ui adds the Web UI's.
@@ -62,7 +68,38 @@ func (f *engineFlags) register(fs *flag.FlagSet, e *env, ui bool) {
 	f.uiPort, f.uiIP = 8233, "127.0.0.1"
 	if ui {
 		uiFlags(fs, &f.uiPort, &f.uiIP)
+		// The commands that start long-lived work run workflows and
+		// activities, or start runs: theirs are the spans of a run.
+		fs.StringVar(&f.otel, "otel-endpoint", "", "`URL` of an OTLP/HTTP receiver (an OpenTelemetry Collector's, http://HOST:4318) to send traces of runs to: a span per run, subtask, step and model call, never a prompt, a screenshot or a secret (docs/tracing.md; default $"+tracing.EnvTracesEndpoint+" or $"+tracing.EnvEndpoint+", neither: no traces)")
+		f.process = fs.Name()
 	}
+}
+
+// tracingOptions are the options of this command's tracing.
+func (f *engineFlags) tracingOptions(e *env) tracing.Options {
+	return tracing.Options{Endpoint: f.otel, Getenv: e.getenv, Process: f.process, Report: func(err error) {
+		if err == nil {
+			fmt.Fprintln(e.stderr, "pcflow: traces: sending spans again")
+			return
+		}
+		fmt.Fprintf(e.stderr, "pcflow: traces: %v\n", err)
+	}}
+}
+
+// traceEnv adds --otel-endpoint to the environment of a pcflow process
+// this one starts (a device worker), as the variable that says the same.
+func (f *engineFlags) traceEnv(environ []string) []string {
+	if f.otel == "" {
+		return environ
+	}
+	out := make([]string, 0, len(environ)+1)
+	for _, kv := range environ {
+		// The flag wins over the environment here as in this process.
+		if !strings.HasPrefix(kv, tracing.EnvTracesEndpoint+"=") && !strings.HasPrefix(kv, tracing.EnvEndpoint+"=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, tracing.EnvEndpoint+"="+f.otel)
 }
 
 // uiFlags registers the Web UI's port and address.
@@ -123,6 +160,9 @@ type engine struct {
 	// folder (nil with --temporal): its owner stops it only when no other
 	// pcflow process holds one.
 	users *proclock.Users
+	// tracing sends the spans of the client and its workers (off unless
+	// an endpoint is set).
+	tracing *tracing.Tracing
 }
 
 // serverUsersFile is the lock every pcflow process using a state
@@ -146,6 +186,9 @@ func (g *engine) close() {
 		g.server.Stop()
 	}
 	g.users.Release()
+	if err := g.tracing.Shutdown(5 * time.Second); err != nil {
+		fmt.Fprintf(g.notices, "pcflow: traces: %v\n", err)
+	}
 }
 
 // waitForUsers waits while other pcflow processes use the embedded server
@@ -185,8 +228,14 @@ const stateDataKey = "pcflow.state"
 // port, or starts the embedded server on the state folder.
 func (f *engineFlags) connect(ctx context.Context, e *env, withUI bool) (*engine, error) {
 	g := &engine{identity: host.WorkerIdentity(os.Getpid()), notices: e.stderr}
+	tr, err := tracing.Start(ctx, f.tracingOptions(e))
+	if err != nil {
+		return nil, err
+	}
+	g.tracing = tr
 	if err := f.connectTo(ctx, e, g, withUI); err != nil {
 		g.users.Release() // g.close released it on the paths that called it
+		g.tracing.Shutdown(time.Second)
 		return nil, err
 	}
 	return g, nil
@@ -266,6 +315,9 @@ func (f *engineFlags) connectTo(ctx context.Context, e *env, g *engine, withUI b
 		g.close()
 		return err
 	}
+	// The run's trace goes from the client that starts it through every
+	// worker made from this client (their interceptors are the client's).
+	opts.Interceptors = g.tracing.ClientInterceptors()
 	c, err := client.DialContext(dctx, opts)
 	if err != nil {
 		g.close()

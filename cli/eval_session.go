@@ -109,9 +109,11 @@ func startSuiteSession(ctx context.Context, e *env, f *evalFlags, rec *suiteReco
 					desk.Down()
 				}
 			})
+			// A device worker sends its spans where this process does.
+			childEnv := func(environ []string) []string { return f.eng.traceEnv(m.childEnv(environ)) }
 			stop, err := host.StartDeviceWorker(host.DeviceWorkerOptions{Program: exe, State: f.eng.state, Suite: rec.ID, Device: name, Display: desk.Display(),
-				Temporal: eng.addr, Environ: m.childEnv(desk.Environ()), Secrets: secrets, Sandbox: rec.Sandbox, Home: rec.Home, User: rec.User, Base: rec.Base,
-				Revive: desk.Revive(ctx, m.childEnv),
+				Temporal: eng.addr, Environ: childEnv(desk.Environ()), Secrets: secrets, Sandbox: rec.Sandbox, Home: rec.Home, User: rec.User, Base: rec.Base,
+				Revive: desk.Revive(ctx, childEnv),
 				Lost:   func() string { return restartOnDevice(ctx, eng.client, rec.ID, name) }})
 			if err != nil {
 				return fail(fmt.Errorf("device %s: %w", name, err))

@@ -19,6 +19,8 @@ import (
 	"github.com/pcflow/pcflow/activities/agents/scripted"
 	"github.com/pcflow/pcflow/activities/fakedevice"
 	"github.com/pcflow/pcflow/internal/enginetest"
+	"github.com/pcflow/pcflow/internal/tracing"
+	"github.com/pcflow/pcflow/internal/tracing/otlptest"
 	pcworker "github.com/pcflow/pcflow/worker"
 	"github.com/pcflow/pcflow/workflows"
 )
@@ -27,36 +29,59 @@ var record = flag.Bool("record", false, "record new histories into testdata/")
 
 // TestReplay replays histories recorded from real runs against the current
 // workflow code: a change that would break running workflows fails here
-// (guard it with workflow.GetVersion).
+// (guard it with workflow.GetVersion). Each replays with tracing too
+// (internal/tracing): its interceptor must not change a command.
 func TestReplay(t *testing.T) {
 	files, _ := filepath.Glob("testdata/*.json")
 	if len(files) == 0 {
 		t.Fatal("no recorded histories in testdata/ (go test ./workflows -run TestRecordHistories -record)")
 	}
-	r := worker.NewWorkflowReplayer()
-	pcworker.RegisterWorkflows(r)
-	pcworker.RegisterMCP(r)
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			fh, err := os.Open(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer fh.Close()
-			h, err := client.HistoryFromJSON(fh, client.HistoryJSONOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			// Child ids derive from the parent's: replay under the recorded id.
-			id := strings.ReplaceAll(strings.TrimSuffix(filepath.Base(f), ".json"), "_", "/")
-			err = r.ReplayWorkflowHistoryWithOptions(nil, h, worker.ReplayWorkflowHistoryOptions{
-				OriginalExecution: workflow.Execution{ID: id, RunID: "replay"},
-			})
-			if err != nil {
-				t.Errorf("replay %s: %v", f, err)
-			}
-		})
+	tr, err := tracing.Start(context.Background(), tracing.Options{Endpoint: otlptest.Start(t).URL})
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer tr.Shutdown(5 * time.Second)
+	plain := worker.NewWorkflowReplayer()
+	traced, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{Interceptors: tr.WorkerInterceptors()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []worker.WorkflowReplayer{plain, traced} {
+		pcworker.RegisterWorkflows(r)
+		pcworker.RegisterMCP(r)
+	}
+	for _, f := range files {
+		for _, r := range []worker.WorkflowReplayer{plain, traced} {
+			replayFile(t, r, f, r == traced)
+		}
+	}
+}
+
+// replayFile replays the history in f with r.
+func replayFile(t *testing.T, r worker.WorkflowReplayer, f string, traced bool) {
+	name := filepath.Base(f)
+	if traced {
+		name += "/traced"
+	}
+	t.Run(name, func(t *testing.T) {
+		fh, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fh.Close()
+		h, err := client.HistoryFromJSON(fh, client.HistoryJSONOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Child ids derive from the parent's: replay under the recorded id.
+		id := strings.ReplaceAll(strings.TrimSuffix(filepath.Base(f), ".json"), "_", "/")
+		err = r.ReplayWorkflowHistoryWithOptions(nil, h, worker.ReplayWorkflowHistoryOptions{
+			OriginalExecution: workflow.Execution{ID: id, RunID: "replay"},
+		})
+		if err != nil {
+			t.Errorf("replay %s: %v", f, err)
+		}
+	})
 }
 
 // TestRecordHistories runs real workflows on the embedded server and saves
@@ -79,6 +104,44 @@ func TestRecordHistories(t *testing.T) {
 		t.Fatal(err)
 	}
 	saveHistories(t, env, "relay", workflows.ChildID("relay", "a"), workflows.ChildID("relay", "c"))
+}
+
+// TestRecordTracedHistory records a run made with tracing on (its
+// workflows' and activities' headers carry the trace), so that TestReplay
+// replays such a history without tracing as well as with it.
+func TestRecordTracedHistory(t *testing.T) {
+	if !*record {
+		t.Skip("pass -record to record histories")
+	}
+	tr, err := tracing.Start(context.Background(), tracing.Options{Endpoint: otlptest.Start(t).URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Shutdown(5 * time.Second)
+	env := enginetest.StartWith(t, scripted.Script{Subtasks: map[string]scripted.SubtaskScript{
+		"s": {Steps: []scripted.Step{click("A"), done(nil)}},
+	}}, enginetest.Options{Interceptors: tr.ClientInterceptors()})
+	env.Serve("desktop", env.Activities(fakedevice.New("A", "B"), "desktop", env.ModelConfig()), true)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p := mustPlan(t, `task "traced" {
+  max_steps = 5
+  subtask "s" {
+    instruction = "click A"
+  }
+}`)
+	if _, err := env.Run(ctx, "traced", p, workflows.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	it := env.Client.GetWorkflowHistory(ctx, "traced", "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	first, err := it.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := first.GetWorkflowExecutionStartedEventAttributes().GetHeader().GetFields()["_tracer-data"]; !ok {
+		t.Fatal("the run's start carries no trace header: it was not traced")
+	}
+	saveHistories(t, env, "traced", workflows.ChildID("traced", "s"))
 }
 
 // saveHistories writes the workflows' histories into testdata/.

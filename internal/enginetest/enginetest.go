@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	sdklog "go.temporal.io/sdk/log"
 
 	"github.com/pcflow/pcflow/activities"
@@ -42,8 +43,21 @@ type Env struct {
 	t           testing.TB
 }
 
+// Options change the engine Start brings up.
+type Options struct {
+	// Interceptors are the client's (and so every worker's): tracing's,
+	// say (internal/tracing).
+	Interceptors []interceptor.ClientInterceptor
+}
+
 // Start starts a server and the scripted model.
 func Start(t testing.TB, script scripted.Script) *Env {
+	t.Helper()
+	return StartWith(t, script, Options{})
+}
+
+// StartWith is Start with options.
+func StartWith(t testing.TB, script scripted.Script, o Options) *Env {
 	t.Helper()
 	// The server's internal ports are picked free and bound a moment
 	// later; an outgoing connection can take one in between (CI saw
@@ -65,7 +79,7 @@ func Start(t testing.TB, script scripted.Script) *Env {
 	if os.Getenv("PCFLOW_TEST_LOG") != "" {
 		out = os.Stderr
 	}
-	c, err := client.Dial(client.Options{HostPort: srv.HostPort, Namespace: tserver.Namespace,
+	c, err := client.Dial(client.Options{HostPort: srv.HostPort, Namespace: tserver.Namespace, Interceptors: o.Interceptors,
 		Logger: sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelWarn})))})
 	if err != nil {
 		t.Fatalf("dial temporal: %v", err)
