@@ -1,6 +1,7 @@
 package x11
 
 import (
+	"os"
 	"sync"
 
 	"github.com/go-vgo/robotgo"
@@ -26,6 +27,13 @@ func robotOn(display string) (release func()) {
 		// its next call.
 		_ = robotgo.SetXDisplayName(display)
 		robot.display = display
+	}
+	// robotgo types a character that is not on the keyboard through a
+	// connection of its own, XOpenDisplay(NULL), which reads $DISPLAY:
+	// without it that call crashed the process (SIGSEGV in input_utf, a
+	// secret with a non-ASCII character typed under `pcflow run`).
+	if os.Getenv("DISPLAY") != display {
+		_ = os.Setenv("DISPLAY", display)
 	}
 	return robot.Unlock
 }

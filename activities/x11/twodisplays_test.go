@@ -127,4 +127,12 @@ func TestTwoDevicesOnTwoDisplays(t *testing.T) {
 			t.Errorf("the pointer of %s is at (%d,%d), want (%d,%d), where its device moved it", tc.dev.Display(), p.RootX, p.RootY, tc.x, tc.y)
 		}
 	}
+	// A character that is not on the keyboard goes through robotgo's own
+	// connection, XOpenDisplay(NULL): with no $DISPLAY in the process it
+	// crashed it (SIGSEGV in input_utf).
+	for _, dev := range []*Device{a, b} {
+		if _, err := dev.Act(ctx, screen.Action{Kind: screen.ActType, Text: "café"}); err != nil {
+			t.Errorf("type a non-ASCII text on %s: %v", dev.Display(), err)
+		}
+	}
 }
