@@ -55,7 +55,7 @@ type Script struct {
 	// imported benchmark's) holds one per task (eval merges the tasks'
 	// Manager answers here). An instruction not among them gets Manager.
 	Managers map[string]json.RawMessage `json:"managers,omitempty"`
-	Faults  []Fault         `json:"faults,omitempty"`
+	Faults   []Fault                    `json:"faults,omitempty"`
 	// Judges decide judge checks, by the check's name (see evaluate.go).
 	Judges map[string]JudgeScript `json:"judges,omitempty"`
 	// User is how the task's simulated user answers, first rule first.
