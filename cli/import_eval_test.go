@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pcflow/pcflow/internal/report"
 	"github.com/pcflow/pcflow/specs/importer"
 )
 
@@ -63,18 +64,7 @@ func TestEvalImportedSuiteScore(t *testing.T) {
 	}
 	r := readResults(t, w.out)
 	want := map[string]string{"pcf-and": "succeeded 1", "pcf-or": "failed 1", "pcf-infeasible": "failed 0", "pcf-undone": "failed 0"}
-	got := map[string]string{}
-	for _, row := range r.Runs {
-		for _, tc := range cov.Tasks {
-			if filepath.Join(out, tc.File) == row.File {
-				s := "none"
-				if row.BenchmarkScore != nil {
-					s = fmt.Sprint(*row.BenchmarkScore)
-				}
-				got[tc.ID] = row.Status + " " + s
-			}
-		}
-	}
+	got := scoresByTask(r, cov, out)
 	for id, w := range want {
 		if got[id] != w {
 			t.Errorf("%s: status and OSWorld score %q, want %q (all: %v)\n%s", id, got[id], w, got, log)
@@ -90,4 +80,23 @@ func TestEvalImportedSuiteScore(t *testing.T) {
 	if !strings.Contains(string(html), `data-benchmark="osworld">0.50</td>`) {
 		t.Errorf("index.html lacks OSWorld's score 0.50")
 	}
+}
+
+// scoresByTask maps each imported task's id to its run's status and
+// OSWorld score ("succeeded 1"; "none" for no score), as results.json
+// gives them; out is the folder the import wrote.
+func scoresByTask(r *report.Results, cov importer.Coverage, out string) map[string]string {
+	got := map[string]string{}
+	for _, row := range r.Runs {
+		for _, tc := range cov.Tasks {
+			if filepath.Join(out, tc.File) == row.File {
+				s := "none"
+				if row.BenchmarkScore != nil {
+					s = fmt.Sprint(*row.BenchmarkScore)
+				}
+				got[tc.ID] = row.Status + " " + s
+			}
+		}
+	}
+	return got
 }
